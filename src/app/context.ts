@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+import { systemClock, type Clock } from '../core/clock.ts';
+import type { SecretKey } from '../core/crypto.ts';
+import { openDatabase, type DatabaseHandle } from '../core/db/database.ts';
+import { migrate } from '../core/db/migrator.ts';
+import { createAuthenticator, type Authenticator } from '../core/identity/auth.ts';
+import { createIdentityService, type IdentityService } from '../core/identity/identity.service.ts';
+import type { Logger } from '../core/logger.ts';
+import { resolveSecretKeys } from '../core/secret-key.ts';
+import type { PlatformConfig } from './config.ts';
+
+/** Everything a service needs from the platform, built once by the composition root and passed in. */
+export interface PlatformContext {
+  config: PlatformConfig;
+  log: Logger;
+  clock: Clock;
+  database: DatabaseHandle;
+  identity: IdentityService;
+  auth: Authenticator;
+  secretKeys: { current: SecretKey; all: SecretKey[] };
+  fetch: typeof fetch;
+}
+
+export interface OpenContextOptions {
+  config: PlatformConfig;
+  log: Logger;
+  clock?: Clock;
+  fetch?: typeof fetch;
+  /** Apply pending migrations first (true for `serve`; `migrate` does it explicitly). */
+  migrate?: boolean;
+  /** An already open database (tests). */
+  database?: DatabaseHandle;
+}
+
+/** Opens the database, applies migrations and builds the shared services. */
+export async function openContext(options: OpenContextOptions): Promise<PlatformContext> {
+  const { config, log } = options;
+  const clock = options.clock ?? systemClock;
+  const database = options.database ?? (await openDatabase(config.core.DATABASE_URL));
+  try {
+    if (options.migrate !== false) {
+      const report = await migrate(database);
+      if (report.applied.length > 0) log.info({ applied: report.applied, database: database.location }, 'migrations applied');
+    }
+    const keys = resolveSecretKeys({
+      configured: config.core.PLATFORM_SECRET_KEY,
+      previous: config.core.PLATFORM_SECRET_KEY_PREVIOUS,
+      dataDir: resolve(config.core.PLATFORM_DATA_DIR),
+    });
+    if (keys.generated) log.warn({ dir: config.core.PLATFORM_DATA_DIR }, 'generated a new PLATFORM_SECRET_KEY into the data directory; back it up with the database');
+    return {
+      config,
+      log,
+      clock,
+      database,
+      identity: createIdentityService({ db: database.db, clock, sessionTtlMs: config.core.PLATFORM_SESSION_TTL_HOURS * 3_600_000 }),
+      auth: createAuthenticator({ db: database.db, clock }),
+      secretKeys: keys,
+      fetch: options.fetch ?? globalThis.fetch,
+    };
+  } catch (error) {
+    if (!options.database) await database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+import type { PlatformContext } from './context.ts';
+import { buildRestApp } from './rest-app.ts';
+
+export const SERVICES = ['admin', 'grpc', 'mcp', 'devforge'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+/** A running listener: what it serves, where, and how to stop it gracefully. */
+export interface RunningListener {
+  name: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface RunningPlatform {
+  listeners: RunningListener[];
+  /** Stops accepting, lets in-flight requests finish, then returns (the caller closes the database). */
+  close(): Promise<void>;
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Starts the selected services on their ports. A listener that fails to start closes the ones already started, so
+ * a failed start leaves nothing half-running.
+ */
+export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<ServiceName> = new Set(SERVICES)): Promise<RunningPlatform> {
+  const core = ctx.config.core;
+  const listeners: RunningListener[] = [];
+  const closeAll = async () => {
+    for (const listener of [...listeners].reverse()) {
+      try {
+        await listener.close();
+      } catch (error) {
+        ctx.log.error({ err: error, listener: listener.name }, 'listener did not close cleanly');
+      }
+    }
+  };
+  try {
+    if (only.has('admin') || only.has('grpc')) {
+      const rest = await buildRestApp(ctx);
+      await rest.listen({ host: core.PLATFORM_HOST, port: core.PLATFORM_HTTP_PORT });
+      const address = rest.server.address();
+      const port = typeof address === 'object' && address ? address.port : core.PLATFORM_HTTP_PORT;
+      const scheme = core.PLATFORM_TLS_CERT ? 'https' : 'http';
+      listeners.push({ name: 'rest', url: `${scheme}://${hostForUrl(core.PLATFORM_HOST)}:${port}`, close: () => rest.close() });
+    }
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  return { listeners, close: closeAll };
+}

@@ -1,0 +1,70 @@
+import type { Command } from 'commander';
+import { loadPlatformConfig } from '../../app/config.ts';
+import { openContext } from '../../app/context.ts';
+import { SERVICES, startPlatform, type ServiceName } from '../../app/serve.ts';
+import { createLogger } from '../../core/logger.ts';
+import { CliError } from '../cli-error.ts';
+import type { CliIo } from '../io.ts';
+
+const BOOTSTRAP_EMAIL = 'owner@platform.local';
+
+function parseOnly(value: string | undefined): Set<ServiceName> {
+  if (value === undefined) return new Set(SERVICES);
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!(SERVICES as readonly string[]).includes(name)) throw new CliError(`--only: unknown service ${name} (expected ${SERVICES.join(', ')})`, 2);
+  }
+  return new Set(names as ServiceName[]);
+}
+
+/**
+ * `platform serve`: validates the configuration (before any listener starts), migrates, creates the bootstrap
+ * owner on a first start, starts the services and shuts down gracefully on SIGTERM/SIGINT.
+ */
+export function registerServeCommand(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('run the platform services (REST, gRPC, MCP, dev forge)')
+    .option('--only <services>', `comma-separated subset of ${SERVICES.join(',')}`)
+    .action(async (opts: { only?: string }) => {
+      const only = parseOnly(opts.only);
+      const config = loadPlatformConfig(io.env);
+      const log = createLogger({ level: config.core.LOG_LEVEL });
+      const ctx = await openContext({ config, log });
+      let running;
+      try {
+        if ((await ctx.identity.countAccounts()) === 0) {
+          const first = await ctx.identity.bootstrap({ accountName: 'Default account', email: BOOTSTRAP_EMAIL });
+          io.out('First start: created the bootstrap owner (shown once, only hashes are stored):');
+          io.out(`  account:         ${first.account_id}`);
+          io.out(`  email:           ${first.email}`);
+          io.out(`  password:        ${first.password}`);
+          io.out(`  session bearer:  ${first.session_bearer}`);
+          io.out(`  platform token:  ${first.platform_token}`);
+        }
+        running = await startPlatform(ctx, only);
+      } catch (error) {
+        await ctx.database.close();
+        throw error;
+      }
+      for (const listener of running.listeners) io.out(`${listener.name.padEnd(9)} ${listener.url}`);
+      io.out(`database  ${ctx.database.location}`);
+
+      await new Promise<void>((resolve) => {
+        let stopping = false;
+        const stop = (signal: string) => {
+          if (stopping) return;
+          stopping = true;
+          log.info({ signal }, 'shutting down: finishing in-flight requests');
+          void running
+            .close()
+            .then(() => ctx.database.close())
+            .then(() => log.info('stopped'))
+            .catch((error: unknown) => log.error({ err: error }, 'shutdown failed'))
+            .finally(resolve);
+        };
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.once('SIGINT', () => stop('SIGINT'));
+      });
+    });
+}

@@ -1,0 +1,52 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../core/config.ts';
+import { isAppError } from '../core/errors.ts';
+import { CliError } from './cli-error.ts';
+import { registerIdentityCommands } from './commands/identity.commands.ts';
+import { registerMigrateCommand } from './commands/migrate.command.ts';
+import { registerServeCommand } from './commands/serve.command.ts';
+import { processIo, type CliIo } from './io.ts';
+
+/** Builds the `platform` command tree; each service contributes its commands here. */
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('platform')
+    .description('Forge MCP server, model-provider admin API and platform gRPC services')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+  registerServeCommand(program, io);
+  registerMigrateCommand(program, io);
+  registerIdentityCommands(program, io);
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+/** Runs the CLI and returns the exit code: 0 success, 1 failure, 2 usage error. User errors are one line. */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version "errors" are successes; commander has already printed usage errors.
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.help' ? 0 : 2;
+    }
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) io.err(`config error: ${problem}`);
+      return 1;
+    }
+    if (error instanceof CliError) {
+      io.err(`error: ${error.message}`);
+      return error.exitCode;
+    }
+    if (isAppError(error) && error.code !== 'internal') {
+      io.err(`error: ${error.message}`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.err(`error: ${message}`);
+    if (io.env.PLATFORM_DEBUG === '1' && error instanceof Error && error.stack) io.err(error.stack);
+    return 1;
+  }
+}

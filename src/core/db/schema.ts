@@ -1,0 +1,9 @@
+import type { IdentityTables } from '../identity/identity.table.ts';
+
+/**
+ * The database as Kysely sees it: every domain declares its tables in its own `*.table.ts` and is listed here.
+ * Conventions (both dialects): ids are text, times are epoch milliseconds in bigint columns, booleans are
+ * integers 0/1, JSON is text, binary is blob/bytea.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the list of domains grows here
+export interface Database extends IdentityTables {}

@@ -1,0 +1,86 @@
+/**
+ * One application error type with a stable string code, mapped to HTTP statuses and gRPC codes by tables
+ * (STYLE.md 6). Handlers throw `AppError`; transports translate it once, at the edge.
+ */
+export const ERROR_CODES = {
+  parameter_missing: { http: 400, grpc: 3 },
+  parameter_invalid: { http: 400, grpc: 3 },
+  unsupported_media_type: { http: 415, grpc: 3 },
+  unauthorized: { http: 401, grpc: 16 },
+  administrator_required: { http: 403, grpc: 7 },
+  permission_denied: { http: 403, grpc: 7 },
+  not_found: { http: 404, grpc: 5 },
+  method_not_allowed: { http: 405, grpc: 12 },
+  stale_object: { http: 409, grpc: 10 },
+  material_kind_conflict: { http: 409, grpc: 9 },
+  conflict: { http: 409, grpc: 6 },
+  payload_too_large: { http: 413, grpc: 8 },
+  validation_failed: { http: 422, grpc: 9 },
+  rate_limited: { http: 429, grpc: 8 },
+  deadline_exceeded: { http: 504, grpc: 4 },
+  model_plane_unavailable: { http: 503, grpc: 14 },
+  unavailable: { http: 503, grpc: 14 },
+  internal: { http: 500, grpc: 13 },
+} as const satisfies Record<string, { http: number; grpc: number }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** gRPC status numbers by name, so transports need not import a gRPC library to speak them. */
+export const GRPC_STATUS = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+} as const;
+
+export interface AppErrorOptions {
+  /** Extra response headers (for example `Retry-After`). */
+  headers?: Record<string, string>;
+  /** Internal cause; logged, never sent to a client. */
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.headers = options.headers ?? {};
+  }
+
+  get httpStatus(): number {
+    return ERROR_CODES[this.code].http;
+  }
+
+  get grpcCode(): number {
+    return ERROR_CODES[this.code].grpc;
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}
+
+/** The JSON error envelope of every REST route: `{"error":{"code","message"}}`. */
+export function errorEnvelope(code: string, message: string): { error: { code: string; message: string } } {
+  return { error: { code, message } };
+}
+
+/** The generic text clients see for unexpected failures; the cause goes to the log only. */
+export const INTERNAL_MESSAGE = 'internal server error';

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+
+export interface HttpAppOptions {
+  log: Logger;
+  /** Honour `X-Forwarded-For` (and friends) from a reverse proxy. */
+  trustProxy?: boolean;
+  /** Largest accepted request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** TLS key and certificate (PEM); plain HTTP when absent. */
+  https?: { key: Buffer; cert: Buffer };
+}
+
+/** Paths only, never query strings: OAuth codes and states travel in queries and must not reach the log. */
+function pathOnly(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** Maps framework errors (parsing, limits, rate limits) to our codes; everything else is internal. */
+function toAppError(error: FastifyError): AppError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'request body is too large');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('parameter_invalid', 'request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'unsupported content type');
+    case 'FST_ERR_VALIDATION':
+      return new AppError('parameter_invalid', error.message);
+    default:
+      break;
+  }
+  if (error.statusCode === 429) return new AppError('rate_limited', 'too many requests');
+  if (error instanceof SyntaxError || error.statusCode === 400) return new AppError('parameter_invalid', 'malformed request');
+  if (error.statusCode === 413) return new AppError('payload_too_large', 'request body is too large');
+  if (error.statusCode === 415) return new AppError('unsupported_media_type', 'unsupported content type');
+  return undefined;
+}
+
+/** Sends an AppError in the envelope; the one place REST errors are written. */
+export function sendAppError(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  return reply.status(error.httpStatus).send(errorEnvelope(error.code, error.message));
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/**
+ * A Fastify app with the platform's HTTP conventions: a request id per request (echoed as `x-request-id`),
+ * redacted logs, the `{"error":{"code","message"}}` envelope for every error including 404, 405, malformed JSON
+ * and over-size bodies, and the session cookie parser.
+ */
+export function createHttpApp(options: HttpAppOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: options.log,
+    trustProxy: options.trustProxy ?? false,
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+    requestIdLogLabel: 'request_id',
+    genReqId: () => randomUUID(),
+    disableRequestLogging: true,
+    return503OnClosing: true,
+    ...(options.https ? { https: options.https } : {}),
+  }) as unknown as FastifyInstance;
+
+  void app.register(fastifyCookie);
+
+  // Routes by path, to tell 405 (path exists, method does not) from 404.
+  const routes: { method: string; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const pattern = new RegExp(
+      '^' + route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/\*$/, '/.*').replace(/:[A-Za-z0-9_]+/g, '[^/]+') + '$',
+    );
+    for (const method of methods) routes.push({ method: method.toUpperCase(), pattern });
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, path: pathOnly(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
+  });
+
+  app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
+    const path = pathOnly(request.url);
+    const allowed = METHODS.filter((m) => routes.some((r) => r.method === m && r.pattern.test(path)));
+    if (allowed.length > 0) {
+      void reply.header('allow', allowed.join(', '));
+      return sendAppError(reply, new AppError('method_not_allowed', `method ${request.method} is not allowed on this path`));
+    }
+    return sendAppError(reply, new AppError('not_found', 'no such route'));
+  });
+
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (isAppError(error)) {
+      if (error.httpStatus >= 500) request.log.error({ err: error, cause: error.cause }, 'request failed');
+      return sendAppError(reply, error);
+    }
+    const mapped = toAppError(error);
+    if (mapped) {
+      return sendAppError(reply, mapped);
+    }
+    request.log.error({ err: error }, 'unexpected error');
+    return sendAppError(reply, new AppError('internal', INTERNAL_MESSAGE));
+  });
+
+  return app;
+}
+
+/** Liveness and readiness: `/healthz` answers while the process runs, `/readyz` only when dependencies are. */
+export function registerHealthRoutes(app: FastifyInstance, ready: () => Promise<boolean>): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    if (await ready()) return { status: 'ready' };
+    return sendAppError(reply, new AppError('unavailable', 'the database is not reachable'));
+  });
+}

@@ -1,0 +1,97 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { AccountRow, CredentialRow, HumanRow, NewCredential } from './identity.table.ts';
+
+/** SQL for accounts, humans and credentials. Every function takes the executor, so services own transactions. */
+type Db = Kysely<Database> | Transaction<Database>;
+
+export async function insertAccount(db: Db, row: AccountRow): Promise<void> {
+  await db.insertInto('accounts').values(row).execute();
+}
+
+export async function findAccount(db: Db, id: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listAccounts(db: Db): Promise<AccountRow[]> {
+  return db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function countAccounts(db: Db): Promise<number> {
+  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertHuman(db: Db, row: HumanRow): Promise<void> {
+  await db.insertInto('humans').values(row).execute();
+}
+
+export async function findHuman(db: Db, id: string): Promise<HumanRow | undefined> {
+  return db.selectFrom('humans').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findHumanByEmail(db: Db, email: string): Promise<HumanRow | undefined> {
+  return db.selectFrom('humans').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function listHumans(db: Db, accountId: string): Promise<HumanRow[]> {
+  return db.selectFrom('humans').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+}
+
+export async function updateHuman(db: Db, id: string, patch: Partial<Pick<HumanRow, 'role' | 'active'>>, now: number): Promise<void> {
+  await db.updateTable('humans').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function countActiveOwners(db: Db, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('humans')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('role', '=', 'owner')
+    .where('active', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertCredential(db: Db, row: NewCredential): Promise<void> {
+  await db.insertInto('credentials').values(row).execute();
+}
+
+/** The credential with this hash joined with its Human: one indexed read per authenticated request. */
+export async function findCredentialByHash(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('credentials')
+    .innerJoin('humans', 'humans.id', 'credentials.human_id')
+    .select([
+      'credentials.id as credential_id',
+      'credentials.kind',
+      'credentials.account_id',
+      'credentials.human_id',
+      'credentials.token_hash',
+      'credentials.capabilities',
+      'credentials.expires_at',
+      'credentials.revoked_at',
+      'humans.email',
+      'humans.role',
+      'humans.active',
+    ])
+    .where('credentials.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function findCredential(db: Db, id: string): Promise<CredentialRow | undefined> {
+  return db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listCredentials(db: Db, filter: { accountId?: string; humanId?: string; kinds?: string[] }): Promise<CredentialRow[]> {
+  let query = db.selectFrom('credentials').selectAll();
+  if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
+  if (filter.humanId !== undefined) query = query.where('human_id', '=', filter.humanId);
+  if (filter.kinds !== undefined) query = query.where('kind', 'in', filter.kinds);
+  return query.orderBy('created_at').orderBy('id').execute();
+}
+
+export async function revokeCredential(db: Db, id: string, now: number): Promise<boolean> {
+  const result = await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
