@@ -1,0 +1,80 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { loadPlatformConfig } from '../../src/app/config.ts';
+import { openContext, type PlatformContext } from '../../src/app/context.ts';
+import { buildRestApp } from '../../src/app/rest-app.ts';
+import type { Clock } from '../../src/core/clock.ts';
+import type { Dialect } from '../../src/core/db/database.ts';
+import type { BootstrapResult } from '../../src/core/identity/identity.service.ts';
+import { createLogger } from '../../src/core/logger.ts';
+import { openTestDatabase, type TestDatabase } from './databases.ts';
+
+
+
+
+/** Log lines captured in memory, so tests can assert that secrets never reach them. */
+export interface LogCapture {
+  lines: string[];
+  text(): string;
+}
+
+export function captureLogs(): { capture: LogCapture; stream: Writable } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { capture: { lines, text: () => lines.join('\n') }, stream };
+}
+
+export interface TestPlatform {
+  ctx: PlatformContext;
+  database: TestDatabase;
+  logs: LogCapture;
+  /** An Account with an owner, a session bearer and an all-capability platform token. */
+  owner: BootstrapResult;
+  close(): Promise<void>;
+}
+
+/**
+ * A platform context on a fresh test database (SQLite file or PostgreSQL schema) with captured logs and a
+ * bootstrapped owner. `env` adds or overrides variables; the data dir is a temp dir.
+ */
+export async function openTestPlatform(
+  dialect: Dialect,
+  options: { env?: Record<string, string>; clock?: Clock; fetch?: typeof fetch } = {},
+): Promise<TestPlatform> {
+  const database = await openTestDatabase(dialect);
+  const { capture, stream } = captureLogs();
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-data-'));
+  const config = loadPlatformConfig({
+    PLATFORM_DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'info',
+    PLATFORM_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    ...options.env,
+  });
+  const ctx = await openContext({
+    config,
+    log: createLogger({ level: 'debug', destination: stream }),
+    database,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const owner = await ctx.identity.bootstrap({ accountName: 'Test account', email: `owner-${Math.random().toString(36).slice(2)}@example.test` });
+  return { ctx, database, logs: capture, owner, close: () => database.close() };
+}
+
+/** The REST app of a test platform listening on 127.0.0.1 with an ephemeral port. */
+export async function startRestApp(platform: TestPlatform): Promise<{ app: FastifyInstance; url: string; close(): Promise<void> }> {
+  const app = await buildRestApp(platform.ctx);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  return { app, url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
+}
