@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { env, invalid, parseEnv, ConfigError, type Env, type EnvValues } from './config.ts';
 
 /** Variables every part of the platform shares (ARCHITECTURE.md, "Ports and variables"). */
@@ -12,7 +11,7 @@ export const coreEnvSpec = {
   DATABASE_URL: env.custom<string>(
     'sqlite:<path> or postgres://user@host:port/database',
     (raw) => (/^sqlite:.+/.test(raw) || /^postgres(ql)?:\/\/.+/.test(raw) ? raw : invalid),
-    (e: Env) => `sqlite:${join(e.PLATFORM_DATA_DIR?.trim() || './data', 'platform.db')}`,
+    (e: Env) => `sqlite:${(e.PLATFORM_DATA_DIR?.trim() || './data').replace(/\/+$/, '')}/platform.db`,
   ),
   PLATFORM_SECRET_KEY: env.base64Key(32),
   PLATFORM_SECRET_KEY_PREVIOUS: env.base64Key(32),

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, env, parseEnv } from './config.ts';
+import { parseCoreConfig } from './config.core.ts';
+
+describe('parseEnv', () => {
+  const spec = {
+    PORT: env.port(8080),
+    FLAG: env.boolean(false),
+    KEY: env.base64Key(32),
+    MODE: env.oneOf(['a', 'b'], 'a'),
+  };
+
+  it('applies defaults for unset and empty variables', () => {
+    const config = parseEnv(spec, { FLAG: '' });
+    expect(config).toEqual({ PORT: 8080, FLAG: false, KEY: undefined, MODE: 'a' });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reports every bad value on its own line, naming the variable and what was expected', () => {
+    let error: unknown;
+    try {
+      parseEnv(spec, { PORT: 'eighty', FLAG: 'maybe', MODE: 'c' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'PORT: expected an integer from 0 to 65535, got "eighty"',
+      'FLAG: expected true or false, got "maybe"',
+      'MODE: expected one of a, b, got "c"',
+    ]);
+  });
+
+  it('never echoes a secret value', () => {
+    const secret = 'c2hvcnQ=';
+    expect(() => parseEnv(spec, { KEY: secret })).toThrowError(/KEY: expected base64 of at least 32 random bytes \(value not shown/);
+    try {
+      parseEnv(spec, { KEY: secret });
+    } catch (e) {
+      expect((e as Error).message).not.toContain(secret);
+    }
+  });
+
+  it('accepts a 32-byte base64 key', () => {
+    const key = Buffer.alloc(32, 1).toString('base64');
+    expect(parseEnv(spec, { KEY: key }).KEY?.length).toBe(32);
+  });
+});
+
+describe('core config', () => {
+  it('derives the SQLite file from the data directory', () => {
+    expect(parseCoreConfig({ PLATFORM_DATA_DIR: '/srv/p' }).DATABASE_URL).toBe('sqlite:/srv/p/platform.db');
+    expect(parseCoreConfig({}).DATABASE_URL).toBe('sqlite:./data/platform.db');
+  });
+
+  it('refuses an unknown database scheme and half a TLS pair', () => {
+    expect(() => parseCoreConfig({ DATABASE_URL: 'mysql://x' })).toThrowError(/DATABASE_URL: expected sqlite:<path> or postgres:/);
+    expect(() => parseCoreConfig({ PLATFORM_TLS_CERT: '/tmp/cert.pem' })).toThrowError(/PLATFORM_TLS_CERT and PLATFORM_TLS_KEY/);
+  });
+});

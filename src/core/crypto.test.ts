@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { decryptSecret, encryptSecret, hashPassword, randomToken, safeEqual, sealedSecretKeyId, secretKeyId, verifyPassword } from './crypto.ts';
+
+describe('crypto', () => {
+  it('makes prefixed 256-bit tokens', () => {
+    const token = randomToken('pplat');
+    expect(token).toMatch(/^pplat_[A-Za-z0-9_-]{43}$/);
+    expect(randomToken('pplat')).not.toBe(token);
+  });
+
+  it('hashes passwords with scrypt and verifies them', async () => {
+    const hash = await hashPassword('correct horse battery');
+    expect(hash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(hash).not.toContain('correct horse');
+    expect(await verifyPassword('correct horse battery', hash)).toBe(true);
+    expect(await verifyPassword('wrong horse battery', hash)).toBe(false);
+    expect(await verifyPassword('x', 'garbage')).toBe(false);
+  });
+
+  it('seals secrets with AES-256-GCM under a named key and refuses tampering', () => {
+    const key = { id: secretKeyId(Buffer.alloc(32, 3)), key: Buffer.alloc(32, 3) };
+    const other = { id: secretKeyId(Buffer.alloc(32, 4)), key: Buffer.alloc(32, 4) };
+    const sealed = encryptSecret('sk-live-123', key, 'provider:openai');
+    expect(sealed).not.toContain('sk-live');
+    expect(sealedSecretKeyId(sealed)).toBe(key.id);
+    expect(decryptSecret(sealed, [other, key], 'provider:openai')).toBe('sk-live-123');
+    expect(() => decryptSecret(sealed, [key], 'provider:other')).toThrow();
+    expect(() => decryptSecret(sealed, [other])).toThrow(/unknown format or key id/);
+    const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'BB' : 'AA');
+    expect(() => decryptSecret(tampered, [key], 'provider:openai')).toThrow();
+  });
+
+  it('compares strings safely', () => {
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+});
