@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 
@@ -61,9 +61,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     requestIdHeader: 'x-request-id',
-    requestIdLogLabel: 'request_id',
     genReqId: () => randomUUID(),
-    disableRequestLogging: true,
+    // Our own onResponse line logs the path without its query string (OAuth codes travel in queries).
+    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     return503OnClosing: true,
     ...(options.https ? { https: options.https } : {}),
   }) as unknown as FastifyInstance;
