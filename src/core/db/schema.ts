@@ -1,4 +1,5 @@
 import type { IdentityTables } from '../identity/identity.table.ts';
+import type { OsvTables } from '../../osv/osv.table.ts';
 
 /**
  * The database as Kysely sees it: every domain declares its tables in its own `*.table.ts` and is listed here.
@@ -6,4 +7,4 @@ import type { IdentityTables } from '../identity/identity.table.ts';
  * integers 0/1, JSON is text, binary is blob/bytea.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the list of domains grows here
-export interface Database extends IdentityTables {}
+export interface Database extends IdentityTables, OsvTables {}

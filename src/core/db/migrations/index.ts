@@ -1,5 +1,6 @@
 import type { Migration } from '../migrator.ts';
 import { identityMigration } from './20261121_0001_identity.ts';
+import { osvMigration } from './20261121_0030_osv.ts';
 
 /** Every migration of the platform, in any order (the migrator sorts by name). Add new ones at the end. */
-export const MIGRATIONS: readonly Migration[] = [identityMigration];
+export const MIGRATIONS: readonly Migration[] = [identityMigration, osvMigration];
