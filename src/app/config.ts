@@ -1,5 +1,6 @@
 import { ConfigError, collectConfig, type Env } from '../core/config.ts';
 import { parseCoreConfig, type CoreConfig } from '../core/config.core.ts';
+import { parseMcpConfig, type McpConfig } from '../mcp/mcp.config.ts';
 
 /**
  * The whole platform's configuration: the core variables plus each service's own spec. Every spec is parsed
@@ -7,11 +8,13 @@ import { parseCoreConfig, type CoreConfig } from '../core/config.core.ts';
  */
 export interface PlatformConfig {
   core: CoreConfig;
+  mcp: McpConfig;
 }
 
 export function loadPlatformConfig(source: Env): PlatformConfig {
   const problems: string[] = [];
   const core = collectConfig(() => parseCoreConfig(source), problems);
-  if (problems.length > 0 || !core) throw new ConfigError(problems);
-  return Object.freeze({ core });
+  const mcp = collectConfig(() => parseMcpConfig(source), problems);
+  if (problems.length > 0 || !core || !mcp) throw new ConfigError(problems);
+  return Object.freeze({ core, mcp });
 }

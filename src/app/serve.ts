@@ -1,3 +1,4 @@
+import { closeGracefully } from '../core/http/server.ts';
 import type { PlatformContext } from './context.ts';
 import { buildRestApp } from './rest-app.ts';
 
@@ -44,7 +45,7 @@ export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<Serv
       const address = rest.server.address();
       const port = typeof address === 'object' && address ? address.port : core.PLATFORM_HTTP_PORT;
       const scheme = core.PLATFORM_TLS_CERT ? 'https' : 'http';
-      listeners.push({ name: 'rest', url: `${scheme}://${hostForUrl(core.PLATFORM_HOST)}:${port}`, close: () => rest.close() });
+      listeners.push({ name: 'rest', url: `${scheme}://${hostForUrl(core.PLATFORM_HOST)}:${port}`, close: () => closeGracefully(rest) });
     }
   } catch (error) {
     await closeAll();

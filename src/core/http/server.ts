@@ -84,6 +84,16 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     void reply.header('x-request-id', request.id);
   });
 
+  // While shutting down, answers to in-flight requests close their connection, so a keep-alive client does not
+  // hold the shutdown open after its last response.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) void reply.header('connection', 'close');
+  });
+
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, path: pathOnly(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
@@ -124,4 +134,21 @@ export function registerHealthRoutes(app: FastifyInstance, ready: () => Promise<
     if (await ready()) return { status: 'ready' };
     return sendAppError(reply, new AppError('unavailable', 'the database is not reachable'));
   });
+}
+
+/**
+ * Closes an app gracefully: no new connections, in-flight requests finish; connections still open after
+ * `timeoutMs` are cut so a stuck client cannot hold a shutdown forever.
+ */
+export async function closeGracefully(app: FastifyInstance, timeoutMs = 10_000): Promise<void> {
+  const timer = setTimeout(() => {
+    app.log.warn({ timeoutMs }, 'shutdown deadline passed: closing remaining connections');
+    app.server.closeAllConnections();
+  }, timeoutMs);
+  timer.unref();
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
 }
