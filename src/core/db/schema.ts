@@ -6,5 +6,4 @@ import type { OsvTables } from '../../osv/osv.table.ts';
  * Conventions (both dialects): ids are text, times are epoch milliseconds in bigint columns, booleans are
  * integers 0/1, JSON is text, binary is blob/bytea.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the list of domains grows here
 export interface Database extends IdentityTables, OsvTables {}
