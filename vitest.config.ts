@@ -6,6 +6,7 @@ export default defineConfig({
     // Integration tests start real servers and databases; two cores do not profit from many workers.
     pool: 'forks',
     maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
