@@ -1,0 +1,278 @@
+/**
+ * The part of GitLab's REST API v4 the MCP tools use: the current user, projects, issues and merge requests, with
+ * GitLab's authentication errors, scope checks, 404 bodies and offset-pagination headers.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import * as entities from './devforge.api.serializers.ts';
+import type { ApiCaller, ApiError, ApiService, ListFilters } from './devforge.api.service.ts';
+import { baseUrl, bearerToken, param } from './devforge.http.ts';
+import type { DevForgeStore, UserRecord } from './devforge.store.ts';
+import type { DevForgeCounters, ProjectRecord } from './devforge.types.ts';
+
+/** Scopes that may read through the API, and those that may also read `/user` (GitLab's API guard). */
+const READ_SCOPES = ['api', 'read_api'] as const;
+const USER_READ_SCOPES = ['api', 'read_api', 'read_user'] as const;
+const WRITE_SCOPES = ['api'] as const;
+
+/** Pagination headers GitLab exposes to browsers through CORS. */
+const EXPOSED_HEADERS = 'link, x-next-page, x-page, x-per-page, x-prev-page, x-total, x-total-pages';
+
+/** A Grape parameter error: 400 `{"error":"<name> is invalid"}` and friends. */
+class ParamError extends Error {
+  constructor(readonly body: Record<string, string>) {
+    super(body.error);
+  }
+}
+
+function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).send(error.body);
+}
+
+function intParam(query: unknown, name: string, fallback: number): number {
+  const raw = param(query, name);
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ParamError({ error: `${name} is invalid` });
+  return Number(raw.trim());
+}
+
+/** Grape's Boolean coercion (dry-types `Params::Bool`). */
+function boolParam(query: unknown, name: string): boolean {
+  const raw = param(query, name);
+  if (raw === undefined || raw === '') return false;
+  const v = raw.toLowerCase();
+  if (['true', 't', '1', 'yes', 'y', 'on'].includes(v)) return true;
+  if (['false', 'f', '0', 'no', 'n', 'off'].includes(v)) return false;
+  throw new ParamError({ error: `${name} is invalid` });
+}
+
+function enumParam(query: unknown, name: string, values: readonly string[]): string | undefined {
+  const raw = param(query, name);
+  if (raw === undefined || raw === '') return undefined;
+  if (!values.includes(raw)) throw new ParamError({ error: `${name} does not have a valid value` });
+  return raw;
+}
+
+function listFilters(query: unknown, states: readonly string[]): ListFilters {
+  const labels = param(query, 'labels');
+  const search = param(query, 'search');
+  return {
+    state: enumParam(query, 'state', states),
+    search: search === undefined || search === '' ? undefined : search,
+    labels: labels ? labels.split(',').map((l) => l.trim()).filter((l) => l !== '') : undefined,
+  };
+}
+
+/**
+ * GitLab's offset pagination: `page` (default 1), `per_page` (default 20, at most 100) and the headers `x-total`,
+ * `x-total-pages`, `x-page`, `x-per-page`, `x-next-page`, `x-prev-page` and `link` (prev, next, first, last).
+ */
+function paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[] {
+  const perPage = Math.min(100, Math.max(1, intParam(request.query, 'per_page', 20)));
+  const page = Math.max(1, intParam(request.query, 'page', 1));
+  const total = items.length;
+  const totalPages = Math.max(1, Math.ceil(total / perPage));
+  const next = page < totalPages ? page + 1 : undefined;
+  const prev = page > 1 ? Math.min(page - 1, totalPages) : undefined;
+  const href = (p: number): string => {
+    const url = new URL(request.url, baseUrl(request));
+    url.searchParams.set('page', String(p));
+    url.searchParams.set('per_page', String(perPage));
+    return url.href;
+  };
+  const links: string[] = [];
+  if (prev !== undefined) links.push(`<${href(prev)}>; rel="prev"`);
+  if (next !== undefined) links.push(`<${href(next)}>; rel="next"`);
+  links.push(`<${href(1)}>; rel="first"`, `<${href(totalPages)}>; rel="last"`);
+  reply.headers({
+    'x-total': String(total),
+    'x-total-pages': String(totalPages),
+    'x-page': String(page),
+    'x-per-page': String(perPage),
+    'x-next-page': next === undefined ? '' : String(next),
+    'x-prev-page': prev === undefined ? '' : String(prev),
+    link: links.join(', '),
+  });
+  return items.slice((page - 1) * perPage, page * perPage);
+}
+
+/** Registers `/api/v4/...` in its own scope (own 404 handler, CORS and error handler). */
+export async function registerApiRoutes(
+  app: FastifyInstance,
+  deps: { api: ApiService; store: DevForgeStore; counters: DevForgeCounters },
+): Promise<void> {
+  const { api, store, counters } = deps;
+  const callers = new WeakMap<FastifyRequest, ApiCaller>();
+
+  await app.register(
+    async (scope) => {
+      scope.addHook('onRequest', async (request) => {
+        if (request.method === 'GET' && request.routeOptions.url === '/api/v4/user') counters.user += 1;
+        else counters.api += 1;
+      });
+      // GitLab allows any origin on /api/* without credentials (rack-cors in config/application.rb).
+      scope.addHook('onSend', async (request, reply, payload) => {
+        if (request.headers.origin) {
+          reply.header('access-control-allow-origin', '*');
+          reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+        }
+        return payload;
+      });
+      scope.options('/*', async (request, reply) =>
+        reply
+          .code(200)
+          .headers({
+            'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+            'access-control-allow-headers': request.headers['access-control-request-headers'] ?? '*',
+            'access-control-max-age': '7200',
+          })
+          .send(''),
+      );
+      scope.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ error: '404 Not Found' }));
+      scope.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
+        if (error instanceof ParamError) return reply.code(400).send(error.body);
+        const status = error.statusCode ?? 500;
+        if (status >= 500) {
+          request.log.error({ err: error }, 'dev forge API request failed');
+          return reply.code(500).send({ message: '500 Internal Server Error' });
+        }
+        return reply.code(status).send({ error: error.message ?? 'Bad Request' });
+      });
+
+      // Authentication runs before everything else: a bad token is 401 even where anonymous access is allowed.
+      scope.addHook('preHandler', async (request, reply) => {
+        if (request.method === 'OPTIONS') return;
+        const headerToken = request.headers['private-token'];
+        const result = api.authenticate({
+          bearer: bearerToken(request) || param(request.query, 'access_token') || undefined,
+          privateToken: (typeof headerToken === 'string' ? headerToken : undefined) || param(request.query, 'private_token') || undefined,
+        });
+        if (!result.ok) return sendError(reply, result.error);
+        callers.set(request, result.caller);
+      });
+
+      const caller = (request: FastifyRequest): ApiCaller => callers.get(request) ?? { kind: 'anonymous' };
+
+      /** The signed-in user, or a 401 already sent. */
+      const requireUser = (request: FastifyRequest, reply: FastifyReply): UserRecord | undefined => {
+        const c = caller(request);
+        if (c.kind === 'user') return c.user;
+        void reply.code(401).send({ message: '401 Unauthorized' });
+        return undefined;
+      };
+      const scopeError = (request: FastifyRequest, allowed: readonly string[]): ApiError | null =>
+        api.checkScopes(caller(request), allowed);
+      const project = (request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined => {
+        const id = (request.params as { id: string }).id;
+        const found = api.findProject(caller(request), id);
+        if (!found) void reply.code(404).send({ message: '404 Project Not Found' });
+        return found;
+      };
+      const author = (id: number): UserRecord => {
+        const user = store.users.get(id);
+        if (!user) throw new Error(`dev forge record refers to missing user ${id}`);
+        return user;
+      };
+
+      scope.get('/user', async (request, reply) => {
+        const user = requireUser(request, reply);
+        if (!user) return reply;
+        const denied = scopeError(request, USER_READ_SCOPES);
+        if (denied) return sendError(reply, denied);
+        return entities.currentUser(user, baseUrl(request));
+      });
+
+      scope.get('/projects', async (request, reply) => {
+        const denied = scopeError(request, READ_SCOPES);
+        if (denied) return sendError(reply, denied);
+        const search = param(request.query, 'search');
+        const simple = boolParam(request.query, 'simple');
+        const projects = api.listProjects(caller(request), {
+          membership: boolParam(request.query, 'membership'),
+          owned: boolParam(request.query, 'owned'),
+          search: search === undefined || search === '' ? undefined : search,
+        });
+        const c = caller(request);
+        const base = baseUrl(request);
+        return paginate(request, reply, projects).map((p) =>
+          simple
+            ? entities.projectSimple(p, base)
+            : entities.projectFull(p, base, c.kind === 'user' ? c.user.id : undefined, api.openIssuesCount(p)),
+        );
+      });
+
+      scope.get('/projects/:id', async (request, reply) => {
+        const denied = scopeError(request, READ_SCOPES);
+        if (denied) return sendError(reply, denied);
+        const p = project(request, reply);
+        if (!p) return reply;
+        const c = caller(request);
+        return entities.projectFull(p, baseUrl(request), c.kind === 'user' ? c.user.id : undefined, api.openIssuesCount(p));
+      });
+
+      scope.get('/projects/:id/issues', async (request, reply) => {
+        const denied = scopeError(request, READ_SCOPES);
+        if (denied) return sendError(reply, denied);
+        const filters = listFilters(request.query, ['opened', 'closed', 'all']);
+        const p = project(request, reply);
+        if (!p) return reply;
+        const base = baseUrl(request);
+        return paginate(request, reply, api.listIssues(p, filters)).map((i) => entities.issue(i, p, author(i.authorId), base));
+      });
+
+      scope.get('/projects/:id/issues/:issue_iid', async (request, reply) => {
+        const denied = scopeError(request, READ_SCOPES);
+        if (denied) return sendError(reply, denied);
+        const iid = intParam(request.params, 'issue_iid', 0);
+        const p = project(request, reply);
+        if (!p) return reply;
+        const found = api.findIssue(p, iid);
+        if (!found) return reply.code(404).send({ message: '404 Issue Not Found' });
+        return entities.issue(found, p, author(found.authorId), baseUrl(request));
+      });
+
+      scope.post('/projects/:id/issues', async (request, reply) => {
+        const user = requireUser(request, reply);
+        if (!user) return reply;
+        const denied = scopeError(request, WRITE_SCOPES);
+        if (denied) return sendError(reply, denied);
+        const title = param(request.body, 'title');
+        if (title === undefined) throw new ParamError({ error: 'title is missing' });
+        if (title.trim() === '') throw new ParamError({ error: 'title is empty' });
+        const p = project(request, reply);
+        if (!p) return reply;
+        const labels = param(request.body, 'labels');
+        const created = api.createIssue(p, user, {
+          title,
+          description: param(request.body, 'description'),
+          labels: labels ? labels.split(',').map((l) => l.trim()).filter((l) => l !== '') : undefined,
+        });
+        request.log.info({ event: 'devforge.issue.created', projectId: p.id, iid: created.iid }, 'issue created');
+        return reply.code(201).send(entities.issue(created, p, user, baseUrl(request)));
+      });
+
+      scope.get('/projects/:id/merge_requests', async (request, reply) => {
+        const denied = scopeError(request, READ_SCOPES);
+        if (denied) return sendError(reply, denied);
+        const filters = listFilters(request.query, ['opened', 'closed', 'locked', 'merged', 'all']);
+        const p = project(request, reply);
+        if (!p) return reply;
+        const base = baseUrl(request);
+        return paginate(request, reply, api.listMergeRequests(p, filters)).map((m) =>
+          entities.mergeRequest(m, p, author(m.authorId), base),
+        );
+      });
+
+      scope.get('/projects/:id/merge_requests/:merge_request_iid', async (request, reply) => {
+        const denied = scopeError(request, READ_SCOPES);
+        if (denied) return sendError(reply, denied);
+        const iid = intParam(request.params, 'merge_request_iid', 0);
+        const p = project(request, reply);
+        if (!p) return reply;
+        const found = api.findMergeRequest(p, iid);
+        if (!found) return reply.code(404).send({ message: '404 Merge Request Not Found' });
+        return entities.mergeRequest(found, p, author(found.authorId), baseUrl(request));
+      });
+    },
+    { prefix: '/api/v4' },
+  );
+}

@@ -1,0 +1,141 @@
+/**
+ * The dev forge: a GitLab-compatible stand-in (OAuth provider with sign-in and authorize pages, and a part of the
+ * REST API v4) used by `npm start` and by the MCP server's end-to-end tests. State is in memory; the behaviour
+ * follows GitLab/Doorkeeper as `forge-facts.md` describes it (issue 3, item 12).
+ *
+ * Composition root: `buildDevForge(options)` wires the store, services and routes into a Fastify instance.
+ */
+import Fastify, { LogController } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import { registerApiRoutes } from './devforge.api.routes.ts';
+import { createApiService } from './devforge.api.service.ts';
+import { sendPage } from './devforge.http.ts';
+import { createOAuthService } from './devforge.oauth.service.ts';
+import { registerOAuthRoutes } from './devforge.oauth.routes.ts';
+import { errorPage, notFoundPage } from './devforge.pages.ts';
+import { seedSampleProjects } from './devforge.seed.ts';
+import { createSessionManager } from './devforge.session.ts';
+import { createDevForgeStore } from './devforge.store.ts';
+import type { DevForgeCounters, DevForgeOptions } from './devforge.types.ts';
+import { registerWebRoutes } from './devforge.web.routes.ts';
+
+export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
+export { devForgeSeed } from './devforge.seed.ts';
+
+/** A built dev forge. */
+export interface DevForge {
+  app: FastifyInstance;
+  /** Requests served per endpoint (mutated in place). */
+  counters: DevForgeCounters;
+  /** Test hook: revokes every authorization code, OAuth token and personal access token of a user. */
+  revokeAllTokensOf(username: string): void;
+  /**
+   * Creates a personal access token (`glpat-…`) for a user, as GitLab's settings page does. Personal access tokens
+   * are what `PRIVATE-TOKEN` carries (GitLab does not accept OAuth tokens there). Default scopes: `api`.
+   */
+  createPersonalAccessToken(username: string, scopes?: string[], name?: string): string;
+}
+
+/** A dev forge listening on a port. */
+export interface StartedDevForge extends DevForge {
+  /** Base URL, e.g. `http://127.0.0.1:3100` (no trailing slash). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Default access-token lifetime: GitLab's `access_token_expires_in 7200`. */
+export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 7200;
+
+/**
+ * Builds the dev forge without listening. Every user gets sample projects (see `seedSampleProjects`).
+ * Options: `clock` (default `Date.now`), `logger` (default none), `accessTokenTtlSeconds` (default 7200).
+ */
+export async function buildDevForge(options: DevForgeOptions): Promise<DevForge> {
+  const clock = options.clock ?? Date.now;
+  const accessTokenTtlSeconds = options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
+  const store = createDevForgeStore({ users: options.users, applications: options.applications, now: clock() });
+  seedSampleProjects(store, clock());
+  const oauth = createOAuthService({ store, clock, accessTokenTtlSeconds });
+  const api = createApiService({ store, oauth, clock });
+  const sessions = createSessionManager({ store, clock });
+  const counters: DevForgeCounters = { authorize: 0, token: 0, tokenInfo: 0, user: 0, revoke: 0, api: 0 };
+
+  // Fastify's own request logs would print query strings (codes, states, `private_token`): replaced below by a
+  // path-only line.
+  const quietRequests = (): LogController => new LogController({ disableRequestLogging: true });
+  let app: FastifyInstance;
+  if (typeof options.logger === 'object') {
+    // Widened to Fastify's logger type so the instance has the contract's plain `FastifyInstance` type.
+    const loggerInstance: FastifyBaseLogger = options.logger;
+    app = Fastify({ loggerInstance, logController: quietRequests() });
+  } else {
+    app = Fastify({ logger: options.logger === true, logController: quietRequests() });
+  }
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, path: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
+  });
+
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody);
+
+  registerWebRoutes(app, { store, sessions });
+  await registerOAuthRoutes(app, { oauth, sessions, store, counters });
+  await registerApiRoutes(app, { api, store, counters });
+
+  app.setNotFoundHandler(async (_request, reply) => sendPage(reply, notFoundPage()));
+  app.setErrorHandler((error: { statusCode?: number }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, 'dev forge request failed');
+    return sendPage(reply, errorPage(status >= 500 ? 'Something went wrong on our side.' : 'The request could not be understood.', status >= 500 ? 500 : 400));
+  });
+
+  const userByName = (username: string) => {
+    const user = store.findUserByUsername(username);
+    if (!user) throw new Error(`no dev forge user named ${username}`);
+    return user;
+  };
+
+  return {
+    app,
+    counters,
+    revokeAllTokensOf(username) {
+      const user = userByName(username);
+      oauth.revokeAllOf(user.id);
+      api.revokePersonalAccessTokensOf(user.id);
+    },
+    createPersonalAccessToken(username, scopes = ['api'], name = 'dev forge token') {
+      return api.createPersonalAccessToken(userByName(username).id, scopes, name);
+    },
+  };
+}
+
+/**
+ * Builds and starts the dev forge on `host` (default 127.0.0.1) and `port` (default 0: a free port; the CLI uses
+ * 3100). Resolves once it listens; `url` is its base URL.
+ */
+export async function startDevForge(options: DevForgeOptions & { host?: string; port?: number }): Promise<StartedDevForge> {
+  const forge = await buildDevForge(options);
+  const host = options.host ?? '127.0.0.1';
+  try {
+    await forge.app.listen({ host, port: options.port ?? 0 });
+  } catch (err) {
+    await forge.app.close();
+    throw err;
+  }
+  const address = forge.app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('dev forge is not listening on a TCP port');
+  // A wildcard bind is reached through loopback; the URL must be one a local client can open.
+  const reachable = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  const urlHost = reachable.includes(':') ? `[${reachable}]` : reachable;
+  return {
+    ...forge,
+    url: `http://${urlHost}:${address.port}`,
+    close: () => forge.app.close(),
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * `platform devforge`: starts the dev forge with a development seed, prints how to sign in, and runs until SIGINT or
+ * SIGTERM (then closes gracefully).
+ */
+import { InvalidArgumentError, Option } from 'commander';
+import type { Command } from 'commander';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import { devForgeSeed, startDevForge } from './devforge.app.ts';
+import { parseRedirectUri } from './devforge.redirect-uri.ts';
+
+/** Options of {@link runDevForge}. */
+export interface RunDevForgeOptions {
+  host: string;
+  port: number;
+  /** Redirect URIs of the seeded application; default `{MCP_SERVER_URL or http://127.0.0.1:$MCP_PORT}/callback`. */
+  redirectUris?: string[];
+  json?: boolean;
+}
+
+/** What {@link runDevForge} talks to: output, an optional logger, and what ends the run. */
+export interface RunDevForgeIo {
+  out(text: string): void;
+  logger?: Logger | boolean;
+  /** Resolves when the forge must stop (the CLI waits for SIGINT/SIGTERM). */
+  waitForStop(): Promise<unknown>;
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidArgumentError('must be an integer from 0 to 65535.');
+  }
+  return port;
+}
+
+function collectRedirectUri(value: string, previous: string[] | undefined): string[] {
+  if (!parseRedirectUri(value)) throw new InvalidArgumentError('must be an absolute URI without a fragment.');
+  return [...(previous ?? []), value];
+}
+
+/** The callback the MCP server uses in callback-proxy mode under `npm start` (spec: `{MCP_SERVER_URL}/callback`). */
+export function defaultRedirectUris(env: NodeJS.ProcessEnv = process.env): string[] {
+  const base = env.MCP_SERVER_URL?.replace(/\/+$/, '') || `http://127.0.0.1:${env.MCP_PORT || '3000'}`;
+  return [`${base}/callback`];
+}
+
+/** Resolves on the first SIGINT or SIGTERM, and removes its listeners. */
+export function waitForTerminationSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+/**
+ * Starts a seeded dev forge, prints its URL, the seeded credentials, the application id and a personal access
+ * token (as text, or one JSON object with `json`), waits for `io.waitForStop()`, then closes it.
+ */
+export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo): Promise<void> {
+  const redirectUris = options.redirectUris && options.redirectUris.length > 0 ? options.redirectUris : defaultRedirectUris();
+  const seed = devForgeSeed(redirectUris);
+  const user = seed.users[0];
+  const application = seed.applications[0];
+  if (!user || !application) throw new Error('dev forge seed is empty');
+  let forge;
+  try {
+    forge = await startDevForge({ ...seed, host: options.host, port: options.port, logger: io.logger ?? false });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'EADDRINUSE') throw new Error(`dev forge: port ${options.port} on ${options.host} is already in use (set --port or DEV_FORGE_PORT)`);
+    throw err;
+  }
+  const personalAccessToken = forge.createPersonalAccessToken(user.username, ['api'], 'devforge command');
+  if (options.json) {
+    io.out(
+      `${JSON.stringify({
+        url: forge.url,
+        username: user.username,
+        password: user.password,
+        application_id: application.uid,
+        redirect_uris: application.redirectUris,
+        personal_access_token: personalAccessToken,
+      })}\n`,
+    );
+  } else {
+    io.out(
+      [
+        `Dev forge (GitLab-compatible) listening on ${forge.url}`,
+        `  sign in at:             ${forge.url}/users/sign_in`,
+        `  username:               ${user.username}`,
+        `  password:               ${user.password}`,
+        `  application id:         ${application.uid}  (public, PKCE)`,
+        `  redirect URIs:          ${application.redirectUris.join(', ')}`,
+        `  personal access token:  ${personalAccessToken}  (scope api, for PRIVATE-TOKEN)`,
+        'Press Ctrl+C to stop.',
+        '',
+      ].join('\n'),
+    );
+  }
+  await io.waitForStop();
+  await forge.close();
+}
+
+/** Adds `platform devforge [--host] [--port] [--redirect-uri URL ...] [--json]` to the CLI. */
+export function registerDevForgeCommand(program: Command): void {
+  program
+    .command('devforge')
+    .description('start the GitLab-compatible dev forge with a seeded user and OAuth application')
+    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0 picks a free one)').env('DEV_FORGE_PORT').default(3100).argParser(parsePort),
+    )
+    .addOption(
+      new Option('--redirect-uri <url...>', 'redirect URI of the seeded application (repeatable; default {MCP_SERVER_URL}/callback)').argParser(
+        collectRedirectUri,
+      ),
+    )
+    .option('--json', 'print the URL and seeded credentials as one JSON object')
+    .action(async (opts: { host: string; port: number; redirectUri?: string[]; json?: boolean }) => {
+      const logger = pino({ name: 'devforge', level: process.env.LOG_LEVEL ?? 'info' }, pino.destination(2));
+      await runDevForge(
+        { host: opts.host, port: opts.port, redirectUris: opts.redirectUri, json: opts.json },
+        {
+          out: (text) => process.stdout.write(text),
+          logger,
+          waitForStop: async () => {
+            const signal = await waitForTerminationSignal();
+            logger.info({ signal }, 'dev forge stopping');
+          },
+        },
+      );
+    });
+}
