@@ -24,6 +24,8 @@ export interface BrowserSignInDeps {
   log: Logger;
   /** How long to wait for the user; default 5 minutes. */
   timeoutMs?: number;
+  /** Stops waiting (the caller is shutting down). */
+  signal?: AbortSignal;
 }
 
 /** The forge's authorize URL for one sign-in (forge-facts.md, "Authorize"). */
@@ -45,7 +47,10 @@ export function authorizeUrl(input: { forgeUrl: string; clientId: string; redire
 export async function signInWithBrowser(deps: BrowserSignInDeps): Promise<StoredTokenSet> {
   const pkce = createPkcePair();
   const state = createState();
+  deps.signal?.throwIfAborted();
   const listener = await startCallbackListener({ redirect: deps.redirect, state, log: deps.log, timeoutMs: deps.timeoutMs });
+  const stop = () => void listener.close();
+  deps.signal?.addEventListener('abort', stop, { once: true });
   try {
     const url = authorizeUrl({
       forgeUrl: deps.forgeUrl,
@@ -64,6 +69,7 @@ export async function signInWithBrowser(deps: BrowserSignInDeps): Promise<Stored
     deps.log.info({ forge: deps.forgeUrl, scope: tokens.scope }, 'signed in to the forge');
     return tokens;
   } finally {
+    deps.signal?.removeEventListener('abort', stop);
     await listener.close();
   }
 }

@@ -4,7 +4,7 @@
  * the forge refuses the refresh.
  */
 import type { Clock } from '../../core/clock.ts';
-import { AppError, isAppError } from '../../core/errors.ts';
+import { isAppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ForgeOAuthClient } from './mcp-local.forge-client.ts';
 import type { StoredTokenSet, TokenFile } from './mcp-local.token-file.ts';
@@ -117,7 +117,3 @@ export function createOAuthTokenProvider(deps: OAuthTokenProviderDeps): ForgeTok
   };
 }
 
-/** Whether an error means the user must sign in (a refused grant), as opposed to a transient failure. */
-export function isSignInRequired(error: unknown): boolean {
-  return error instanceof AppError && error.code === 'unauthorized';
-}

@@ -1,0 +1,150 @@
+/**
+ * The stdio MCP server of the local flow (issue 3 item 11): the forge MCP server's tools over
+ * StdioServerTransport, with the forge token taken from local OAuth (browser sign-in, token file, refresh) or a
+ * personal access token. Standard output is the MCP channel: everything for the user goes to `notify`/`log`,
+ * which must write to standard error.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { BrowserOpener } from './mcp-local.browser.ts';
+import { createForgeOAuthClient } from './mcp-local.forge-client.ts';
+import type { LocalMcpSettings, LocalOAuthSettings } from './mcp-local.settings.ts';
+import { signInWithBrowser } from './mcp-local.sign-in.ts';
+import { createTokenFile } from './mcp-local.token-file.ts';
+import { createOAuthTokenProvider, staticTokenProvider, type ForgeTokenProvider } from './mcp-local.token-provider.ts';
+
+/** The factory contract of the forge MCP server (src/mcp/mcp.server.ts). */
+export type CreateForgeMcpServer = (deps: { forgeUrl: string; fetch: typeof fetch; log: Logger; getToken?: () => Promise<string> }) => McpServer;
+
+/** What the local OAuth pieces need besides their settings. */
+export interface LocalOAuthDeps {
+  fetch: typeof fetch;
+  clock: Clock;
+  log: Logger;
+  openBrowser: BrowserOpener;
+  /** Lines for the user, on stderr. */
+  notify: (line: string) => void;
+  /** How long a browser sign-in may take; default 5 minutes. */
+  signInTimeoutMs?: number;
+  /** Aborts a sign-in in progress (the server is shutting down). */
+  signal?: AbortSignal;
+}
+
+/** The browser sign-in for `settings`, as a function returning the new (not yet stored) token set. */
+export function browserSignIn(settings: LocalOAuthSettings, deps: LocalOAuthDeps) {
+  const forge = createForgeOAuthClient({ forgeUrl: settings.forgeUrl, clientId: settings.clientId, fetch: deps.fetch, clock: deps.clock });
+  return {
+    forge,
+    signIn: () =>
+      signInWithBrowser({
+        forgeUrl: settings.forgeUrl,
+        clientId: settings.clientId,
+        scopes: settings.scopes,
+        redirect: settings.redirect,
+        forge,
+        openBrowser: deps.openBrowser,
+        notify: deps.notify,
+        log: deps.log,
+        timeoutMs: deps.signInTimeoutMs,
+        signal: deps.signal,
+      }),
+  };
+}
+
+/** The token provider for the configured mode. */
+export function localTokenProvider(settings: LocalOAuthSettings | { mode: 'personal-access-token'; token: string }, deps: LocalOAuthDeps): ForgeTokenProvider {
+  if (settings.mode === 'personal-access-token') return staticTokenProvider(settings.token);
+  const { forge, signIn } = browserSignIn(settings, deps);
+  return createOAuthTokenProvider({
+    forgeUrl: settings.forgeUrl,
+    clientId: settings.clientId,
+    tokenFile: createTokenFile({ path: settings.tokenPath, log: deps.log }),
+    forge,
+    signIn,
+    clock: deps.clock,
+    log: deps.log,
+  });
+}
+
+function bearerOf(input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): string | undefined {
+  const headers = init?.headers !== undefined ? new Headers(init.headers) : input instanceof Request ? input.headers : undefined;
+  const authorization = headers?.get('authorization');
+  if (authorization?.toLowerCase().startsWith('bearer ')) return authorization.slice(7).trim();
+  return headers?.get('private-token') ?? undefined;
+}
+
+/**
+ * Wraps `fetch` so a 401 from the forge for a token marks that token stale: the next tool call refreshes (or
+ * signs in again) instead of failing until expiry, e.g. after the user revoked the application at the forge.
+ */
+export function fetchReportingUnauthorized(fetchFn: typeof fetch, forgeUrl: string, onUnauthorized: (token: string) => void): typeof fetch {
+  const base = forgeUrl.replace(/\/+$/, '');
+  return async (input, init) => {
+    const response = await fetchFn(input, init);
+    if (response.status === 401) {
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      const token = bearerOf(input, init);
+      if (token !== undefined && (url === base || url.startsWith(`${base}/`))) onUnauthorized(token);
+    }
+    return response;
+  };
+}
+
+/** A running stdio server. */
+export interface RunningStdioServer {
+  /** Resolves when the client goes away (stdin ends) or `close` is called. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the stdio server. The MCP handshake is answered at once; with local OAuth the sign-in (or refresh) starts
+ * in the background right away, so it is usually done by the first tool call, which waits for it otherwise.
+ */
+export async function startStdioServer(deps: LocalOAuthDeps & {
+  settings: Exclude<LocalMcpSettings, { mode: 'none' }>;
+  createServer: CreateForgeMcpServer;
+  stdin?: Readable;
+  stdout?: Writable;
+}): Promise<RunningStdioServer> {
+  const { settings, log } = deps;
+  const abort = new AbortController();
+  const provider = localTokenProvider(settings, { ...deps, signal: abort.signal });
+  const server = deps.createServer({
+    forgeUrl: settings.forgeUrl,
+    fetch: fetchReportingUnauthorized(deps.fetch, settings.forgeUrl, (token) => provider.invalidate(token)),
+    log,
+    getToken: () => provider.getToken(),
+  });
+  const stdin = deps.stdin ?? process.stdin;
+  const transport = new StdioServerTransport(stdin, deps.stdout ?? process.stdout);
+
+  let resolveClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      abort.abort();
+      await server.close().catch((error: unknown) => log.warn({ err: error }, 'closing the MCP server failed'));
+      resolveClosed();
+    })();
+    return closing;
+  };
+
+  await server.connect(transport);
+  // The SDK transport does not watch for the end of stdin; the MCP stdio transport ends a session that way.
+  stdin.once('end', () => void close());
+  log.info({ forge: settings.forgeUrl, auth: settings.mode }, 'forge MCP server on stdio');
+
+  if (settings.mode === 'oauth') {
+    provider.getToken().catch((error: unknown) => {
+      if (!abort.signal.aborted) log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'forge sign-in did not complete; the next tool call retries');
+    });
+  }
+  return { closed, close };
+}
