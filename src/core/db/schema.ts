@@ -1,3 +1,4 @@
+import type { DocumentsTables } from '../../documents/documents.table.ts';
 import type { IdentityTables } from '../identity/identity.table.ts';
 import type { OsvTables } from '../../osv/osv.table.ts';
 
@@ -6,4 +7,4 @@ import type { OsvTables } from '../../osv/osv.table.ts';
  * Conventions (both dialects): ids are text, times are epoch milliseconds in bigint columns, booleans are
  * integers 0/1, JSON is text, binary is blob/bytea.
  */
-export interface Database extends IdentityTables, OsvTables {}
+export interface Database extends IdentityTables, OsvTables, DocumentsTables {}
