@@ -1,6 +1,7 @@
 import { ConfigError, collectConfig, type Env } from '../core/config.ts';
 import { parseCoreConfig, type CoreConfig } from '../core/config.core.ts';
 import { parseMcpConfig, type McpConfig } from '../mcp/mcp.config.ts';
+import { parseOsvConfig, type OsvConfig } from '../osv/osv.config.ts';
 
 /**
  * The whole platform's configuration: the core variables plus each service's own spec. Every spec is parsed
@@ -9,12 +10,14 @@ import { parseMcpConfig, type McpConfig } from '../mcp/mcp.config.ts';
 export interface PlatformConfig {
   core: CoreConfig;
   mcp: McpConfig;
+  osv: OsvConfig;
 }
 
 export function loadPlatformConfig(source: Env): PlatformConfig {
   const problems: string[] = [];
   const core = collectConfig(() => parseCoreConfig(source), problems);
   const mcp = collectConfig(() => parseMcpConfig(source), problems);
-  if (problems.length > 0 || !core || !mcp) throw new ConfigError(problems);
-  return Object.freeze({ core, mcp });
+  const osv = collectConfig(() => parseOsvConfig(source), problems);
+  if (problems.length > 0 || !core || !mcp || !osv) throw new ConfigError(problems);
+  return Object.freeze({ core, mcp, osv });
 }
