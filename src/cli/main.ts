@@ -5,6 +5,7 @@ import { CliError } from './cli-error.ts';
 import { registerIdentityCommands } from './commands/identity.commands.ts';
 import { registerMigrateCommand } from './commands/migrate.command.ts';
 import { registerServeCommand } from './commands/serve.command.ts';
+import { registerMcpLocalCommands } from '../mcp/local/mcp-local.command.ts';
 import { processIo, type CliIo } from './io.ts';
 
 /** Builds the `platform` command tree; each service contributes its commands here. */
@@ -17,6 +18,7 @@ export function buildProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerMigrateCommand(program, io);
   registerIdentityCommands(program, io);
+  registerMcpLocalCommands(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

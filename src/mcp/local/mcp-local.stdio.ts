@@ -9,6 +9,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { ForgeMcpServerDeps } from '../mcp.server.ts';
 import type { BrowserOpener } from './mcp-local.browser.ts';
 import { createForgeOAuthClient } from './mcp-local.forge-client.ts';
 import type { LocalMcpSettings, LocalOAuthSettings } from './mcp-local.settings.ts';
@@ -17,7 +18,7 @@ import { createTokenFile } from './mcp-local.token-file.ts';
 import { createOAuthTokenProvider, staticTokenProvider, type ForgeTokenProvider } from './mcp-local.token-provider.ts';
 
 /** The factory contract of the forge MCP server (src/mcp/mcp.server.ts). */
-export type CreateForgeMcpServer = (deps: { forgeUrl: string; fetch: typeof fetch; log: Logger; getToken?: () => Promise<string> }) => McpServer;
+export type CreateForgeMcpServer = (deps: ForgeMcpServerDeps) => McpServer;
 
 /** What the local OAuth pieces need besides their settings. */
 export interface LocalOAuthDeps {
@@ -69,30 +70,6 @@ export function localTokenProvider(settings: LocalOAuthSettings | { mode: 'perso
   });
 }
 
-function bearerOf(input: Parameters<typeof fetch>[0], init: Parameters<typeof fetch>[1]): string | undefined {
-  const headers = init?.headers !== undefined ? new Headers(init.headers) : input instanceof Request ? input.headers : undefined;
-  const authorization = headers?.get('authorization');
-  if (authorization?.toLowerCase().startsWith('bearer ')) return authorization.slice(7).trim();
-  return headers?.get('private-token') ?? undefined;
-}
-
-/**
- * Wraps `fetch` so a 401 from the forge for a token marks that token stale: the next tool call refreshes (or
- * signs in again) instead of failing until expiry, e.g. after the user revoked the application at the forge.
- */
-export function fetchReportingUnauthorized(fetchFn: typeof fetch, forgeUrl: string, onUnauthorized: (token: string) => void): typeof fetch {
-  const base = forgeUrl.replace(/\/+$/, '');
-  return async (input, init) => {
-    const response = await fetchFn(input, init);
-    if (response.status === 401) {
-      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      const token = bearerOf(input, init);
-      if (token !== undefined && (url === base || url.startsWith(`${base}/`))) onUnauthorized(token);
-    }
-    return response;
-  };
-}
-
 /** A running stdio server. */
 export interface RunningStdioServer {
   /** Resolves when the client goes away (stdin ends) or `close` is called. */
@@ -115,9 +92,12 @@ export async function startStdioServer(deps: LocalOAuthDeps & {
   const provider = localTokenProvider(settings, { ...deps, signal: abort.signal });
   const server = deps.createServer({
     forgeUrl: settings.forgeUrl,
-    fetch: fetchReportingUnauthorized(deps.fetch, settings.forgeUrl, (token) => provider.invalidate(token)),
+    fetch: deps.fetch,
     log,
     getToken: () => provider.getToken(),
+    // A 401 (e.g. the user revoked the application at the forge) makes the next call refresh or sign in again
+    // instead of reusing the dead token until it expires.
+    onForgeUnauthorized: (token) => provider.invalidate(token),
   });
   const stdin = deps.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, deps.stdout ?? process.stdout);
