@@ -72,8 +72,8 @@ export function fixtureFiles(): string[] {
  * Reads one fixture file in upstream's format: blank lines and lines starting with `# ` or `// ` are skipped; every
  * other line must be exactly `<a> <op> <b>` split on single spaces.
  */
-export function readFixture(file: string, dir: readonly string[] = []): FixtureLine[] {
-  const text = readFileSync(sharedPath('osv-data', 'version-fixtures', ...dir, file), 'utf8');
+export function readFixture(file: string): FixtureLine[] {
+  const text = readFileSync(sharedPath('osv-data', 'version-fixtures', file), 'utf8');
   const out: FixtureLine[] = [];
   text.split('\n').forEach((raw, index) => {
     if (raw === '' || raw.startsWith('# ') || raw.startsWith('// ')) return;
@@ -82,5 +82,27 @@ export function readFixture(file: string, dir: readonly string[] = []): FixtureL
     if (parts.length !== 3 || op === undefined) throw new Error(`${file}:${index + 1}: malformed fixture line "${raw}"`);
     out.push({ a: parts[0] as string, b: parts[2] as string, op, line: index + 1 });
   });
+  return out;
+}
+
+/** One hint comparison from `osvdev/`: op may also be `!=`, `<=` or `>=`. */
+export interface HintLine {
+  readonly a: string;
+  readonly op: string;
+  readonly b: string;
+}
+
+/** Reads an `osvdev/` hint file (same format, wider set of operators). */
+export function readFixtureHints(file: string): HintLine[] {
+  const text = readFileSync(sharedPath('osv-data', 'version-fixtures', 'osvdev', file), 'utf8');
+  const out: HintLine[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw === '' || raw.startsWith('# ') || raw.startsWith('// ')) continue;
+    const parts = raw.split(' ');
+    if (parts.length !== 3 || !['<', '>', '=', '!=', '<=', '>='].includes(parts[1] as string)) {
+      throw new Error(`${file}: malformed hint line "${raw}"`);
+    }
+    out.push({ a: parts[0] as string, op: parts[1] as string, b: parts[2] as string });
+  }
   return out;
 }
