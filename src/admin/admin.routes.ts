@@ -1,0 +1,180 @@
+import type { FastifyInstance } from 'fastify';
+import type { PlatformContext } from '../app/context.ts';
+import { memberRoutes } from '../member/member.routes.ts';
+import {
+  apiKeyCommandSchema,
+  availabilityCommandSchema,
+  costUnitCommandSchema,
+  costUnitResponseSchema,
+  laneCommandSchema,
+  modelsQuerySchema,
+  modelsResponseSchema,
+  providerEnvelopeSchema,
+  providerIdParamsSchema,
+  providerResponseSchema,
+  providersResponseSchema,
+  visibilityCommandSchema,
+} from './admin.schemas.ts';
+import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from './http/api-route.ts';
+import { modelPlaneOf, type ModelPlane } from './model-plane.ts';
+import { registerOpenApiRoute } from './openapi.ts';
+
+/** Base path of the admin API (spec: "All paths are under {base_url}/api/v1/admin"). */
+export const ADMIN_BASE = '/api/v1/admin';
+
+const AUTH_ERRORS = ['unauthorized', 'administrator_required'] as const;
+const COMMAND_ERRORS = [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'not_found', 'stale_object', 'validation_failed', 'model_plane_unavailable'] as const;
+
+function filterOf(query: { workload?: string; available?: 'true' | 'false' }) {
+  return {
+    ...(query.workload ? { workload: query.workload as never } : {}),
+    ...(query.available ? { available: query.available === 'true' } : {}),
+  };
+}
+
+/**
+ * The part-1 admin routes (spec: Endpoints), thin: auth, schemas and a call into the model plane. Every success is
+ * 200; every error the `{error:{code,message}}` envelope.
+ */
+export function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
+  const tag = 'admin';
+  return [
+    defineRoute({
+      method: 'GET',
+      path: `${ADMIN_BASE}/models`,
+      operationId: 'adminListModels',
+      summary: 'The account-effective model catalog, ordered by ref, unavailable models included',
+      tag,
+      auth: 'administrator',
+      query: modelsQuerySchema,
+      response: modelsResponseSchema,
+      errors: [...AUTH_ERRORS, 'parameter_invalid', 'model_plane_unavailable'],
+      handler: async ({ principal, query }) => new JsonText(await plane.adminModelsJson(principal.accountId, filterOf(query))),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${ADMIN_BASE}/model_providers`,
+      operationId: 'adminListModelProviders',
+      summary: 'Every provider row (a removed custom provider is absent)',
+      tag,
+      auth: 'administrator',
+      response: providersResponseSchema,
+      errors: [...AUTH_ERRORS, 'model_plane_unavailable'],
+      handler: async ({ principal }) => ({ model_providers: await plane.adminProviders(principal.accountId) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${ADMIN_BASE}/model_providers/{provider_id}`,
+      operationId: 'adminGetModelProvider',
+      summary: 'One provider row with its configuration',
+      tag,
+      auth: 'administrator',
+      params: providerIdParamsSchema,
+      response: providerEnvelopeSchema,
+      errors: [...AUTH_ERRORS, 'not_found', 'model_plane_unavailable'],
+      handler: async ({ principal, params }) => plane.adminProvider(principal.accountId, params.provider_id),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${ADMIN_BASE}/model_providers/{provider_id}/lane`,
+      operationId: 'adminSetLane',
+      summary: 'Enable or disable the provider lane (enabling creates the policy if missing)',
+      tag,
+      auth: 'administrator',
+      params: providerIdParamsSchema,
+      command: laneCommandSchema,
+      response: providerResponseSchema,
+      errors: COMMAND_ERRORS,
+      handler: async ({ principal, params, command }) =>
+        plane.setLane(principal.accountId, params.provider_id, command.enabled, command.expected_lock_version ?? null),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${ADMIN_BASE}/model_providers/{provider_id}/model_visibility`,
+      operationId: 'adminSetModelVisibility',
+      summary: 'Hide or show a model for every Agent of the Account',
+      tag,
+      auth: 'administrator',
+      params: providerIdParamsSchema,
+      command: visibilityCommandSchema,
+      response: providerResponseSchema,
+      errors: COMMAND_ERRORS,
+      handler: async ({ principal, params, command }) =>
+        plane.setVisibility(principal.accountId, params.provider_id, command.model, command.visible, command.expected_lock_version ?? null),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${ADMIN_BASE}/model_providers/{provider_id}/model_availability`,
+      operationId: 'adminSetModelAvailability',
+      summary: 'Mark a model invalid or clear the mark (requires a policy)',
+      tag,
+      auth: 'administrator',
+      params: providerIdParamsSchema,
+      command: availabilityCommandSchema,
+      requiredCommandFields: ['expected_lock_version'],
+      response: providerResponseSchema,
+      errors: COMMAND_ERRORS,
+      handler: async ({ principal, params, command }) =>
+        plane.setAvailability(principal.accountId, params.provider_id, command.model, command.available, command.expected_lock_version),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${ADMIN_BASE}/model_providers/{provider_id}/api_key`,
+      operationId: 'adminPutApiKey',
+      summary: 'Install or rotate the API key; enables the provider; the key is never returned',
+      tag,
+      auth: 'administrator',
+      params: providerIdParamsSchema,
+      command: apiKeyCommandSchema,
+      response: providerResponseSchema,
+      errors: [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'not_found', 'material_kind_conflict', 'stale_object', 'model_plane_unavailable'],
+      handler: async ({ principal, params, command }) => plane.putApiKey(principal.accountId, params.provider_id, command.api_key),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: `${ADMIN_BASE}/model_providers/{provider_id}/api_key`,
+      operationId: 'adminDeleteApiKey',
+      summary: 'Clear the API key; the policy and enabled stay unchanged',
+      tag,
+      auth: 'administrator',
+      params: providerIdParamsSchema,
+      response: providerResponseSchema,
+      errors: [...AUTH_ERRORS, 'not_found', 'material_kind_conflict', 'stale_object', 'model_plane_unavailable'],
+      handler: async ({ principal, params }) => plane.deleteApiKey(principal.accountId, params.provider_id),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${ADMIN_BASE}/account/cost_unit`,
+      operationId: 'adminGetCostUnit',
+      summary: "The Account's cost unit, or null when none is configured",
+      tag,
+      auth: 'administrator',
+      response: costUnitResponseSchema,
+      errors: AUTH_ERRORS,
+      handler: async ({ principal }) => ({ account: await plane.costUnit.get(principal.accountId) }),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: `${ADMIN_BASE}/account/cost_unit`,
+      operationId: 'adminConfigureCostUnit',
+      summary: 'Configure the cost unit once (the same value again is accepted; another value is 409 conflict)',
+      tag,
+      auth: 'administrator',
+      command: costUnitCommandSchema,
+      response: costUnitResponseSchema,
+      errors: [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'conflict'],
+      handler: async ({ principal, command }) => ({ account: await plane.costUnit.configure(principal.accountId, command.cost_unit) }),
+    }),
+  ];
+}
+
+/**
+ * Registers the model plane's REST surface: the admin routes, the member-plane reads and the OpenAPI document that
+ * describes both. Called once from `buildRestApp`.
+ */
+export function registerModelPlaneRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  const plane = modelPlaneOf(ctx);
+  const routes = [...adminRoutes(plane), ...memberRoutes(plane)];
+  registerApiRoutes(app, routes, { auth: ctx.auth });
+  registerOpenApiRoute(app, routes);
+}

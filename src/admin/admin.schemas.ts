@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import {
+  modelDefinitionSchema,
+  pricingSchema,
+  providerDeclarationSchema,
+  sharedModelDefinitionSchema,
+  tokenCounterSchema,
+} from './catalog/catalog.schemas.ts';
+import { CREDENTIAL_LANES, MODALITIES, WORKLOADS } from './catalog/wires.ts';
+import { COST_UNIT_PATTERN } from './cost-unit/cost-unit.service.ts';
+import { MAX_LOCK_VERSION } from './policy/policy.service.ts';
+import { UNAVAILABLE_REASONS } from './projection/projection.ts';
+
+/**
+ * Request and response schemas of the admin and member routes. The request schemas are the ones the handlers
+ * validate with; the OpenAPI document is generated from these same objects (spec: Endpoints; issue: OpenAPI).
+ */
+
+/** Spec Endpoints rule 2: an integer from 0 through 2147483647 (a JSON number, not a string). */
+export const lockVersionSchema = z.number().int().min(0).max(MAX_LOCK_VERSION).describe("The provider row's lock_version as last read");
+
+/** A complete model reference `<provider_id>/<upstream_model_id>`, carried whole in the body (rule 1). */
+export const modelRefSchema = z.string().min(3).max(400).describe('Complete model reference <provider_id>/<upstream_model_id>; the upstream id may contain "/"');
+
+const optionalVersion = lockVersionSchema.nullable().optional().describe('Omission means null (no policy yet)');
+const requiredVersion = lockVersionSchema.nullable().describe('Required; null when the provider has no policy');
+
+export const laneCommandSchema = z.strictObject({ enabled: z.boolean(), expected_lock_version: optionalVersion });
+export const visibilityCommandSchema = z.strictObject({ model: modelRefSchema, visible: z.boolean(), expected_lock_version: optionalVersion });
+export const availabilityCommandSchema = z.strictObject({ model: modelRefSchema, available: z.boolean(), expected_lock_version: requiredVersion });
+export const apiKeyCommandSchema = z.strictObject({ api_key: z.string().describe('The provider API key; never returned') });
+export const costUnitCommandSchema = z.strictObject({
+  cost_unit: z.string().regex(COST_UNIT_PATTERN, 'a currency code or unit name such as USD').describe('For example a currency code'),
+});
+
+/** Every mutation body has the root `command` (spec: Endpoints). */
+export function commandBody<T extends z.ZodType>(command: T) {
+  return z.strictObject({ command });
+}
+
+export const modelsQuerySchema = z.object({
+  workload: z.enum(WORKLOADS).optional().describe('Only models of this workload'),
+  available: z.enum(['true', 'false']).optional().describe('true: only available models; false: only unavailable ones'),
+});
+
+export const providerIdParamsSchema = z.object({ provider_id: z.string().min(1).max(63) });
+
+const parameterDescriptorView = z.object({
+  kind: z.enum(['integer', 'number', 'string', 'boolean']),
+  default: z.union([z.number(), z.string(), z.boolean(), z.null()]),
+  minimum: z.number().nullable(),
+  maximum: z.number().nullable(),
+  allowed_values: z.array(z.union([z.string(), z.number()])).nullable(),
+});
+
+export const composedCapabilitiesSchema = z.object({
+  input_modalities: z.array(z.enum(MODALITIES)),
+  output_modalities: z.array(z.enum(MODALITIES)),
+  tool_calls: z.boolean(),
+  streaming: z.boolean(),
+  prompt_caching: z.boolean(),
+  structured_output: z.boolean(),
+  reasoning: z
+    .object({ efforts: z.array(z.string()).optional(), budget_tokens: z.object({ minimum: z.number().int(), maximum: z.number().int() }).optional() })
+    .nullable(),
+  limits: z.object({ combined_input_output_tokens: z.number().int().optional(), input_tokens: z.number().int().optional(), output_tokens: z.number().int().optional() }),
+  generation_parameters: z.record(z.string(), parameterDescriptorView),
+  token_counter: tokenCounterSchema.nullable().describe('null: the byte estimate'),
+  wire_options: z.object({ prompt_format: z.string().nullable() }),
+  model_identity: z.string().nullable(),
+});
+
+export const modelRowSchema = z.object({
+  ref: z.string(),
+  provider_id: z.string(),
+  model_id: z.string().describe('Effective upstream model id'),
+  display_name: z.string().nullable(),
+  workload: z.enum(WORKLOADS),
+  capabilities: composedCapabilitiesSchema,
+  pricing: pricingSchema.nullable().describe('Spending estimate; null when unknown'),
+  available: z.boolean(),
+  visible: z.boolean().describe('false when manually hidden or marked invalid'),
+  unavailable_reason: z.enum(UNAVAILABLE_REASONS).nullable().describe('The first refusal, in priority order'),
+});
+
+export const providerRowSchema = z.object({
+  id: z.string(),
+  display_name: z.string().nullable(),
+  credentials: z.enum(CREDENTIAL_LANES).nullable(),
+  enabled: z.boolean(),
+  lock_version: lockVersionSchema.nullable().describe('null when no policy exists'),
+  configured: z.boolean().describe('A credential is installed'),
+  material_kind: z.string().nullable(),
+  reauthorization_required: z.boolean(),
+  unavailable_until: z.string().nullable().describe('ISO 8601 admission-delay floor, or null'),
+  models: z.number().int(),
+});
+
+export const configurationSchema = z.object({
+  definition: providerDeclarationSchema.nullable(),
+  source: z.enum(['catalog', 'override', 'custom', 'removed']),
+  models: z.array(z.object({ model: z.string(), definition: modelDefinitionSchema, source: z.enum(['catalog', 'override', 'custom']), removed: z.boolean() })),
+  model_definitions: z.record(z.string(), sharedModelDefinitionSchema),
+});
+
+export const memberProviderRowSchema = z.object({
+  id: z.string(),
+  display_name: z.string().nullable(),
+  credentials: z.enum(CREDENTIAL_LANES).nullable(),
+  enabled: z.boolean(),
+  configured: z.boolean(),
+  reauthorization_required: z.boolean(),
+  unavailable_until: z.string().nullable(),
+  models: z.number().int().describe('Models visible to members'),
+});
+
+export const modelsResponseSchema = z.object({ models: z.array(modelRowSchema) });
+export const providersResponseSchema = z.object({ model_providers: z.array(providerRowSchema) });
+export const providerResponseSchema = z.object({ model_provider: providerRowSchema });
+export const providerEnvelopeSchema = z.object({ model_provider: providerRowSchema, configuration: configurationSchema });
+export const memberProvidersResponseSchema = z.object({ model_providers: z.array(memberProviderRowSchema) });
+export const costUnitResponseSchema = z.object({ account: z.object({ cost_unit: z.string().nullable() }) });
+export const errorResponseSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });

@@ -1,0 +1,62 @@
+import type { Selectable } from 'kysely';
+
+/**
+ * Per-Account provider policy (spec: "Provider policy: absent (untouched) or present with lock_version"). One row
+ * per (Account, provider); its `document` holds hidden models, invalid marks, definition and removal entries as
+ * canonical JSON. `lock_version` is a 32-bit integer column, so PostgreSQL itself enforces 0..2147483647.
+ */
+export interface ModelProviderPolicyTable {
+  account_id: string;
+  provider_id: string;
+  lock_version: number;
+  /** 1 enabled, 0 disabled. */
+  enabled: number;
+  /** Canonical JSON of `PolicyDocument`. */
+  document: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * Installed credential material per (Account, provider). The row outlives a cleared key so the generation keeps
+ * counting; `sealed` is AES-256-GCM output naming its key id, never the key itself.
+ */
+export interface ModelProviderCredentialTable {
+  account_id: string;
+  provider_id: string;
+  /** `api_key`, `oauth_tokens` or null when nothing is installed. */
+  material_kind: string | null;
+  sealed: string | null;
+  /** Advances when the normalized material changes (install, change, clear). */
+  generation: number;
+  /** 1 when OAuth material must be re-authorized. */
+  reauthorization_required: number;
+  updated_at: number;
+}
+
+/** Runtime admission facts per (Account, provider), kept apart from the policy so they never bump its version. */
+export interface ModelProviderAdmissionTable {
+  account_id: string;
+  provider_id: string;
+  /** Epoch ms: the provider's admission-delay floor, or null. */
+  unavailable_until: number | null;
+  updated_at: number;
+}
+
+/** The configure-once cost unit of an Account; no row means none configured. */
+export interface AccountCostUnitTable {
+  account_id: string;
+  cost_unit: string;
+  configured_at: number;
+}
+
+export interface AdminTables {
+  model_provider_policies: ModelProviderPolicyTable;
+  model_provider_credentials: ModelProviderCredentialTable;
+  model_provider_admission: ModelProviderAdmissionTable;
+  account_cost_units: AccountCostUnitTable;
+}
+
+export type PolicyRow = Selectable<ModelProviderPolicyTable>;
+export type CredentialMaterialRow = Selectable<ModelProviderCredentialTable>;
+export type AdmissionRow = Selectable<ModelProviderAdmissionTable>;

@@ -1,0 +1,125 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { AppError, type ErrorCode } from '../../core/errors.ts';
+import { parseInput } from '../../core/http/validate.ts';
+import { requireAdministrator, requireMemberPlane, type Authenticator } from '../../core/identity/auth.ts';
+import type { Principal } from '../../core/identity/identity.model.ts';
+import { credentialsOf } from '../../core/identity/sessions.routes.ts';
+
+/**
+ * A declarative route: method, path, auth boundary, the zod schemas that validate its input, its response schema
+ * and the errors it can answer. The same table registers the Fastify routes and generates the OpenAPI document,
+ * so the description cannot drift from what is enforced.
+ */
+
+/** Pre-serialised JSON, sent as is (large catalog reads are assembled from cached fragments). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** Who may call a route: the admin boundary, the member plane, or anyone. */
+export type RouteAuth = 'administrator' | 'member' | 'public';
+
+export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType> {
+  /** Null only on public routes. */
+  principal: Principal;
+  params: z.infer<P>;
+  query: z.infer<Q>;
+  command: z.infer<C>;
+}
+
+export interface ApiRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, C extends z.ZodType = z.ZodType> {
+  method: 'GET' | 'PUT' | 'DELETE' | 'POST';
+  /** OpenAPI form, `{provider_id}` for parameters. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  auth: RouteAuth;
+  params?: P;
+  query?: Q;
+  /** The body is `{"command": <this>}` (spec: "Mutation bodies have the root command"). */
+  command?: C;
+  /** Command fields whose absence is 400 `parameter_missing` rather than `parameter_invalid`. */
+  requiredCommandFields?: readonly string[];
+  response: z.ZodType;
+  errors: readonly ErrorCode[];
+  rateLimit?: { max: number; timeWindow: number };
+  handler(input: RouteInput<P, Q, C>): Promise<unknown>;
+}
+
+/** Keeps the generic parameters of one route while building a heterogeneous table. */
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType>(route: ApiRoute<P, Q, C>): AnyApiRoute {
+  return route;
+}
+
+// A table mixes routes with different schemas; their handlers are only ever called with input parsed by their own
+// schemas, so the erased type is safe here.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyApiRoute = ApiRoute<any, any, any>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses `{"command": {...}}`: a missing (or null) root is `parameter_missing`, as is a missing field listed in
+ * `requiredCommandFields`; anything else malformed is `parameter_invalid` naming the field.
+ */
+export function parseCommand(route: AnyApiRoute, body: unknown): unknown {
+  if (!route.command) return undefined;
+  if (!isPlainObject(body) || body.command === undefined || body.command === null) {
+    throw new AppError('parameter_missing', 'the request body needs the root "command" object');
+  }
+  const extra = Object.keys(body).find((k) => k !== 'command');
+  if (extra !== undefined) throw new AppError('parameter_invalid', `body.${extra}: unknown field (fields go inside "command")`);
+  const command = body.command;
+  if (isPlainObject(command)) {
+    for (const field of route.requiredCommandFields ?? []) {
+      if (!Object.hasOwn(command, field)) throw new AppError('parameter_missing', `command.${field} is required (send null when the provider has no policy)`);
+    }
+  }
+  return parseInput(route.command, command, 'command');
+}
+
+/** Applies a route's auth boundary (src/core/identity/auth.ts policies). */
+export async function authorize(auth: RouteAuth, authenticator: Authenticator, request: FastifyRequest): Promise<Principal | null> {
+  if (auth === 'public') return null;
+  const result = await authenticator.authenticate(credentialsOf(request));
+  return auth === 'administrator' ? requireAdministrator(result, request.method) : requireMemberPlane(result);
+}
+
+/** `{provider_id}` → `:provider_id`. */
+export function fastifyPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+const principals = new WeakMap<FastifyRequest, Principal | null>();
+
+/**
+ * Registers a route table. Authentication runs in `onRequest`, before the body is parsed, so an unauthenticated
+ * caller gets 401 even with a malformed body, and input is validated only for callers allowed to send it.
+ */
+export function registerApiRoutes(app: FastifyInstance, routes: readonly AnyApiRoute[], deps: { auth: Authenticator }): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: fastifyPath(route.path),
+      ...(route.rateLimit ? { config: { rateLimit: route.rateLimit } } : {}),
+      onRequest: async (request) => {
+        principals.set(request, await authorize(route.auth, deps.auth, request));
+      },
+      handler: async (request, reply) => {
+        const principal = principals.get(request) ?? null;
+        const params: unknown = route.params ? parseInput(route.params, request.params, 'path') : {};
+        const query: unknown = route.query ? parseInput(route.query, request.query, 'query') : {};
+        const command = parseCommand(route, request.body);
+        const result = await route.handler({ principal: principal as Principal, params, query, command });
+        void reply.header('cache-control', 'no-store');
+        if (result instanceof JsonText) return reply.type('application/json; charset=utf-8').send(result.text);
+        return result;
+      },
+    });
+  }
+}

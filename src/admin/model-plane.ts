@@ -1,0 +1,189 @@
+import type { Kysely } from 'kysely';
+import type { PlatformContext } from '../app/context.ts';
+import type { Clock } from '../core/clock.ts';
+import type { SecretKey } from '../core/crypto.ts';
+import type { Database } from '../core/db/schema.ts';
+import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
+import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
+import { listCredentialRows } from './credentials/credentials.store.ts';
+import { createCredentialService } from './credentials/credentials.service.ts';
+import { createPolicyService, requireModel, requireProvider } from './policy/policy.service.ts';
+import { listAdmission, listPolicies } from './policy/policy.store.ts';
+import {
+  configurationView,
+  createProjection,
+  liveModels,
+  modelRowsJson,
+  providerRow,
+  type ConfigurationView,
+  type EffectiveProvider,
+  type ModelFilter,
+  type Projection,
+  type ProviderRowView,
+} from './projection/projection.ts';
+
+export interface ModelPlaneDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  log: Logger;
+  secretKeys: { current: SecretKey; all: readonly SecretKey[] };
+  catalogDir: string;
+}
+
+/** A provider as members see it: no policy version and no credential details beyond whether one is configured. */
+export interface MemberProviderRow {
+  id: string;
+  display_name: string | null;
+  credentials: string | null;
+  enabled: boolean;
+  configured: boolean;
+  reauthorization_required: boolean;
+  unavailable_until: string | null;
+  /** Models a member can see (neither hidden nor invalid). */
+  models: number;
+}
+
+/** The singular provider read (spec: `GET /model_providers/{provider_id}`). */
+export interface ProviderEnvelope {
+  model_provider: ProviderRowView;
+  configuration: ConfigurationView;
+}
+
+/**
+ * The model plane's composition root: loads and caches the catalog once, then serves the admin reads, the member
+ * reads and the commands from one projection. A catalog that failed to load is logged once here with the file and
+ * the reason, and every model-plane call answers 503 `model_plane_unavailable` (never an empty list).
+ */
+export function createModelPlane(deps: ModelPlaneDeps) {
+  const { db, clock, log } = deps;
+  const state: CatalogState = loadCatalog(deps.catalogDir);
+  let projection: Projection | undefined;
+  if (state.ok) {
+    projection = createProjection({
+      catalog: state.catalog,
+      secretKeys: deps.secretKeys.all,
+      now: () => clock.now(),
+      onBrokenEntry: (detail) => log.error(detail, 'a stored model definition entry no longer composes; the model is left out'),
+    });
+    log.info({ catalog_dir: state.catalog.dir, providers: state.catalog.providers.size, models: state.catalog.composed.size }, 'model catalog loaded');
+  } else {
+    log.error({ catalog_file: state.file, reason: state.reason }, `model plane unavailable: catalog file ${state.file}: ${state.reason}`);
+  }
+
+  const policy = createPolicyService({ db, clock });
+  const credentials = createCredentialService({ db, clock, log, secretKeys: deps.secretKeys });
+  const costUnit = createCostUnitService({ db, clock });
+
+  function requirePlane(): { catalog: Catalog; projection: Projection } {
+    if (!state.ok || !projection) throw new AppError('model_plane_unavailable', 'the model catalog is unavailable; the server log names the catalog file and the reason');
+    return { catalog: state.catalog, projection };
+  }
+
+  /** One read of everything the projection needs for an Account: policies, credentials, admission facts. */
+  async function providersOf(accountId: string): Promise<EffectiveProvider[]> {
+    const plane = requirePlane();
+    const [policies, credentialRows, admission] = await Promise.all([listPolicies(db, accountId), listCredentialRows(db, accountId), listAdmission(db, accountId)]);
+    return plane.projection.providers(accountId, { policies, credentials: credentialRows, admission });
+  }
+
+  async function providerRowOf(accountId: string, providerId: string): Promise<{ model_provider: ProviderRowView }> {
+    const provider = requireProvider(await providersOf(accountId), providerId);
+    return { model_provider: providerRow(provider) };
+  }
+
+  return {
+    catalogState: state,
+    credentials,
+    costUnit,
+
+    /** The Account's providers (removed custom ones included, flagged), for commands and the CLI. */
+    providersOf,
+
+    /** `GET /models`: the JSON text of `{"models":[…]}` ordered by ref, unavailable models included unless filtered. */
+    async adminModelsJson(accountId: string, filter: Pick<ModelFilter, 'workload' | 'available'>): Promise<string> {
+      return `{"models":${modelRowsJson(await providersOf(accountId), filter)}}`;
+    },
+
+    /** `GET /model_providers`: every provider row except removed custom providers. */
+    async adminProviders(accountId: string): Promise<ProviderRowView[]> {
+      return (await providersOf(accountId)).filter((p) => p.source !== 'removed').map(providerRow);
+    },
+
+    /** `GET /model_providers/{id}`: the row and its configuration; a removed custom provider stays readable. */
+    async adminProvider(accountId: string, providerId: string): Promise<ProviderEnvelope> {
+      const { catalog } = requirePlane();
+      const provider = (await providersOf(accountId)).find((p) => p.id === providerId);
+      if (!provider) throw new AppError('not_found', `unknown model provider ${providerId}`);
+      return { model_provider: providerRow(provider), configuration: configurationView(provider, catalog) };
+    },
+
+    /** Member discovery: visible models only (hidden and invalid ones are absent). */
+    async memberModelsJson(accountId: string, filter: Pick<ModelFilter, 'workload' | 'available'>): Promise<string> {
+      return `{"models":${modelRowsJson(await providersOf(accountId), { ...filter, visibleOnly: true })}}`;
+    },
+
+    async memberProviders(accountId: string): Promise<MemberProviderRow[]> {
+      return (await providersOf(accountId))
+        .filter((p) => p.source !== 'removed')
+        .map((p) => {
+          const row = providerRow(p);
+          return {
+            id: row.id,
+            display_name: row.display_name,
+            credentials: row.credentials,
+            enabled: row.enabled,
+            configured: row.configured,
+            reauthorization_required: row.reauthorization_required,
+            unavailable_until: row.unavailable_until,
+            models: liveModels(p).filter((m) => !m.hidden && !m.invalid).length,
+          };
+        });
+    },
+
+    async setLane(accountId: string, providerId: string, enabled: boolean, expected: number | null) {
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      await policy.setLane(accountId, provider, enabled, expected);
+      return providerRowOf(accountId, providerId);
+    },
+
+    async setVisibility(accountId: string, providerId: string, ref: string, visible: boolean, expected: number | null) {
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      await policy.setVisibility(accountId, provider, requireModel(provider, ref), visible, expected);
+      return providerRowOf(accountId, providerId);
+    },
+
+    async setAvailability(accountId: string, providerId: string, ref: string, available: boolean, expected: number | null) {
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      await policy.setAvailability(accountId, provider, requireModel(provider, ref), available, expected);
+      return providerRowOf(accountId, providerId);
+    },
+
+    async putApiKey(accountId: string, providerId: string, apiKey: string) {
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      await credentials.putApiKey(accountId, provider, apiKey);
+      return providerRowOf(accountId, providerId);
+    },
+
+    async deleteApiKey(accountId: string, providerId: string) {
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      await credentials.deleteApiKey(accountId, provider);
+      return providerRowOf(accountId, providerId);
+    },
+  };
+}
+
+export type ModelPlane = ReturnType<typeof createModelPlane>;
+
+const planes = new WeakMap<PlatformContext, ModelPlane>();
+
+/** The model plane of a platform context, created (and its catalog loaded) once per context. */
+export function modelPlaneOf(ctx: PlatformContext): ModelPlane {
+  let plane = planes.get(ctx);
+  if (!plane) {
+    plane = createModelPlane({ db: ctx.database.db, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys, catalogDir: ctx.config.admin.PLATFORM_CATALOG_DIR });
+    planes.set(ctx, plane);
+  }
+  return plane;
+}

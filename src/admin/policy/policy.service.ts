@@ -1,0 +1,140 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import type { Database } from '../../core/db/schema.ts';
+import { AppError } from '../../core/errors.ts';
+import type { EffectiveModel, EffectiveProvider } from '../projection/projection.ts';
+import { emptyDocument, parseDocument, serializeDocument, withHidden, withInvalid, type PolicyDocument } from './policy.document.ts';
+import { findPolicy, insertPolicyIfAbsent, updatePolicyIfVersion, type PolicyKey } from './policy.store.ts';
+
+/** Spec "Limits": `expected_lock_version` is an integer from 0 through 2147483647. */
+export const MAX_LOCK_VERSION = 2_147_483_647;
+
+/** What a command wants the policy to become, or `noop` when it already is (the version then stays). */
+type Mutation = { enabled: boolean; document: PolicyDocument } | 'noop';
+
+/** How a command treats an absent policy (spec: "States and transitions" and Endpoints rule 2). */
+interface AbsentRule {
+  /** Error when there is no policy, whatever the version (lane disable, availability with null version). */
+  absent?: () => AppError;
+  /** The policy to create when the version is null. */
+  create?: { enabled: boolean; document: PolicyDocument };
+}
+
+export function staleObject(message = 'the provider policy changed since it was read; read the provider again'): AppError {
+  return new AppError('stale_object', message);
+}
+
+/** Looks up a provider for a command: unknown (and removed custom) providers are 404 (spec: Errors). */
+export function requireProvider(providers: readonly EffectiveProvider[], providerId: string): EffectiveProvider {
+  const provider = providers.find((p) => p.id === providerId);
+  if (!provider || provider.source === 'removed') throw new AppError('not_found', `unknown model provider ${providerId}`);
+  return provider;
+}
+
+/**
+ * Resolves a complete reference within the named provider (spec: Endpoints rule 1): the ref travels whole and is
+ * matched whole; a ref of another provider or an unknown model is 404 `not_found`.
+ */
+export function requireModel(provider: EffectiveProvider, ref: string): EffectiveModel {
+  if (!ref.startsWith(`${provider.id}/`)) throw new AppError('not_found', `model ${ref} is not a model of provider ${provider.id}`);
+  const model = provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
+  if (!model) throw new AppError('not_found', `unknown model ${ref}`);
+  return model;
+}
+
+export interface PolicyServiceDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+}
+
+/**
+ * The versioned policy commands: lane, visibility and availability. Each is one conditional statement (no
+ * transaction held across reads), so concurrent writers on one version give exactly one success and 409s for the
+ * rest, on SQLite and on PostgreSQL alike.
+ */
+export function createPolicyService(deps: PolicyServiceDeps) {
+  const { db, clock } = deps;
+
+  /**
+   * Applies a mutation under the spec's version rules:
+   *  - no policy: null version creates (when the command may), a non-null version is 409; some commands are 404;
+   *  - a policy: null is 409, another version is 409, the same value leaves the version unchanged, otherwise the
+   *    conditional UPDATE bumps it; zero rows updated → re-read: missing `not_found`, present `stale_object`.
+   */
+  async function apply(key: PolicyKey, expected: number | null, absentRule: AbsentRule, mutate: (current: { enabled: boolean; document: PolicyDocument }) => Mutation): Promise<'created' | 'updated' | 'noop'> {
+    const now = clock.now();
+    const row = await findPolicy(db, key);
+    if (!row) {
+      if (absentRule.absent) throw absentRule.absent();
+      if (expected !== null) throw staleObject('the provider has no policy yet; send expected_lock_version null');
+      if (!absentRule.create) throw new AppError('not_found', 'the provider has no policy');
+      const created = await insertPolicyIfAbsent(db, key, { enabled: absentRule.create.enabled, document: serializeDocument(absentRule.create.document) }, now);
+      if (!created) throw staleObject('another request created the provider policy first; read the provider again');
+      return 'created';
+    }
+    if (expected === null) throw staleObject('the provider already has a policy; send its lock_version');
+    if (expected !== row.lock_version) throw staleObject();
+    const next = mutate({ enabled: row.enabled === 1, document: parseDocument(row.document) });
+    if (next === 'noop') return 'noop';
+    const text = serializeDocument(next.document);
+    if (row.lock_version >= MAX_LOCK_VERSION) throw new AppError('conflict', 'the provider policy version is exhausted (2147483647)');
+    const updated = await updatePolicyIfVersion(db, key, expected, { enabled: next.enabled, document: text }, now);
+    if (!updated) {
+      const again = await findPolicy(db, key);
+      if (!again) throw new AppError('not_found', 'the provider policy no longer exists');
+      throw staleObject();
+    }
+    return 'updated';
+  }
+
+  return {
+    /** `PUT …/lane` (spec rule 5): enabling creates the policy if missing; disabling needs one (404 otherwise). */
+    async setLane(accountId: string, provider: EffectiveProvider, enabled: boolean, expected: number | null) {
+      const key = { accountId, providerId: provider.id };
+      return apply(
+        key,
+        expected,
+        enabled ? { create: { enabled: true, document: emptyDocument() } } : { absent: () => new AppError('not_found', `provider ${provider.id} has no policy to disable`) },
+        (current) => (current.enabled === enabled ? 'noop' : { enabled, document: current.document })
+      );
+    },
+
+    /**
+     * `PUT …/model_visibility` (spec rule 6): on an untouched provider a null version creates a disabled policy
+     * with that visibility at version 0; showing never enables the provider, installs a key or clears a mark.
+     */
+    async setVisibility(accountId: string, provider: EffectiveProvider, model: EffectiveModel, visible: boolean, expected: number | null) {
+      const key = { accountId, providerId: provider.id };
+      return apply(
+        key,
+        expected,
+        { create: { enabled: false, document: withHidden(emptyDocument(), model.ref, !visible) } },
+        (current) => {
+          const hidden = current.document.hidden_models.includes(model.ref);
+          if (hidden === !visible) return 'noop';
+          return { enabled: current.enabled, document: withHidden(current.document, model.ref, !visible) };
+        }
+      );
+    },
+
+    /**
+     * `PUT …/model_availability` (spec rule 7): requires a policy (a null version without one is 404, a number is
+     * 409), works on disabled providers, and clearing the mark keeps a manual hide.
+     */
+    async setAvailability(accountId: string, provider: EffectiveProvider, model: EffectiveModel, available: boolean, expected: number | null) {
+      const key = { accountId, providerId: provider.id };
+      return apply(
+        key,
+        expected,
+        expected === null ? { absent: () => new AppError('not_found', `provider ${provider.id} has no policy; availability needs one`) } : {},
+        (current) => {
+          const invalid = current.document.invalid_models.includes(model.ref);
+          if (invalid === !available) return 'noop';
+          return { enabled: current.enabled, document: withInvalid(current.document, model.ref, !available) };
+        }
+      );
+    },
+  };
+}
+
+export type PolicyService = ReturnType<typeof createPolicyService>;

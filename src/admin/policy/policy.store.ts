@@ -1,0 +1,87 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../../core/db/schema.ts';
+import type { AdmissionRow, PolicyRow } from '../admin.table.ts';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/** Identifies one provider policy. */
+export interface PolicyKey {
+  accountId: string;
+  providerId: string;
+}
+
+/** Every policy of an Account (one query for the account-effective catalog). */
+export async function listPolicies(db: Executor, accountId: string): Promise<PolicyRow[]> {
+  return db.selectFrom('model_provider_policies').selectAll().where('account_id', '=', accountId).execute();
+}
+
+export async function findPolicy(db: Executor, key: PolicyKey): Promise<PolicyRow | undefined> {
+  return db
+    .selectFrom('model_provider_policies')
+    .selectAll()
+    .where('account_id', '=', key.accountId)
+    .where('provider_id', '=', key.providerId)
+    .executeTakeFirst();
+}
+
+/**
+ * Creates a policy at version 0 unless one exists. The primary key makes this race-safe: of two creators one
+ * inserts and the other gets `false` (its caller answers 409 `stale_object`).
+ */
+export async function insertPolicyIfAbsent(db: Executor, key: PolicyKey, values: { enabled: boolean; document: string }, now: number): Promise<boolean> {
+  const result = await db
+    .insertInto('model_provider_policies')
+    .values({
+      account_id: key.accountId,
+      provider_id: key.providerId,
+      lock_version: 0,
+      enabled: values.enabled ? 1 : 0,
+      document: values.document,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['account_id', 'provider_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/**
+ * The optimistic-locking idiom (STYLE.md 5): `UPDATE … SET …, lock_version = lock_version + 1 WHERE … AND
+ * lock_version = ?`. Returns false when no row matched; the caller re-reads to tell `not_found` from
+ * `stale_object`.
+ */
+export async function updatePolicyIfVersion(
+  db: Executor,
+  key: PolicyKey,
+  expectedVersion: number,
+  values: { enabled: boolean; document: string },
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('model_provider_policies')
+    .set((eb) => ({
+      enabled: values.enabled ? 1 : 0,
+      document: values.document,
+      updated_at: now,
+      lock_version: eb('lock_version', '+', 1),
+    }))
+    .where('account_id', '=', key.accountId)
+    .where('provider_id', '=', key.providerId)
+    .where('lock_version', '=', expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Admission facts (the `unavailable_until` floor) of an Account's providers. */
+export async function listAdmission(db: Executor, accountId: string): Promise<AdmissionRow[]> {
+  return db.selectFrom('model_provider_admission').selectAll().where('account_id', '=', accountId).execute();
+}
+
+/** Sets or clears a provider's admission-delay floor; never touches the policy or its version. */
+export async function setUnavailableUntil(db: Executor, key: PolicyKey, until: number | null, now: number): Promise<void> {
+  await db
+    .insertInto('model_provider_admission')
+    .values({ account_id: key.accountId, provider_id: key.providerId, unavailable_until: until, updated_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'provider_id']).doUpdateSet({ unavailable_until: until, updated_at: now }))
+    .execute();
+}

@@ -1,0 +1,47 @@
+import { memberProvidersResponseSchema, modelsQuerySchema, modelsResponseSchema } from '../admin/admin.schemas.ts';
+import { defineRoute, JsonText, type AnyApiRoute } from '../admin/http/api-route.ts';
+import type { ModelPlane } from '../admin/model-plane.ts';
+
+/** Base path of the member plane (spec: Versioning). */
+export const MEMBER_BASE = '/agent_api/v1';
+
+/**
+ * Member-plane model discovery: read-only, for member-plane and executor tokens. It reads the same projection as
+ * the admin routes, minus hidden and invalid models. There is deliberately no write route here: provider writes
+ * have no member-plane alias (spec: Endpoints rule 13).
+ */
+export function memberRoutes(plane: ModelPlane): AnyApiRoute[] {
+  const tag = 'member';
+  const errors = ['unauthorized', 'model_plane_unavailable'] as const;
+  return [
+    defineRoute({
+      method: 'GET',
+      path: `${MEMBER_BASE}/models`,
+      operationId: 'memberListModels',
+      summary: 'Models visible to Agents of the Account, ordered by ref (hidden and invalid models are absent)',
+      tag,
+      auth: 'member',
+      query: modelsQuerySchema,
+      response: modelsResponseSchema,
+      errors: [...errors, 'parameter_invalid'],
+      handler: async ({ principal, query }) =>
+        new JsonText(
+          await plane.memberModelsJson(principal.accountId, {
+            ...(query.workload ? { workload: query.workload } : {}),
+            ...(query.available ? { available: query.available === 'true' } : {}),
+          }),
+        ),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${MEMBER_BASE}/model_providers`,
+      operationId: 'memberListModelProviders',
+      summary: 'Providers of the Account, without policy versions or credential details',
+      tag,
+      auth: 'member',
+      response: memberProvidersResponseSchema,
+      errors,
+      handler: async ({ principal }) => ({ model_providers: await plane.memberProviders(principal.accountId) }),
+    }),
+  ];
+}
