@@ -5,6 +5,7 @@ import { registerModelPlaneRoutes } from '../admin/admin.routes.ts';
 import { isDatabaseReachable } from '../core/db/database.ts';
 import { createHttpApp, registerHealthRoutes } from '../core/http/server.ts';
 import { registerSessionRoutes } from '../core/identity/sessions.routes.ts';
+import { registerPlatformRpcRoutes } from '../grpc/platform-rpcs.ts';
 import type { PlatformContext } from './context.ts';
 
 /**
@@ -28,5 +29,6 @@ export async function buildRestApp(ctx: PlatformContext): Promise<FastifyInstanc
   registerHealthRoutes(app, () => isDatabaseReachable(ctx.database));
   registerSessionRoutes(app, { identity: ctx.identity, auth: ctx.auth, sessionTtlMs: core.PLATFORM_SESSION_TTL_HOURS * 3_600_000 });
   registerModelPlaneRoutes(app, ctx);
+  registerPlatformRpcRoutes(app, ctx);
   return app;
 }

@@ -1,4 +1,5 @@
 import { closeGracefully } from '../core/http/server.ts';
+import { startGrpcListener } from '../grpc/platform-rpcs.ts';
 import type { PlatformContext } from './context.ts';
 import { buildRestApp } from './rest-app.ts';
 
@@ -47,6 +48,7 @@ export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<Serv
       const scheme = core.PLATFORM_TLS_CERT ? 'https' : 'http';
       listeners.push({ name: 'rest', url: `${scheme}://${hostForUrl(core.PLATFORM_HOST)}:${port}`, close: () => closeGracefully(rest) });
     }
+    if (only.has('grpc')) listeners.push(await startGrpcListener(ctx));
   } catch (error) {
     await closeAll();
     throw error;

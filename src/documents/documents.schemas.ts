@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/**
+ * The PlatformDocuments messages in canonical proto3 JSON (proto/platform/v1/documents.proto), as RPC handlers
+ * receive and return them. Types and shapes are already checked by the proto codec; these schemas add the
+ * semantic rules (required fields, lengths) and are the source of the TypeScript types.
+ */
+const base64 = z.string();
+
+export const encryptionHeaderJson = z.object({
+  algorithm: z.string().min(1).max(64).optional(),
+  key_id: z.string().max(128).optional(),
+  nonce: base64.optional(),
+});
+
+export const createDocumentRequestJson = z.object({
+  ciphertext: base64.optional(),
+  encryption: encryptionHeaderJson.optional(),
+  encrypted_metadata: base64.optional(),
+  request_id: z
+    .string()
+    .max(128)
+    .regex(/^[\x21-\x7e]+$/, 'expected 1 to 128 printable ASCII characters without spaces')
+    .optional(),
+});
+export type CreateDocumentRequestJson = z.infer<typeof createDocumentRequestJson>;
+
+export const listDocumentsRequestJson = z.object({
+  page_size: z.number().int().optional(),
+  page_token: z.string().optional(),
+});
+export type ListDocumentsRequestJson = z.infer<typeof listDocumentsRequestJson>;
+
+export const deleteDocumentRequestJson = z.object({
+  id: z.string().max(128).optional(),
+});
+export type DeleteDocumentRequestJson = z.infer<typeof deleteDocumentRequestJson>;
+
+/** A document as returned (ListDocuments, CreateDocument). */
+export interface DocumentJson {
+  id: string;
+  creator_id: string;
+  /** int64 travels as a decimal string in proto3 JSON. */
+  size_bytes: string;
+  ciphertext: string;
+  encryption: { algorithm: string; key_id: string; nonce: string };
+  encrypted_metadata: string;
+  request_id?: string;
+  create_time: string;
+}
+
+export interface ListDocumentsResponseJson {
+  documents: DocumentJson[];
+  next_page_token?: string;
+}

@@ -1,0 +1,151 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { protoPath as healthProtoPath } from 'grpc-health-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { bearer, grpcError, httpJson, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
+
+/**
+ * The gRPC server itself, over the test-only PlatformTesting service: standard health and reflection answer,
+ * deadlines are honoured on both transports, unexpected errors become INTERNAL with a generic message, and
+ * unimplemented methods answer UNIMPLEMENTED.
+ */
+
+type Unary = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, value?: Record<string, unknown>) => void) => grpc.ClientUnaryCall;
+
+function unary(client: grpc.Client, method: string, request: object, metadata = new grpc.Metadata(), options: grpc.CallOptions = {}): Promise<Record<string, unknown>> {
+  const fn = (client as unknown as Record<string, Unary>)[method];
+  if (!fn) throw new Error(`no method ${method}`);
+  return new Promise((resolve, reject) => {
+    fn.call(client, request, metadata, options, (error, value) => (error ? reject(error) : resolve(value ?? {})));
+  });
+}
+
+describe('gRPC server', () => {
+  let p: GrpcTestPlatform;
+  let token: string;
+  let testing: grpc.Client;
+
+  beforeAll(async () => {
+    p = await startGrpcTestPlatform('sqlite');
+    token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
+    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
+    testing = new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
+  });
+
+  afterAll(async () => {
+    testing?.close();
+    await p?.close();
+  });
+
+  it('answers a unary RPC with the caller authenticated by metadata', async () => {
+    await expect(unary(testing, 'Ping', { text: 'hello' }, bearer(token))).resolves.toEqual({ text: 'hello' });
+    const refused = await grpcError(unary(testing, 'Ping', { text: 'hello' }));
+    expect(refused.code).toBe(grpc.status.UNAUTHENTICATED);
+  });
+
+  it('answers the standard health service for the server and each service', async () => {
+    const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String });
+    const loaded = grpc.loadPackageDefinition(healthDefinition) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+    const health = new loaded.grpc.health.v1.Health(p.grpcAddress, grpc.credentials.createInsecure());
+    try {
+      await expect(unary(health, 'Check', { service: '' })).resolves.toEqual({ status: 'SERVING' });
+      await expect(unary(health, 'Check', { service: 'platform.v1.PlatformDocuments' })).resolves.toEqual({ status: 'SERVING' });
+      await expect(unary(health, 'Check', { service: 'platform.v1.PlatformOSV' })).resolves.toEqual({ status: 'SERVING' });
+      const unknown = await grpcError(unary(health, 'Check', { service: 'no.such.Service' }));
+      expect(unknown.code).toBe(grpc.status.NOT_FOUND);
+    } finally {
+      health.close();
+    }
+  });
+
+  it('answers server reflection: lists the services and describes them with snake_case JSON names', async () => {
+    const require = createRequire(import.meta.url);
+    const reflectionDir = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto', 'grpc', 'reflection', 'v1');
+    const definition = protoLoader.loadSync(join(reflectionDir, 'reflection.proto'), { keepCase: true, longs: String, defaults: false, oneofs: true });
+    const loaded = grpc.loadPackageDefinition(definition) as unknown as { grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } } };
+    const client = new loaded.grpc.reflection.v1.ServerReflection(p.grpcAddress, grpc.credentials.createInsecure());
+    const ask = (request: object) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const stream = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Record<string, unknown>> }).ServerReflectionInfo();
+        stream.on('data', (message: Record<string, unknown>) => {
+          resolve(message);
+          stream.end();
+        });
+        stream.on('error', reject);
+        stream.write(request);
+      });
+    try {
+      const listed = await ask({ list_services: '' });
+      const names = ((listed.list_services_response as { service: { name: string }[] }).service).map((s) => s.name);
+      expect(names).toEqual(expect.arrayContaining(['platform.v1.PlatformDocuments', 'platform.v1.PlatformOSV', 'grpc.health.v1.Health']));
+
+      const described = await ask({ file_containing_symbol: 'platform.v1.PlatformDocuments' });
+      const files = (described.file_descriptor_response as { file_descriptor_proto: Buffer[] }).file_descriptor_proto;
+      expect(files.length).toBeGreaterThan(0);
+      const descriptor = (await import('protobufjs/ext/descriptor/index.js')).default;
+      const decoded = files.map((f) => descriptor.FileDescriptorProto.decode(f) as unknown as { name: string; messageType: { name: string; field: { name: string; jsonName: string }[] }[] });
+      const listResponse = decoded.flatMap((f) => f.messageType).find((m) => m.name === 'ListDocumentsResponse');
+      expect(listResponse?.field.map((f) => [f.name, f.jsonName])).toEqual([
+        ['documents', 'documents'],
+        ['next_page_token', 'next_page_token'],
+      ]);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('honours a client deadline: DEADLINE_EXCEEDED, and the handler is told to stop', async () => {
+    const before = p.probe.sleepAborted.length;
+    const started = Date.now();
+    const error = await grpcError(unary(testing, 'Sleep', {}, bearer(token), { deadline: Date.now() + 300 }));
+    expect(error.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect.poll(() => p.probe.sleepAborted.length).toBe(before + 1);
+    expect(p.probe.sleepAborted.at(-1)).toBe(true);
+  });
+
+  it('turns an unexpected error into INTERNAL with a generic message, on both transports', async () => {
+    const error = await grpcError(unary(testing, 'Fail', { reason: 'boom' }, bearer(token)));
+    expect(error.code).toBe(grpc.status.INTERNAL);
+    expect(error.details).toBe('internal server error');
+    const http = await httpJson(`${p.restUrl}/platform/testing/v1/fail/boom`, { token });
+    expect(http.status).toBe(500);
+    expect(http.body).toEqual({ error: { code: 'internal', message: 'internal server error' } });
+    expect(p.platform.logs.text()).toContain('secret internal detail');
+    // An AppError keeps its code and message.
+    const known = await grpcError(unary(testing, 'Fail', { reason: 'app' }, bearer(token)));
+    expect([known.code, known.details]).toEqual([grpc.status.NOT_FOUND, 'no such thing']);
+  });
+
+  it('answers UNIMPLEMENTED for a declared RPC without an implementation', async () => {
+    const error = await grpcError(
+      new Promise((resolve, reject) => p.osvClient().GetVuln({ id: 'GHSA-xxxx' }, bearer(token), (e, v) => (e ? reject(e) : resolve(v)))),
+    );
+    expect(error.code).toBe(grpc.status.UNIMPLEMENTED);
+  });
+
+  it('refuses a request message over the size limit with RESOURCE_EXHAUSTED', async () => {
+    const big = 'x'.repeat(20 * 1024 * 1024);
+    const error = await grpcError(unary(testing, 'Ping', { text: big }, bearer(token)));
+    expect(error.code).toBe(grpc.status.RESOURCE_EXHAUSTED);
+  });
+});
+
+describe('gRPC server deadline over HTTP', () => {
+  let p: GrpcTestPlatform;
+
+  beforeAll(async () => {
+    p = await startGrpcTestPlatform('sqlite', { env: { PLATFORM_RPC_DEADLINE_MS: '300' } });
+  });
+  afterAll(async () => p?.close());
+
+  it('answers 504 with DEADLINE_EXCEEDED when the server deadline passes', async () => {
+    const token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
+    const response = await httpJson(`${p.restUrl}/platform/testing/v1/sleep`, { method: 'POST', token, body: {} });
+    expect(response.status).toBe(504);
+    expect(response.body).toEqual({ error: { code: 'deadline_exceeded', message: 'deadline exceeded' } });
+    await expect.poll(() => p.probe.sleepAborted.at(-1)).toBe(true);
+  });
+});

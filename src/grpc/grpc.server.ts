@@ -1,0 +1,168 @@
+import { performance } from 'node:perf_hooks';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation, protoPath as healthProtoPath, type ServingStatusMap } from 'grpc-health-check';
+import { GRPC_STATUS } from '../core/errors.ts';
+import type { Authenticator } from '../core/identity/auth.ts';
+import type { Logger } from '../core/logger.ts';
+import type { LoadedProtos } from './protos.ts';
+import { reflectionPackageDefinition } from './protos.ts';
+import type { RpcMethod } from './rpc.ts';
+import { asAppError, bindRpcs, invokeRpc, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
+
+export interface GrpcServerOptions {
+  protos: LoadedProtos;
+  /** The implemented RPCs; methods of the protos without one answer UNIMPLEMENTED. */
+  rpcs: readonly RpcMethod[];
+  auth: Authenticator;
+  log: Logger;
+  /** `PLATFORM_RPC_DEADLINE_MS`: the longest a call may run. */
+  maxDeadlineMs: number;
+  /** Largest request message accepted; larger ones are refused by grpc-js with RESOURCE_EXHAUSTED. */
+  maxReceiveMessageBytes: number;
+  /** Largest response message sent. */
+  maxSendMessageBytes: number;
+}
+
+export interface GrpcListenOptions {
+  host: string;
+  port: number;
+  /** PEM certificate chain and key: TLS; absent: cleartext HTTP/2 (h2c). */
+  tls?: { cert: Buffer; key: Buffer } | undefined;
+}
+
+/** A gRPC server with the platform's services, the standard health service and server reflection. */
+export interface PlatformGrpcServer {
+  server: grpc.Server;
+  /** Binds and starts; returns the bound port and a URL such as `grpc://127.0.0.1:50051` (`grpcs://` with TLS). */
+  listen(options: GrpcListenOptions): Promise<{ port: number; url: string }>;
+  /**
+   * Stops gracefully: health turns NOT_SERVING, no new calls are accepted, calls in flight may finish within
+   * `timeoutMs`, after which the remaining ones are cancelled.
+   */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+function metadataValue(metadata: grpc.Metadata, key: string): string | undefined {
+  const value = metadata.get(key)[0];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function deadlineMs(deadline: grpc.Deadline): number {
+  return deadline instanceof Date ? deadline.getTime() : deadline;
+}
+
+type UnaryCall = grpc.ServerUnaryCall<Record<string, unknown>, Record<string, unknown>>;
+type UnaryCallback = grpc.sendUnaryData<Record<string, unknown>>;
+
+/**
+ * Builds the gRPC server: each RpcMethod becomes a unary handler that reads `authorization` from the metadata,
+ * honours the client's deadline, and maps errors to gRPC status codes once (an AppError's code by table, anything
+ * else INTERNAL with a generic message).
+ */
+export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer {
+  const { protos, log } = options;
+  const bound = bindRpcs(protos, options.rpcs);
+  const deps: RpcRuntimeDeps = { auth: options.auth, codec: protos.codec, maxDeadlineMs: options.maxDeadlineMs };
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': options.maxReceiveMessageBytes,
+    'grpc.max_send_message_length': options.maxSendMessageBytes,
+    // Idle connections are closed after a while, and dead peers are noticed by keepalive pings.
+    'grpc.max_connection_idle_ms': 5 * 60_000,
+    'grpc.keepalive_time_ms': 2 * 60_000,
+    'grpc.keepalive_timeout_ms': 20_000,
+  });
+
+  function unaryHandler(b: BoundRpc) {
+    const name = `${b.rpc.service}/${b.rpc.method}`;
+    const callLog = log.child({ rpc: name, transport: 'grpc' });
+    return (call: UnaryCall, callback: UnaryCallback): void => {
+      const started = performance.now();
+      const controller = new AbortController();
+      call.on('cancelled', () => controller.abort());
+      const finish = (code: number) => callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
+      invokeRpc(deps, b, {
+        authorization: metadataValue(call.metadata, 'authorization'),
+        decode: () => protos.codec.fromProto(b.proto.requestType, call.request),
+        clientDeadline: deadlineMs(call.getDeadline()),
+        signal: controller.signal,
+        transport: 'grpc',
+        log: callLog,
+      }).then(
+        (response) => {
+          let message: Record<string, unknown>;
+          try {
+            message = protos.codec.toProto(b.proto.responseType, response);
+          } catch (error) {
+            const appError = asAppError(error, callLog);
+            finish(appError.grpcCode);
+            callback({ code: GRPC_STATUS.INTERNAL, details: appError.message });
+            return;
+          }
+          finish(GRPC_STATUS.OK);
+          callback(null, message);
+        },
+        (error: unknown) => {
+          const appError = asAppError(error, callLog);
+          finish(appError.grpcCode);
+          const metadata = new grpc.Metadata();
+          for (const [key, value] of Object.entries(appError.headers)) metadata.set(key.toLowerCase(), value);
+          callback({ code: appError.grpcCode, details: appError.message, metadata });
+        },
+      );
+    };
+  }
+
+  const serviceNames: string[] = [];
+  for (const [serviceName, methods] of protos.services) {
+    const definition = protos.packageDefinition[serviceName] as protoLoader.ServiceDefinition;
+    const implementation: grpc.UntypedServiceImplementation = {};
+    for (const b of bound) if (b.rpc.service === serviceName) implementation[b.rpc.method] = unaryHandler(b);
+    // Methods without an implementation answer UNIMPLEMENTED (grpc-js's default handler).
+    if (methods.size > 0) server.addService(definition, implementation);
+    serviceNames.push(serviceName);
+  }
+
+  const statuses: ServingStatusMap = { '': 'SERVING' };
+  for (const name of serviceNames) statuses[name] = 'SERVING';
+  const health = new HealthImplementation(statuses);
+  health.addToServer(server);
+
+  // Reflection describes our services and the health service, so grpcurl and `buf curl` need no proto files.
+  const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true });
+  new ReflectionService({ ...reflectionPackageDefinition(protos.packageDefinition), ...healthDefinition }).addToServer(server);
+
+  let started = false;
+  return {
+    server,
+    async listen({ host, port, tls }) {
+      const credentials = tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false) : grpc.ServerCredentials.createInsecure();
+      const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+      const boundPort = await new Promise<number>((resolve, reject) => {
+        server.bindAsync(address, credentials, (error, p) => (error ? reject(error) : resolve(p)));
+      });
+      started = true;
+      const urlHost = host.includes(':') ? `[${host}]` : host;
+      return { port: boundPort, url: `${tls ? 'grpcs' : 'grpc'}://${urlHost}:${boundPort}` };
+    },
+    async close(timeoutMs = 10_000) {
+      for (const name of Object.keys(statuses)) health.setStatus(name, 'NOT_SERVING');
+      if (!started) {
+        server.forceShutdown();
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          log.warn({ timeoutMs }, 'gRPC calls still running at shutdown; cancelling them');
+          server.forceShutdown();
+          resolve();
+        }, timeoutMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}

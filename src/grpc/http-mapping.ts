@@ -1,0 +1,156 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import protobuf from 'protobufjs';
+import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
+import type { Authenticator } from '../core/identity/auth.ts';
+import type { Logger } from '../core/logger.ts';
+import type { JsonObject, JsonValue, ProtoJsonCodec } from './proto-json.ts';
+import type { LoadedProtos } from './protos.ts';
+import { pathParamsOf, type HttpErrorStyle, type RpcMethod } from './rpc.ts';
+import { asAppError, bindRpcs, invokeRpc, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
+
+export interface RpcRoutesDeps {
+  protos: LoadedProtos;
+  rpcs: readonly RpcMethod[];
+  auth: Authenticator;
+  /** `PLATFORM_RPC_DEADLINE_MS`: HTTP callers get this deadline. */
+  maxDeadlineMs: number;
+}
+
+/** Writes an error in the RPC's style; the one place the HTTP mappings write errors. */
+export function sendRpcError(reply: FastifyReply, error: AppError, style: HttpErrorStyle): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
+  if (error.code === 'unauthorized') void reply.header('www-authenticate', 'Bearer');
+  const body = style === 'status' ? { code: error.grpcCode, message: error.message } : errorEnvelope(error.code, error.message);
+  return reply.status(error.httpStatus).send(body);
+}
+
+/** Framework errors (body parsing and limits) as AppErrors; anything else is unexpected. */
+function frameworkError(error: FastifyError): AppError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'request body is too large');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('parameter_invalid', 'request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'unsupported content type (send application/json)');
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) return new AppError('parameter_invalid', 'malformed request');
+  if (error.statusCode === 413) return new AppError('payload_too_large', 'request body is too large');
+  if (error.statusCode === 415) return new AppError('unsupported_media_type', 'unsupported content type (send application/json)');
+  return undefined;
+}
+
+/** Scalar text from a path or query parameter, typed for the field so the codec can check it. */
+function paramValue(field: protobuf.Field, text: string): JsonValue {
+  if (field.type === 'bool') {
+    if (text === 'true') return true;
+    if (text === 'false') return false;
+    throw new AppError('parameter_invalid', `${field.name}: expected true or false`);
+  }
+  if (field.resolvedType instanceof protobuf.Type) throw new AppError('parameter_invalid', `${field.name}: a message cannot be given as a parameter`);
+  return text;
+}
+
+/**
+ * Sets `path` (dotted field names) of `target` from parameter text, creating nested messages as needed; unknown
+ * fields are INVALID_ARGUMENT, as a strict transcoder answers.
+ */
+function setParam(codec: ProtoJsonCodec, typeName: string, target: JsonObject, path: string, values: string[], where: string): void {
+  let type = codec.type(typeName);
+  let object = target;
+  const parts = path.split('.');
+  for (const [i, part] of parts.entries()) {
+    const field = type.fields[part] ?? type.fieldsArray.find((f) => f.name.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) === part);
+    if (!field) throw new AppError('parameter_invalid', `${where} ${path}: unknown field`);
+    if (i === parts.length - 1) {
+      if (field.repeated) object[field.name] = values.map((v) => paramValue(field, v));
+      else if (values.length !== 1) throw new AppError('parameter_invalid', `${where} ${path}: given more than once`);
+      else object[field.name] = paramValue(field, values[0] as string);
+      return;
+    }
+    if (!(field.resolvedType instanceof protobuf.Type) || field.repeated) throw new AppError('parameter_invalid', `${where} ${path}: not a message field`);
+    const next = (object[field.name] ??= {}) as JsonObject;
+    object = next;
+    type = field.resolvedType;
+  }
+}
+
+function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyRequest): JsonObject {
+  const typeName = b.proto.requestType;
+  let raw: JsonObject = {};
+  if (b.rpc.http.body === '*') {
+    const body = request.body;
+    if (body !== undefined && body !== null) {
+      if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('parameter_invalid', 'body: expected a JSON object');
+      raw = { ...(body as JsonObject) };
+    }
+  } else {
+    // Fields not bound by the path come from the query string (google.api.http rules).
+    const query = (request.query ?? {}) as Record<string, string | string[] | undefined>;
+    for (const [key, value] of Object.entries(query)) {
+      if (value === undefined) continue;
+      setParam(codec, typeName, raw, key, Array.isArray(value) ? value : [value], 'query parameter');
+    }
+  }
+  const params = (request.params ?? {}) as Record<string, string>;
+  // Path parameters win over the body, as transcoders do.
+  for (const name of pathParamsOf(b.rpc.http.path)) {
+    const value = params[name];
+    if (value !== undefined) setParam(codec, typeName, raw, name, [value], 'path parameter');
+  }
+  return codec.fromJson(typeName, raw, { where: b.rpc.http.body === '*' ? 'body' : 'request' });
+}
+
+/**
+ * Registers the HTTP mapping of every RpcMethod on the REST listener (`PLATFORM_HTTP_PORT`) at its annotated
+ * path. The same `invokeRpc` serves gRPC, so each RPC has one implementation; JSON uses the proto field names
+ * (ARCHITECTURE.md, "gRPC"), responses leave out empty fields, and errors use the RPC's style.
+ */
+export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): void {
+  const bound = bindRpcs(deps.protos, deps.rpcs);
+  const runtime: RpcRuntimeDeps = { auth: deps.auth, codec: deps.protos.codec, maxDeadlineMs: deps.maxDeadlineMs };
+  for (const b of bound) {
+    const style: HttpErrorStyle = b.rpc.http.errorStyle ?? 'envelope';
+    const name = `${b.rpc.service}/${b.rpc.method}`;
+    app.route({
+      method: b.rpc.http.method,
+      url: b.rpc.http.path,
+      ...(b.rpc.http.bodyLimit !== undefined ? { bodyLimit: b.rpc.http.bodyLimit } : {}),
+      // Errors before the handler runs (body parsing, size limits) answer in the RPC's style too.
+      errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+        let mapped = isAppError(error) ? error : frameworkError(error);
+        if (!mapped) {
+          request.log.error({ err: error, rpc: name }, 'unexpected error');
+          mapped = new AppError('internal', INTERNAL_MESSAGE);
+        }
+        void sendRpcError(reply, mapped, style);
+      },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const log = request.log.child({ rpc: name, transport: 'http' }) as Logger;
+        const controller = new AbortController();
+        // The connection closing before the answer is written means the client went away: cancel the call.
+        const onClose = () => {
+          if (!reply.raw.writableEnded) controller.abort();
+        };
+        reply.raw.once('close', onClose);
+        try {
+          const response = await invokeRpc(runtime, b, {
+            authorization: request.headers.authorization,
+            decode: () => decodeHttpRequest(deps.protos.codec, b, request),
+            signal: controller.signal,
+            transport: 'http',
+            log,
+          });
+          return reply.status(200).type('application/json; charset=utf-8').send(JSON.stringify(response));
+        } catch (error) {
+          return sendRpcError(reply, asAppError(error, log), style);
+        } finally {
+          reply.raw.off('close', onClose);
+        }
+      },
+    });
+  }
+}

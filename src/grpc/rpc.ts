@@ -1,0 +1,73 @@
+import type { Capability, Principal } from '../core/identity/identity.model.ts';
+import type { Logger } from '../core/logger.ts';
+
+/**
+ * How an RPC's errors look on its HTTP mapping:
+ * - `envelope`: the platform's REST envelope `{"error":{"code":"<AppError code>","message"}}` (documents);
+ * - `status`: `{"code": <gRPC status number>, "message"}` as OSV.dev's transcoder answers (osv-facts.md §1).
+ * Either way the HTTP status comes from the AppError code table (400, 401, 403, 404, 413, 500, 504, ...).
+ */
+export type HttpErrorStyle = 'envelope' | 'status';
+
+/** The HTTP mapping of an RPC; it must agree with the `google.api.http` annotation in the proto (checked at start). */
+export interface RpcHttpMapping {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** A Fastify path pattern: the annotation's `{id}` written `:id`, for example `/platform/v1/osv/vulns/:id`. */
+  path: string;
+  /** `'*'`: the JSON body is the whole request message. Absent: no body; fields come from the path and query. */
+  body?: '*';
+  /** Largest accepted HTTP body in bytes (default: the REST listener's `PLATFORM_BODY_LIMIT_BYTES`). */
+  bodyLimit?: number;
+  /** Error body style (default `envelope`). */
+  errorStyle?: HttpErrorStyle;
+}
+
+/** What a handler receives; the same on both transports. */
+export interface RpcCall<Req> {
+  /** The authenticated caller: a platform-plane token holding the method's capability. */
+  principal: Principal;
+  /**
+   * The request in canonical proto3 JSON (see `proto-json.ts`): snake_case proto field names, fields at their
+   * default value left out, int64 as strings, bytes as base64, enums by name, Timestamps as RFC 3339, Structs as
+   * JSON, a oneof as its one set member. Unknown fields were rejected and types checked before the call.
+   */
+  request: Req;
+  /** Epoch milliseconds by which the answer is due: the client's gRPC deadline, capped by `PLATFORM_RPC_DEADLINE_MS`. */
+  deadline: number;
+  /** Aborted when the deadline passes or the client goes away; long work should stop (or return partial results). */
+  signal: AbortSignal;
+  /** A child logger naming the RPC and transport. */
+  log: Logger;
+  /** Which transport carried the call (for logs and metrics only; behaviour must not depend on it). */
+  transport: 'grpc' | 'http';
+}
+
+/**
+ * One RPC implementation serving both gRPC and its HTTP mapping. The server authenticates the caller
+ * (`authorization: Bearer <platform token>` → `requireCapability(capability)`), converts the request to canonical
+ * JSON, runs `handler` under the deadline, converts the response back (unknown response fields are dropped,
+ * default values left out), and maps errors once per transport: an `AppError` keeps its code and message (gRPC code
+ * and HTTP status from the table in `src/core/errors.ts`); any other error becomes INTERNAL / 500 with a generic
+ * message, the cause going to the log only.
+ */
+export interface RpcMethod<Req = unknown, Res = unknown> {
+  /** Full proto service name, for example `platform.v1.PlatformOSV`. */
+  service: string;
+  /** Method name as in the proto, for example `GetVuln`. */
+  method: string;
+  /** The capability the caller's platform token must carry. */
+  capability: Capability;
+  http: RpcHttpMapping;
+  /** The implementation; returns the response in canonical proto3 JSON (empty fields may be present or absent). */
+  handler(call: RpcCall<Req>): Promise<Res>;
+}
+
+/** `/platform/v1/documents/{id}` → `/platform/v1/documents/:id` (only single-segment field names are supported). */
+export function fastifyPathOf(template: string): string {
+  return template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+}
+
+/** Names of the path parameters of a Fastify pattern. */
+export function pathParamsOf(pattern: string): string[] {
+  return [...pattern.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1] as string);
+}

@@ -1,0 +1,183 @@
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+import type { FastifyInstance } from 'fastify';
+import { buildRestApp } from '../../src/app/rest-app.ts';
+import { AppError } from '../../src/core/errors.ts';
+import type { Capability } from '../../src/core/identity/identity.model.ts';
+import type { Dialect } from '../../src/core/db/database.ts';
+import type { ProtoGrpcType as DocumentsGrpc } from '../../src/grpc/generated/documents.ts';
+import type { ProtoGrpcType as OsvGrpc } from '../../src/grpc/generated/osv.ts';
+import type { PlatformDocumentsClient } from '../../src/grpc/generated/platform/v1/PlatformDocuments.ts';
+import type { PlatformOSVClient } from '../../src/grpc/generated/platform/v1/PlatformOSV.ts';
+import type { PlatformGrpcServer } from '../../src/grpc/grpc.server.ts';
+import { createPlatformGrpcServer, platformRpcs, registerPlatformRpcRoutes } from '../../src/grpc/platform-rpcs.ts';
+import { PLATFORM_PROTO_FILES, PROTO_ROOT } from '../../src/grpc/proto-files.ts';
+import { loadProtos, type LoadedProtos } from '../../src/grpc/protos.ts';
+import type { RpcMethod } from '../../src/grpc/rpc.ts';
+import { openTestPlatform, type TestPlatform } from '../support/platform.ts';
+
+const TESTING_DIR = dirname(fileURLToPath(import.meta.url));
+
+let testingProtos: LoadedProtos | undefined;
+
+/** The platform protos plus the test-only `platform.testing.v1.PlatformTesting` service. */
+export function loadTestingProtos(): LoadedProtos {
+  testingProtos ??= loadProtos(['testing.proto', ...PLATFORM_PROTO_FILES], [TESTING_DIR, PROTO_ROOT]);
+  return testingProtos;
+}
+
+/** What the testing RPCs saw, so tests can check that handlers were told to stop. */
+export interface TestingProbe {
+  sleepAborted: boolean[];
+}
+
+/** Ping (no-op), Sleep (waits for its signal) and Fail (throws a plain Error), all needing CAP_PLATFORM_DOCUMENTS_LIST. */
+export function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMethod[] {
+  const service = 'platform.testing.v1.PlatformTesting';
+  const capability: Capability = 'CAP_PLATFORM_DOCUMENTS_LIST';
+  const ping: RpcMethod<{ text?: string }, { text?: string }> = {
+    service,
+    method: 'Ping',
+    capability,
+    http: { method: 'POST', path: '/platform/testing/v1/ping', body: '*' },
+    async handler({ request }) {
+      return { text: request.text ?? '' };
+    },
+  };
+  const sleep: RpcMethod<{ millis?: number }, { aborted: boolean }> = {
+    service,
+    method: 'Sleep',
+    capability,
+    http: { method: 'POST', path: '/platform/testing/v1/sleep', body: '*' },
+    async handler({ request, signal }) {
+      await new Promise<void>((resolve) => {
+        const timer = request.millis ? setTimeout(resolve, request.millis) : undefined;
+        signal.addEventListener('abort', () => {
+          if (timer) clearTimeout(timer);
+          resolve();
+        });
+      });
+      probe.sleepAborted.push(signal.aborted);
+      return { aborted: signal.aborted };
+    },
+  };
+  const fail: RpcMethod<{ reason?: string }, Record<string, never>> = {
+    service,
+    method: 'Fail',
+    capability,
+    http: { method: 'GET', path: '/platform/testing/v1/fail/:reason' },
+    async handler({ request }) {
+      if (request.reason === 'app') throw new AppError('not_found', 'no such thing');
+      throw new Error(`secret internal detail: ${request.reason ?? ''}`);
+    },
+  };
+  return [ping, sleep, fail];
+}
+
+export interface GrpcTestPlatform {
+  platform: TestPlatform;
+  rest: FastifyInstance;
+  restUrl: string;
+  grpcServer: PlatformGrpcServer;
+  /** `127.0.0.1:<port>` for gRPC clients. */
+  grpcAddress: string;
+  protos: LoadedProtos;
+  probe: TestingProbe;
+  documentsClient(options?: grpc.ClientOptions): PlatformDocumentsClient;
+  osvClient(): PlatformOSVClient;
+  close(): Promise<void>;
+}
+
+/**
+ * A test platform serving the gRPC services on 127.0.0.1:0 (with the testing service) and the REST listener with
+ * their HTTP mappings on another ephemeral port.
+ */
+export async function startGrpcTestPlatform(dialect: Dialect, options: { env?: Record<string, string> } = {}): Promise<GrpcTestPlatform> {
+  const platform = await openTestPlatform(dialect, options.env ? { env: options.env } : {});
+  const protos = loadTestingProtos();
+  const probe: TestingProbe = { sleepAborted: [] };
+  const testing = testingRpcs(probe);
+  const rest = await buildRestApp(platform.ctx);
+  registerPlatformRpcRoutes(rest, platform.ctx, testing, protos);
+  await rest.listen({ host: '127.0.0.1', port: 0 });
+  const address = rest.server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const grpcServer = createPlatformGrpcServer(platform.ctx, [...platformRpcs(platform.ctx), ...testing], protos);
+  const { port } = await grpcServer.listen({ host: '127.0.0.1', port: 0 });
+  const grpcAddress = `127.0.0.1:${port}`;
+  const loaded = grpc.loadPackageDefinition(protos.packageDefinition) as unknown as DocumentsGrpc & OsvGrpc;
+  const clients: grpc.Client[] = [];
+  return {
+    platform,
+    rest,
+    restUrl: `http://127.0.0.1:${address.port}`,
+    grpcServer,
+    grpcAddress,
+    protos,
+    probe,
+    documentsClient(clientOptions = {}) {
+      const client = new loaded.platform.v1.PlatformDocuments(grpcAddress, grpc.credentials.createInsecure(), clientOptions);
+      clients.push(client);
+      return client;
+    },
+    osvClient() {
+      const client = new loaded.platform.v1.PlatformOSV(grpcAddress, grpc.credentials.createInsecure());
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      for (const client of clients) client.close();
+      await grpcServer.close(1000);
+      await rest.close();
+      await platform.close();
+    },
+  };
+}
+
+/** Metadata carrying `authorization: Bearer <token>` (none when token is undefined). */
+export function bearer(token: string | undefined): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+  return metadata;
+}
+
+/** Promisifies one unary call of a generated client: `await grpcCall((cb) => client.ListDocuments(req, md, cb))`. */
+export function grpcCall<T>(start: (callback: grpc.requestCallback<T>) => grpc.ClientUnaryCall): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    start((error, value) => (error ? reject(error) : resolve(value as T)));
+  });
+}
+
+/** The status of a failed call (or throws when it succeeded). */
+export async function grpcError(promise: Promise<unknown>): Promise<grpc.ServiceError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as grpc.ServiceError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** A platform token for the owner of `platform` with only `capabilities`. */
+export async function tokenWith(platform: TestPlatform, capabilities: Capability[]): Promise<string> {
+  const created = await platform.ctx.identity.createToken({ humanId: platform.owner.human_id, plane: 'platform', capabilities, name: 'test' });
+  return created.token;
+}
+
+/** JSON over the HTTP mapping. */
+export async function httpJson(
+  url: string,
+  init: { method?: string; token?: string | undefined; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token !== undefined) headers.authorization = `Bearer ${init.token}`;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers,
+    ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: response.headers };
+}
