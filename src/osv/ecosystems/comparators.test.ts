@@ -352,9 +352,14 @@ describe('TuxCare and Docker Hardened Images wrappers', () => {
     expectAscending('Docker Hardened Images:Alpine:3.23', '8.4.0-r0', '8.4.0-r1');
   });
 
-  it('have no comparator bare, nested in themselves, or over an inner ecosystem without one', () => {
-    for (const eco of ['TuxCare', 'TuxCare:TuxCare:npm', 'TuxCare:Linux', 'Docker Hardened Images', 'Docker Hardened Images:Docker Hardened Images', 'Docker Hardened Images:unknown']) {
+  it('have no comparator bare or nested in themselves; TuxCare none over an inner ecosystem without one', () => {
+    for (const eco of ['TuxCare', 'TuxCare:TuxCare:npm', 'TuxCare:Linux', 'TuxCare:unknown', 'Docker Hardened Images', 'Docker Hardened Images:Docker Hardened Images:x']) {
       expect(comparatorFor(eco), eco).toBeUndefined();
     }
+  });
+
+  it('DHI falls back to lenient SemVer for a lineage without a comparator', () => {
+    expect(comparatorFor('Docker Hardened Images:nginx')).toBe(comparatorFor('npm'));
+    expectAscending('Docker Hardened Images:nginx', '1.27.0-rc.1', '1.27.0', '1.27.1');
   });
 });

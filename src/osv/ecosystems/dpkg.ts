@@ -43,6 +43,7 @@ function weight(c: number): number {
 
 /** dpkg's verrevcmp over one upstream or revision string. */
 export function verrevcmp(a: string, b: string): number {
+  if (a === b) return 0;
   let i = 0;
   let j = 0;
   const an = a.length;

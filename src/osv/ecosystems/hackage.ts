@@ -1,5 +1,5 @@
-// Hackage (Haskell PVP, osv-facts.md §6): a version is a non-empty-or-empty list of numbers separated by dots,
-// compared as a list, so `0.1.0 < 0.1.0.0`. Anything else (tags such as `-notallowed`) is invalid.
+// Hackage (Haskell PVP, osv-facts.md §6): a version is a list of numbers separated by dots, compared as a list, so
+// `0.1.0 < 0.1.0.0`. Anything else (tags such as `-notallowed`) is invalid.
 import { cmpPadded } from './numbers.ts';
 import { coarseOfComponents, parseSemverLike } from './semver.ts';
 import type { VersionOrder } from './types.ts';

@@ -30,8 +30,9 @@ function token(prefix: Prefix, value: string): MavenToken {
   return { prefix, value, num: value.length > 0 && isDigitCode(value.charCodeAt(0)), isNull: false };
 }
 
+// `raw` is already lower-case (qualifiers are case-insensitive).
 function normalizePiece(raw: string, followed: boolean): string {
-  let v = raw.toLowerCase();
+  let v = raw;
   if (v === '') return '0';
   if (v === 'cr') return 'rc';
   if (v === 'ga' || v === 'final' || v === 'release') return '';
@@ -50,7 +51,8 @@ function isNullValue(v: string): boolean {
 }
 
 /** Tokenises and normalises a Maven version. Accepts any string. */
-export function parseMaven(version: string): MavenVersion {
+export function parseMaven(input: string): MavenVersion {
+  const version = input.toLowerCase();
   const tokens: MavenToken[] = [];
   let prefix: Prefix = '';
   let start = 0;

@@ -18,25 +18,20 @@ export function parsePackagist(version: string): PackagistVersion {
   if (s.charCodeAt(0) === 118 /* v */) s = s.slice(1);
   if (s.charCodeAt(0) === 86 /* V */) s = s.slice(1);
   const components: string[] = [];
-  let cur = '';
-  let prev = -1; // char code of the previous kept character, -1 after a separator
+  let start = 0;
   for (let i = 0; i < s.length; i++) {
-    let c = s.charCodeAt(i);
-    if (c === 45 || c === 95 || c === 43) c = 46; // - _ +  →  .
-    if (c === 46) {
-      components.push(finish(cur));
-      cur = '';
-      prev = -1;
-      continue;
+    const c = s.charCodeAt(i);
+    if (c === 46 || c === 45 || c === 95 || c === 43) {
+      // . - _ +  all separate components
+      components.push(finish(s.slice(start, i)));
+      start = i + 1;
+    } else if (i > start && isDigitCode(c) !== isDigitCode(s.charCodeAt(i - 1))) {
+      // a digit/non-digit transition inside a component separates too
+      components.push(finish(s.slice(start, i)));
+      start = i;
     }
-    if (prev !== -1 && isDigitCode(prev) !== isDigitCode(c)) {
-      components.push(finish(cur));
-      cur = '';
-    }
-    cur += s[i];
-    prev = c;
   }
-  components.push(finish(cur));
+  components.push(finish(s.slice(start)));
   return { components };
 }
 

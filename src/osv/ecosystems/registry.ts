@@ -104,6 +104,8 @@ function echoFor(suffix: string): VersionOrder {
  * "Ubuntu:Pro:22.04:LTS", "Echo:PyPI", "Root:Alpine:3.18", "TuxCare:npm", "Docker Hardened Images:Debian");
  * undefined when the ecosystem has no comparator (OSS-Fuzz, Linux, Android, GitHub Actions, Kubernetes, ConanCenter,
  * FreeBSD, Photon OS, GIT, bare Docker Hardened Images, unknown). Every comparator parses `0` as the lowest version.
+ * Wrappers: `Echo:<inner>`, `Root:<inner>`, `TuxCare:<inner>` (undefined when the inner has none) and
+ * `Docker Hardened Images:<lineage>` (lenient SemVer when the lineage has none).
  */
 export function comparatorFor(ecosystem: string): VersionOrder | undefined {
   const base = ecosystemBase(ecosystem);
@@ -121,9 +123,10 @@ export function comparatorFor(ecosystem: string): VersionOrder | undefined {
       return comparatorFor(suffix);
     }
     case 'Docker Hardened Images': {
-      // DHI:<lineage>[:release] delegates to the lineage (e.g. Alpine:3.23, Debian:trixie); bare DHI has none
+      // DHI:<lineage>[:release] delegates to the lineage (e.g. Alpine:3.23, Debian:trixie); a lineage without a
+      // comparator of its own falls back to lenient SemVer, DHI's order in osv-scalibr. Bare DHI has none.
       if (suffix === '' || ecosystemBase(suffix) === 'Docker Hardened Images') return undefined;
-      return comparatorFor(suffix);
+      return comparatorFor(suffix) ?? SEMVER;
     }
     default:
       return undefined;
