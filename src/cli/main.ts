@@ -7,6 +7,7 @@ import { registerMigrateCommand } from './commands/migrate.command.ts';
 import { registerServeCommand } from './commands/serve.command.ts';
 import { registerMcpLocalCommands } from '../mcp/local/mcp-local.command.ts';
 import { processIo, type CliIo } from './io.ts';
+import { registerOsvCommands } from '../osv/osv.command.ts';
 
 /** Builds the `platform` command tree; each service contributes its commands here. */
 export function buildProgram(io: CliIo): Command {
@@ -18,6 +19,7 @@ export function buildProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerMigrateCommand(program, io);
   registerIdentityCommands(program, io);
+  registerOsvCommands(program, io);
   registerMcpLocalCommands(program, io);
   for (const command of program.commands) command.exitOverride();
   return program;

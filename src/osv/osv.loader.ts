@@ -1,0 +1,188 @@
+// Builds the in-memory index from the stored index rows at start, and keeps it current: every replica polls the
+// corpus generation and applies the records written since (docs/osv.md, "Refresh"). Reading is paged by id, so
+// memory never holds more than one page of rows besides the index itself.
+import type { Kysely } from 'kysely';
+import type { Database } from '../core/db/schema.ts';
+import type { Logger } from '../core/logger.ts';
+import { CorpusIndex } from './osv.index.ts';
+import type { IndexRowData } from './osv.rows.ts';
+import { indexRowFromStored, readGeneration, readIndexRowsBetween, readIndexRowsOf, readRecordHeads, type RecordHead } from './osv.store.ts';
+import type { OsvAffectedRow } from './osv.table.ts';
+
+/** Records per page while loading. */
+const PAGE = 2000;
+
+function groupRows(rows: readonly OsvAffectedRow[]): Map<string, IndexRowData[]> {
+  const out = new Map<string, IndexRowData[]>();
+  for (const row of rows) {
+    let list = out.get(row.vuln_id);
+    if (list === undefined) {
+      list = [];
+      out.set(row.vuln_id, list);
+    }
+    list.push(indexRowFromStored(row));
+  }
+  return out;
+}
+
+function applyPage(index: CorpusIndex, heads: readonly RecordHead[], rows: Map<string, IndexRowData[]>): void {
+  for (const head of heads) index.applyVuln(head.id, head.modified, head.withdrawn === 1 ? null : (rows.get(head.id) ?? []));
+}
+
+/**
+ * Loads the whole corpus into a new index. The generation is read first, so anything committed while loading is
+ * picked up again by the next refresh (applying a record twice is harmless).
+ */
+export async function buildIndex(db: Kysely<Database>, signal?: AbortSignal): Promise<CorpusIndex> {
+  const index = new CorpusIndex();
+  index.generation = await readGeneration(db);
+  let after = '';
+  for (;;) {
+    signal?.throwIfAborted();
+    const heads = await readRecordHeads(db, after, PAGE);
+    const first = heads[0];
+    const last = heads[heads.length - 1];
+    if (first === undefined || last === undefined) break;
+    applyPage(index, heads, groupRows(await readIndexRowsBetween(db, first.id, last.id)));
+    after = last.id;
+  }
+  index.seal();
+  return index;
+}
+
+/**
+ * Applies the records written since the index's generation; returns how many records changed (0 when the
+ * generation did not move).
+ */
+export async function refreshIndex(db: Kysely<Database>, index: CorpusIndex): Promise<number> {
+  const generation = await readGeneration(db);
+  if (generation <= index.generation) return 0;
+  const since = index.generation;
+  let changed = 0;
+  let after = '';
+  index.startInterning();
+  try {
+    for (;;) {
+      const heads = await readRecordHeads(db, after, PAGE, since);
+      const last = heads[heads.length - 1];
+      if (last === undefined) break;
+      const live = heads.filter((h) => h.withdrawn !== 1).map((h) => h.id);
+      applyPage(index, heads, groupRows(await readIndexRowsOf(db, live)));
+      changed += heads.length;
+      after = last.id;
+    }
+  } finally {
+    index.seal();
+  }
+  index.generation = generation;
+  return changed;
+}
+
+/** Where the service gets the current index from. */
+export interface IndexSource {
+  /** The index, once the first build finished. */
+  current(): CorpusIndex | undefined;
+  /** Resolves with the index when it is ready, or with undefined when `deadline` (epoch ms) passes first. */
+  whenReady(deadline: number): Promise<CorpusIndex | undefined>;
+}
+
+/** An index source around an index that is already built (tests, benchmarks). */
+export function staticIndexSource(index: CorpusIndex): IndexSource {
+  return { current: () => index, whenReady: async () => index };
+}
+
+export interface IndexKeeper extends IndexSource {
+  /** Starts the first build and the refresh timer. */
+  start(): void;
+  /** Checks the generation now and applies changes (also what the timer runs). */
+  refresh(): Promise<number>;
+  /** Stops the timer and waits for a running build or refresh. */
+  close(): Promise<void>;
+}
+
+/**
+ * Owns the replica's index: builds it at `start()`, then polls the corpus generation every `intervalMs` and
+ * applies what changed, so an import on any host reaches every replica without a restart.
+ */
+export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; intervalMs: number }): IndexKeeper {
+  const { db, log } = deps;
+  let index: CorpusIndex | undefined;
+  let building: Promise<void> | undefined;
+  let running: Promise<number> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const controller = new AbortController();
+  const waiters = new Set<() => void>();
+
+  async function build(): Promise<void> {
+    const started = Date.now();
+    for (let attempt = 1; !closed; attempt++) {
+      try {
+        index = await buildIndex(db, controller.signal);
+        log.info({ ms: Date.now() - started, ...index.stats(), generation: index.generation }, 'OSV index built');
+        for (const wake of waiters) wake();
+        return;
+      } catch (error) {
+        if (closed) return;
+        log.error({ err: error, attempt }, 'OSV index build failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(30_000, 500 * 2 ** attempt)).unref());
+      }
+    }
+  }
+
+  async function refresh(): Promise<number> {
+    if (index === undefined || closed) return 0;
+    if (running !== undefined) return running;
+    const current = index;
+    running = (async () => {
+      const started = Date.now();
+      try {
+        const changed = await refreshIndex(db, current);
+        if (changed > 0) log.info({ changed, ms: Date.now() - started, generation: current.generation }, 'OSV index refreshed');
+        return changed;
+      } catch (error) {
+        log.warn({ err: error }, 'OSV index refresh failed; will retry');
+        return 0;
+      } finally {
+        running = undefined;
+      }
+    })();
+    return running;
+  }
+
+  return {
+    current: () => index,
+    async whenReady(deadline) {
+      if (index !== undefined) return index;
+      const wait = deadline - Date.now();
+      if (wait <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          waiters.delete(done);
+          resolve();
+        };
+        const t = setTimeout(done, wait);
+        waiters.add(done);
+      });
+      return index;
+    },
+    start() {
+      if (building !== undefined) return;
+      building = build();
+      if (deps.intervalMs > 0) {
+        timer = setInterval(() => void refresh(), deps.intervalMs);
+        timer.unref();
+      }
+    },
+    refresh,
+    async close() {
+      closed = true;
+      controller.abort();
+      if (timer !== undefined) clearInterval(timer);
+      for (const wake of waiters) wake();
+      await building?.catch(() => undefined);
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// PlatformOSV's three RPCs for the gRPC server and their HTTP mappings (proto/platform/v1/osv.proto). Errors on the
+// HTTP side use OSV.dev's `{"code": <gRPC code>, "message"}` body (osv-facts.md §1).
+import type { RpcMethod } from '../grpc/rpc.ts';
+import type { BatchVulnerabilityListJson, OsvService, VulnerabilityListJson, VulnJson } from './osv.service.ts';
+
+const SERVICE = 'platform.v1.PlatformOSV';
+
+/** A batch of 1000 queries with long purls and page tokens stays well below this. */
+const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** The RpcMethods of PlatformOSV over `service`; each needs CAP_PLATFORM_OSV_READ. */
+export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
+  const { service } = deps;
+  const query: RpcMethod<unknown, VulnerabilityListJson> = {
+    service: SERVICE,
+    method: 'Query',
+    capability: 'CAP_PLATFORM_OSV_READ',
+    http: { method: 'POST', path: '/platform/v1/osv/query', body: '*', errorStyle: 'status' },
+    handler: ({ request, deadline, signal }) => service.query(request, { deadline, signal }),
+  };
+  const batch: RpcMethod<unknown, BatchVulnerabilityListJson> = {
+    service: SERVICE,
+    method: 'QueryBatch',
+    capability: 'CAP_PLATFORM_OSV_READ',
+    http: { method: 'POST', path: '/platform/v1/osv/querybatch', body: '*', bodyLimit: BATCH_BODY_LIMIT, errorStyle: 'status' },
+    handler: ({ request, deadline, signal }) => service.queryBatch(request, { deadline, signal }),
+  };
+  const get: RpcMethod<unknown, VulnJson> = {
+    service: SERVICE,
+    method: 'GetVuln',
+    capability: 'CAP_PLATFORM_OSV_READ',
+    http: { method: 'GET', path: '/platform/v1/osv/vulns/:id', errorStyle: 'status' },
+    handler: ({ request, deadline, signal }) => service.getVuln(request, { deadline, signal }),
+  };
+  return [query, batch, get] as RpcMethod[];
+}

@@ -1,0 +1,351 @@
+// PlatformOSV's Query, QueryBatch and GetVuln with OSV.dev's semantics (osv-facts.md §1–§5): validation in
+// OSV.dev's order with its exact messages, results in ascending id order and each id once, pages of 3000 (1000
+// per batch item) with opaque tokens that carry the last id (so they survive restarts and refreshes), time budgets
+// of 20 s / 35 s that return a partial page with a token, and withdrawn records never matched.
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.ts';
+import type { Database } from '../core/db/schema.ts';
+import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/logger.ts';
+import { isKnownEcosystem, normalizePackageName } from './ecosystems/index.ts';
+import type { OsvConfig } from './osv.config.ts';
+import { compareIds, type CorpusIndex, type VulnEntry } from './osv.index.ts';
+import type { IndexSource } from './osv.loader.ts';
+import { matchCommit, matchRows, RowMatcher, type MatchPage, type PageLimits } from './osv.matcher.ts';
+import { PurlError, purlToPackage, UNKNOWN_PURL_TYPE } from './osv.purl.ts';
+import { normalizeRepo } from './osv.rows.ts';
+import { aliasEdges, findLiveRecords, findRecord } from './osv.store.ts';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Request and response shapes (canonical proto3 JSON of platform.v1, as the RPC layer hands them over)
+
+export interface PackageJson {
+  name?: string;
+  ecosystem?: string;
+  purl?: string;
+}
+
+export interface QueryJson {
+  commit?: string;
+  version?: string;
+  package?: PackageJson;
+  page_token?: string;
+}
+
+/** A full OSV record (Query, GetVuln) or `{id, modified}` (QueryBatch). */
+export type VulnJson = Record<string, unknown>;
+
+export interface VulnerabilityListJson {
+  vulns?: VulnJson[];
+  next_page_token?: string;
+}
+
+export interface BatchVulnerabilityListJson {
+  results?: VulnerabilityListJson[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Validation (§2, in OSV.dev's order)
+
+/** At most this many queries per batch (`maxBatchQueries`). */
+export const MAX_BATCH_QUERIES = 1000;
+/** Longest accepted vulnerability id, in bytes. */
+export const MAX_ID_BYTES = 100;
+/** Sent when a deadline passed before anything was judged: base64 of "FIRST_PAGE_TOKEN", meaning "start over". */
+export const FIRST_PAGE_TOKEN = 'RklSU1RfUEFHRV9UT0tFTg==';
+
+export type ParsedQuery =
+  | { kind: 'commit'; commit: string; after: string | undefined }
+  | { kind: 'package'; ecosystem: string; name: string; version: string; after: string | undefined }
+  /** A purl of a type OSV does not map: an empty result, not an error (§2). */
+  | { kind: 'nothing' };
+
+function invalidArgument(message: string): AppError {
+  return new AppError('parameter_invalid', message);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A string field, '' when absent; a field of another type makes the query invalid. */
+function text(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v !== 'string') throw invalidArgument('invalid query');
+  return v;
+}
+
+/** Page tokens: `P:` (package) or `C:` (commit) and the base64url of the last id of the previous page. */
+export function encodePageToken(kind: 'package' | 'commit', lastId: string): string {
+  if (lastId === '') return FIRST_PAGE_TOKEN;
+  return `${kind === 'package' ? 'P' : 'C'}:${Buffer.from(lastId, 'utf8').toString('base64url')}`;
+}
+
+/** The cursor of a token (undefined: from the start); throws `invalid cursor` for anything else. */
+export function decodePageToken(kind: 'package' | 'commit', token: string): string | undefined {
+  if (token === '' || token === FIRST_PAGE_TOKEN) return undefined;
+  const prefix = kind === 'package' ? 'P:' : 'C:';
+  const body = token.slice(2);
+  if (!token.startsWith(prefix) || !/^[A-Za-z0-9_-]+$/u.test(body)) throw invalidArgument('invalid cursor');
+  const id = Buffer.from(body, 'base64url').toString('utf8');
+  if (id === '' || Buffer.byteLength(id) > MAX_ID_BYTES || Buffer.from(id, 'utf8').toString('base64url') !== body) throw invalidArgument('invalid cursor');
+  return id;
+}
+
+/**
+ * Validates one query and resolves purls (§2 table order): no query; a commit (empty or not hex: `invalid hash`;
+ * package fields are then ignored); no package; purl with name or ecosystem; purl that does not parse; unknown
+ * purl type (empty result); purl version plus `version`; unknown ecosystem base; empty name; neither ecosystem nor
+ * version; bad page token.
+ */
+export function parseQuery(query: unknown): ParsedQuery {
+  if (query === undefined || query === null) throw invalidArgument('no query provided');
+  if (!isObject(query)) throw invalidArgument('invalid query');
+  const hasCommit = query.commit !== undefined && query.commit !== null;
+  if (hasCommit && query.version !== undefined && query.version !== null) {
+    // Both members of the `param` oneof: the JSON decoder refuses this before any handler runs (§1).
+    throw invalidArgument('invalid query: only one of commit and version may be set');
+  }
+  if (hasCommit) {
+    const commit = text(query.commit);
+    if (commit === '' || commit.length % 2 !== 0 || !/^[0-9a-fA-F]+$/u.test(commit)) throw invalidArgument('invalid hash');
+    return { kind: 'commit', commit: commit.toLowerCase(), after: decodePageToken('commit', text(query.page_token)) };
+  }
+  const pkg = query.package;
+  if (pkg === undefined || pkg === null) throw invalidArgument('invalid query');
+  if (!isObject(pkg)) throw invalidArgument('invalid query');
+  let name = text(pkg.name);
+  let ecosystem = text(pkg.ecosystem);
+  const purl = text(pkg.purl);
+  let version = text(query.version);
+  if (purl !== '') {
+    if (name !== '') throw invalidArgument('name specified in a PURL query');
+    if (ecosystem !== '') throw invalidArgument('ecosystem specified in a PURL query');
+    let resolved;
+    try {
+      resolved = purlToPackage(purl);
+    } catch (error) {
+      if (error instanceof PurlError) throw invalidArgument(error.message);
+      throw error;
+    }
+    if (resolved === UNKNOWN_PURL_TYPE) return { kind: 'nothing' };
+    if (resolved.version !== '') {
+      if (version !== '') throw invalidArgument('version specified in params and PURL query');
+      version = resolved.version;
+    }
+    name = resolved.name;
+    ecosystem = resolved.ecosystem;
+  }
+  if (ecosystem !== '' && !isKnownEcosystem(ecosystem)) throw invalidArgument('invalid ecosystem');
+  if (name === '') throw invalidArgument('invalid query');
+  if (ecosystem === '' && version === '') throw invalidArgument('invalid query');
+  const normalized = ecosystem === 'GIT' ? normalizeRepo(name) : ecosystem === '' ? name : normalizePackageName(ecosystem, name);
+  return { kind: 'package', ecosystem, name: normalized, version, after: decodePageToken('package', text(query.page_token)) };
+}
+
+/** The batch rule (§2): every item is parsed, then too many queries wins over the first item's error. */
+export function parseBatch(request: unknown): ParsedQuery[] {
+  const queries = isObject(request) ? (request.queries ?? []) : request === undefined || request === null ? [] : undefined;
+  if (!Array.isArray(queries)) throw invalidArgument('invalid query');
+  const parsed: ParsedQuery[] = [];
+  let firstError: { index: number; message: string } | undefined;
+  queries.forEach((q, index) => {
+    try {
+      parsed.push(parseQuery(q));
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      firstError ??= { index, message: error.message };
+      parsed.push({ kind: 'nothing' });
+    }
+  });
+  if (queries.length > MAX_BATCH_QUERIES) throw invalidArgument('too many queries');
+  if (firstError !== undefined) {
+    throw invalidArgument(`error in query at index ${firstError.index}: rpc error: code = InvalidArgument desc = ${firstError.message}`);
+  }
+  return parsed;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The service
+
+export interface OsvServiceDeps {
+  db: Kysely<Database>;
+  index: IndexSource;
+  config: Pick<OsvConfig, 'OSV_QUERY_PAGE_SIZE' | 'OSV_BATCH_PAGE_SIZE' | 'OSV_QUERY_TIMEOUT_MS' | 'OSV_BATCH_TIMEOUT_MS' | 'OSV_RESPONSE_SOFT_LIMIT_BYTES'>;
+  clock: Clock;
+  log: Logger;
+}
+
+/** Per-call context from the transport. */
+export interface CallOptions {
+  /** Epoch ms by which the answer is due (the client's deadline, capped by the server). */
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
+/** Matching work between yields to the event loop in a batch, so one large batch does not stall other requests. */
+const SLICE_MS = 10;
+
+export interface OsvService {
+  query(request: unknown, options?: CallOptions): Promise<VulnerabilityListJson>;
+  queryBatch(request: unknown, options?: CallOptions): Promise<BatchVulnerabilityListJson>;
+  getVuln(request: unknown, options?: CallOptions): Promise<VulnJson>;
+}
+
+/**
+ * PlatformOSV over a corpus index (matching) and the database (records for Query and GetVuln). Errors are
+ * AppErrors: `parameter_invalid` (INVALID_ARGUMENT, 400), `not_found` (NOT_FOUND, 404), `unavailable` while the
+ * first index build runs, `internal` for store failures.
+ */
+export function createOsvService(deps: OsvServiceDeps): OsvService {
+  const { db, config, clock } = deps;
+
+  /** The matching deadline: our budget, and a margin before the caller's deadline for hydration and encoding. */
+  function budget(timeoutMs: number, options: CallOptions | undefined): number {
+    const now = clock.now();
+    let deadline = now + timeoutMs;
+    if (options?.deadline !== undefined && Number.isFinite(options.deadline)) {
+      const left = options.deadline - now;
+      const margin = Math.min(1000, Math.max(20, left * 0.1));
+      deadline = Math.min(deadline, options.deadline - margin);
+    }
+    return deadline;
+  }
+
+  async function readyIndex(deadline: number): Promise<CorpusIndex> {
+    const index = deps.index.current() ?? (await deps.index.whenReady(Math.max(deadline, clock.now() + 1)));
+    if (index === undefined) throw new AppError('unavailable', 'the vulnerability index is still loading; retry shortly');
+    return index;
+  }
+
+  function matchOne(index: CorpusIndex, q: ParsedQuery, pageSize: number, deadline: number): MatchPage {
+    const limits: PageLimits = { pageSize, after: q.kind === 'nothing' ? undefined : q.after, deadline, now: () => clock.now() };
+    if (q.kind === 'nothing') return { vulns: [], cursor: undefined, timedOut: false };
+    if (q.kind === 'commit') return matchCommit(index, q.commit, limits);
+    const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
+    return matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), limits);
+  }
+
+  function token(q: ParsedQuery, cursor: string | undefined): string | undefined {
+    if (cursor === undefined || q.kind === 'nothing') return undefined;
+    return encodePageToken(q.kind, cursor);
+  }
+
+  async function hydrate(vulns: readonly VulnEntry[]): Promise<{ records: VulnJson[]; cutAfter: string | undefined }> {
+    let stored: Map<string, string>;
+    try {
+      stored = await findLiveRecords(db, vulns.map((v) => v.id));
+    } catch (error) {
+      throw new AppError('internal', 'error getting vulnerabilities', { cause: error });
+    }
+    const records: VulnJson[] = [];
+    let size = 0;
+    let lastId: string | undefined;
+    for (const v of vulns) {
+      // A record withdrawn or replaced since the index was refreshed is skipped, as OSV.dev skips missing ones.
+      const json = stored.get(v.id);
+      if (json === undefined) continue;
+      if (lastId !== undefined && size + json.length > config.OSV_RESPONSE_SOFT_LIMIT_BYTES) {
+        // §3 soft size limit: stop the page here; the token resumes after the last record sent.
+        return { records, cutAfter: lastId };
+      }
+      size += json.length;
+      lastId = v.id;
+      records.push(JSON.parse(json) as VulnJson);
+    }
+    return { records, cutAfter: undefined };
+  }
+
+  return {
+    async query(request, options) {
+      const q = parseQuery(request);
+      if (q.kind === 'nothing') return {};
+      const deadline = budget(config.OSV_QUERY_TIMEOUT_MS, options);
+      const index = await readyIndex(deadline);
+      const page = matchOne(index, q, config.OSV_QUERY_PAGE_SIZE, deadline);
+      const { records, cutAfter } = await hydrate(page.vulns);
+      const out: VulnerabilityListJson = {};
+      if (records.length > 0) out.vulns = records;
+      const next = token(q, cutAfter ?? page.cursor);
+      if (next !== undefined) out.next_page_token = next;
+      return out;
+    },
+
+    async queryBatch(request, options) {
+      const queries = parseBatch(request);
+      if (queries.length === 0) return {};
+      const deadline = budget(config.OSV_BATCH_TIMEOUT_MS, options);
+      const index = await readyIndex(deadline);
+      const results: VulnerabilityListJson[] = [];
+      let sliceStart = clock.now();
+      for (const q of queries) {
+        if (clock.now() - sliceStart >= SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStart = clock.now();
+        }
+        if (options?.signal?.aborted) throw new AppError('unavailable', 'the call was cancelled');
+        if (q.kind !== 'nothing' && clock.now() > deadline) {
+          // Not started before the deadline: the client asks again for this item from the start (§3).
+          results.push({ next_page_token: FIRST_PAGE_TOKEN });
+          continue;
+        }
+        const page = matchOne(index, q, config.OSV_BATCH_PAGE_SIZE, deadline);
+        const item: VulnerabilityListJson = {};
+        // Batch hydration is only `{id, modified}`, answered from memory (§3).
+        if (page.vulns.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
+        const next = token(q, page.cursor);
+        if (next !== undefined) item.next_page_token = next;
+        results.push(item);
+      }
+      return { results };
+    },
+
+    async getVuln(request) {
+      const id = isObject(request) ? text(request.id) : '';
+      if (id === '') throw invalidArgument('ID is required');
+      if (Buffer.byteLength(id, 'utf8') > MAX_ID_BYTES) throw invalidArgument('ID is too long');
+      let found;
+      try {
+        found = await findRecord(db, id);
+      } catch (error) {
+        throw new AppError('internal', 'error getting vulnerability', { cause: error });
+      }
+      if (found !== undefined) return JSON.parse(found.json) as VulnJson;
+      let group: string[];
+      try {
+        group = await aliasGroup(db, id);
+      } catch (error) {
+        throw new AppError('internal', 'error getting vulnerability', { cause: error });
+      }
+      if (group.length === 0) throw new AppError('not_found', 'Vulnerability not found');
+      throw new AppError('not_found', `Vulnerability not found, but the following aliases were: ${group.join(' ')}`);
+    },
+  };
+}
+
+/** Alias groups are bounded like OSV.dev's, which drops groups that grow unreasonably large. */
+const MAX_ALIAS_GROUP = 1000;
+
+/**
+ * The alias group of an id (§5): every id connected to it through `aliases` of stored records, transitively,
+ * without the id itself, in byte order. Empty when no record names it.
+ */
+export async function aliasGroup(db: Kysely<Database>, id: string): Promise<string[]> {
+  const seen = new Set<string>([id]);
+  let frontier = [id];
+  while (frontier.length > 0 && seen.size < MAX_ALIAS_GROUP) {
+    const next: string[] = [];
+    for (const edge of await aliasEdges(db, frontier)) {
+      for (const node of [edge.alias, edge.vuln_id]) {
+        if (!seen.has(node)) {
+          seen.add(node);
+          next.push(node);
+        }
+      }
+    }
+    frontier = next;
+  }
+  seen.delete(id);
+  return [...seen].sort(compareIds);
+}

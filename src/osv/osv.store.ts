@@ -1,0 +1,236 @@
+// SQL for the OSV corpus (osv.table.ts). Every function takes the executor first, so the importer owns its
+// transactions; multi-row statements are cut into chunks that stay under both dialects' parameter limits.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../core/db/schema.ts';
+import { rowData, type IndexRowData, type RowKind } from './osv.rows.ts';
+import type { OsvAffectedRow } from './osv.table.ts';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Rows per multi-row statement: ≤ 8 columns × 500 = 4000 parameters (SQLite allows 32766, PostgreSQL 65535). */
+const CHUNK = 500;
+
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The current corpus generation (0 before any import). */
+export async function readGeneration(db: Db): Promise<number> {
+  const row = await db.selectFrom('osv_corpus').select('generation').where('id', '=', 1).executeTakeFirst();
+  return Number(row?.generation ?? 0);
+}
+
+/**
+ * Raises the corpus generation and returns the new value. Called first in every import transaction: it takes
+ * the row lock (PostgreSQL) or the write lock (SQLite) at once, so concurrent importers commit in generation order.
+ */
+export async function nextGeneration(trx: Transaction<Database>, now: number): Promise<number> {
+  const row = await trx
+    .updateTable('osv_corpus')
+    .set((eb) => ({ generation: eb('generation', '+', 1), updated_at: now }))
+    .where('id', '=', 1)
+    .returning('generation')
+    .executeTakeFirstOrThrow();
+  return Number(row.generation);
+}
+
+/** A record row to write. */
+export interface RecordWrite {
+  id: string;
+  modified: string;
+  modifiedKey: string;
+  withdrawn: boolean;
+  json: string;
+}
+
+/**
+ * Inserts records or replaces stored ones whose `modified` is older (osv-facts.md: the newer copy wins; an equal
+ * one is left alone, so re-running an import changes nothing). Returns the ids actually written.
+ */
+export async function upsertRecords(trx: Transaction<Database>, records: readonly RecordWrite[], generation: number, now: number): Promise<Set<string>> {
+  const written = new Set<string>();
+  for (const part of chunks(records)) {
+    const rows = await trx
+      .insertInto('osv_records')
+      .values(
+        part.map((r) => ({
+          id: r.id,
+          modified: r.modified,
+          modified_key: r.modifiedKey,
+          withdrawn: r.withdrawn ? 1 : 0,
+          record: r.json,
+          imported_at: now,
+          generation,
+        })),
+      )
+      .onConflict((oc) =>
+        oc
+          .column('id')
+          .doUpdateSet((eb) => ({
+            modified: eb.ref('excluded.modified'),
+            modified_key: eb.ref('excluded.modified_key'),
+            withdrawn: eb.ref('excluded.withdrawn'),
+            record: eb.ref('excluded.record'),
+            imported_at: eb.ref('excluded.imported_at'),
+            generation: eb.ref('excluded.generation'),
+          }))
+          .where('osv_records.modified_key', '<', (eb) => eb.ref('excluded.modified_key')),
+      )
+      .returning('id')
+      .execute();
+    for (const row of rows) written.add(row.id);
+  }
+  return written;
+}
+
+/** Stored `modified_key` of the given ids (to tell "older than stored" from "unchanged" in import reports). */
+export async function storedModifiedKeys(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const part of chunks(ids)) {
+    const rows = await db.selectFrom('osv_records').select(['id', 'modified_key']).where('id', 'in', part).execute();
+    for (const row of rows) out.set(row.id, row.modified_key);
+  }
+  return out;
+}
+
+/** Replaces the index rows of `ids` with `rows` (withdrawn records get none). */
+export async function replaceIndexRows(trx: Transaction<Database>, ids: readonly string[], rows: readonly { vulnId: string; row: IndexRowData }[]): Promise<void> {
+  for (const part of chunks(ids)) await trx.deleteFrom('osv_affected').where('vuln_id', 'in', part).execute();
+  for (const part of chunks(rows)) {
+    await trx
+      .insertInto('osv_affected')
+      .values(
+        part.map(({ vulnId, row }) => ({
+          vuln_id: vulnId,
+          seq: row.seq,
+          kind: row.kind,
+          ecosystem: row.ecosystem,
+          name: row.name,
+          coarse_min: row.coarseMin,
+          coarse_max: row.coarseMax,
+          data: rowData(row),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** Replaces the aliases of `ids`. */
+export async function replaceAliases(trx: Transaction<Database>, ids: readonly string[], aliases: readonly { vulnId: string; alias: string }[]): Promise<void> {
+  for (const part of chunks(ids)) await trx.deleteFrom('osv_aliases').where('vuln_id', 'in', part).execute();
+  for (const part of chunks(aliases)) {
+    await trx
+      .insertInto('osv_aliases')
+      .values(part.map((a) => ({ alias: a.alias, vuln_id: a.vulnId })))
+      .onConflict((oc) => oc.columns(['alias', 'vuln_id']).doNothing())
+      .execute();
+  }
+}
+
+/** A record as the index loader sees it. */
+export interface RecordHead {
+  id: string;
+  modified: string;
+  withdrawn: number;
+}
+
+/**
+ * One page of records in id order after `after` ('' for the first page); with `sinceGeneration`, only records
+ * written by a later generation.
+ */
+export async function readRecordHeads(db: Db, after: string, limit: number, sinceGeneration?: number): Promise<RecordHead[]> {
+  let query = db.selectFrom('osv_records').select(['id', 'modified', 'withdrawn']).where('id', '>', after);
+  if (sinceGeneration !== undefined) query = query.where('generation', '>', sinceGeneration);
+  return query.orderBy('id').limit(limit).execute();
+}
+
+/** Index rows of every record with `first <= id <= last`, in id and seq order. */
+export async function readIndexRowsBetween(db: Db, first: string, last: string): Promise<OsvAffectedRow[]> {
+  return db
+    .selectFrom('osv_affected')
+    .selectAll()
+    .where('vuln_id', '>=', first)
+    .where('vuln_id', '<=', last)
+    .orderBy('vuln_id')
+    .orderBy('seq')
+    .execute();
+}
+
+/** Index rows of the given records, in id and seq order. */
+export async function readIndexRowsOf(db: Db, ids: readonly string[]): Promise<OsvAffectedRow[]> {
+  const out: OsvAffectedRow[] = [];
+  for (const part of chunks(ids)) {
+    out.push(...(await db.selectFrom('osv_affected').selectAll().where('vuln_id', 'in', part).orderBy('vuln_id').orderBy('seq').execute()));
+  }
+  return out;
+}
+
+/** A stored index row back in the shape `computeIndexRows` produced. */
+export function indexRowFromStored(row: OsvAffectedRow): IndexRowData {
+  const out: IndexRowData = {
+    seq: Number(row.seq),
+    kind: row.kind as RowKind,
+    ecosystem: row.ecosystem,
+    name: row.name,
+    coarseMin: row.coarse_min,
+    coarseMax: row.coarse_max,
+  };
+  if (row.data !== null) {
+    if (row.kind === 'R') {
+      const d = JSON.parse(row.data) as { t: string; v: string[] };
+      out.types = d.t;
+      out.values = d.v;
+    } else if (row.kind === 'V') {
+      out.versions = JSON.parse(row.data) as string[];
+    }
+  }
+  return out;
+}
+
+/** A stored record's JSON text and whether it is withdrawn. */
+export async function findRecord(db: Db, id: string): Promise<{ json: string; withdrawn: boolean } | undefined> {
+  const row = await db.selectFrom('osv_records').select(['record', 'withdrawn']).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : { json: row.record, withdrawn: row.withdrawn === 1 };
+}
+
+/** JSON text of several live records (withdrawn and unknown ids are left out). */
+export async function findLiveRecords(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const part of chunks(ids)) {
+    const rows = await db.selectFrom('osv_records').select(['id', 'record']).where('id', 'in', part).where('withdrawn', '=', 0).execute();
+    for (const row of rows) out.set(row.id, row.record);
+  }
+  return out;
+}
+
+/** Alias edges touching any of `ids`: records listing one of them as alias, and the aliases of those records. */
+export async function aliasEdges(db: Db, ids: readonly string[]): Promise<{ alias: string; vuln_id: string }[]> {
+  const out: { alias: string; vuln_id: string }[] = [];
+  for (const part of chunks(ids, 250)) {
+    out.push(
+      ...(await db
+        .selectFrom('osv_aliases')
+        .select(['alias', 'vuln_id'])
+        .where((eb) => eb.or([eb('alias', 'in', part), eb('vuln_id', 'in', part)]))
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/** Whether a record with this id is stored (withdrawn or not). */
+export async function recordExists(db: Db, id: string): Promise<boolean> {
+  return (await db.selectFrom('osv_records').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** Counts for `platform osv status` and tests. */
+export async function corpusCounts(db: Db): Promise<{ records: number; withdrawn: number; rows: number; generation: number }> {
+  const r = await db
+    .selectFrom('osv_records')
+    .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(sum(withdrawn), 0)`.as('w')])
+    .executeTakeFirstOrThrow();
+  const a = await db.selectFrom('osv_affected').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  return { records: Number(r.n), withdrawn: Number(r.w), rows: Number(a.n), generation: await readGeneration(db) };
+}
