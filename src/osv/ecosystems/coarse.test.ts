@@ -2,7 +2,7 @@
 // version of the upstream fixtures, sorted, and over every fixture comparison directly.
 import { describe, expect, it } from 'vitest';
 import { COARSE_MAX, COARSE_ZERO, coarseKey } from './coarse.ts';
-import { FIXTURE_ECOSYSTEMS, fixtureFiles, readFixture } from './fixtures.ts';
+import { FIXTURE_ECOSYSTEMS, fixtureFiles, readFixture } from './fixtures.testkit.ts';
 import { comparatorFor } from './index.ts';
 import type { VersionOrder } from './index.ts';
 

@@ -2,7 +2,7 @@
 // every ecosystem the README maps the file to. No skip list.
 import { describe, expect, it } from 'vitest';
 import { comparatorFor } from './index.ts';
-import { FIXTURE_ECOSYSTEMS, FIXTURE_LINE_COUNTS, fixtureFiles, readFixture } from './fixtures.ts';
+import { FIXTURE_ECOSYSTEMS, FIXTURE_LINE_COUNTS, fixtureFiles, readFixture } from './fixtures.testkit.ts';
 
 const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
 const OP_TEXT = { '-1': '<', '0': '=', '1': '>' } as const;

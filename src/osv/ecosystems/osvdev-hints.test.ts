@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedPath } from '../../../test/support/shared.ts';
 import { comparatorFor } from './index.ts';
-import { readFixtureHints } from './fixtures.ts';
+import { readFixtureHints } from './fixtures.testkit.ts';
 
 const HINT_ECOSYSTEMS: Readonly<Record<string, readonly string[]>> = {
   'alpine_test-comparisons.txt': ['Alpine'],

@@ -1,5 +1,5 @@
-// Test helper: the version-comparison fixtures in ../shared/osv-data/version-fixtures (README there). Imported by
-// tests only.
+// Test helper (imported by tests only): the version-comparison fixtures in ../shared/osv-data/version-fixtures
+// (format and file → ecosystem table in the README there).
 import { readFileSync, readdirSync } from 'node:fs';
 import { sharedPath } from '../../../test/support/shared.ts';
 
