@@ -227,6 +227,21 @@ export function createOAuthService(deps: {
     return issueToken(old.applicationUid, old.userId, scopes);
   }
 
+  let approvalsSincePrune = 0;
+  /**
+   * Drops used and expired codes now and then so memory stays bounded under benchmarks. Behaviour is unchanged:
+   * an unknown code is refused with the same `invalid_grant` as a used or expired one.
+   */
+  function pruneGrants(): void {
+    approvalsSincePrune += 1;
+    if (approvalsSincePrune < 256) return;
+    approvalsSincePrune = 0;
+    const now = clock();
+    for (const [key, g] of store.grants) {
+      if (g.revokedAt !== undefined || now > g.createdAt + g.expiresInSeconds * 1000) store.grants.delete(key);
+    }
+  }
+
   const service: OAuthService = {
     checkClient(params) {
       if (!params.client_id) return { kind: 'fatal', error: oauthError('invalid_request', 'client_id') };
@@ -302,6 +317,7 @@ export function createOAuthService(deps: {
     },
 
     approve(preAuth, userId) {
+      pruneGrants();
       const code = randomHexToken();
       store.grants.set(hashSecret(code), {
         codeHash: hashSecret(code),

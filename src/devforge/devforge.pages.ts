@@ -63,14 +63,13 @@ code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;
  * the authorize page: Chrome checks `form-action` against the redirect that follows a form post, so without it the
  * browser would block the way back to the client (GitLab widens `form-action` the same way).
  */
-export function contentSecurityPolicy(nonce: string, formActionExtra?: string): string {
-  const formAction = formActionExtra ? `'self' ${formActionExtra}` : `'self'`;
+export function contentSecurityPolicy(nonce: string, formActionExtra?: string | null): string {
   return [
     `default-src 'none'`,
     `style-src 'nonce-${nonce}'`,
     `script-src 'nonce-${nonce}'`,
     `img-src 'self' data:`,
-    `form-action ${formAction}`,
+    ...(formActionExtra === null ? [] : [`form-action ${formActionExtra ? `'self' ${formActionExtra}` : `'self'`}`]),
     `frame-ancestors 'none'`,
     `base-uri 'none'`,
   ].join('; ');
@@ -80,7 +79,8 @@ function page(opts: {
   status: number;
   title: string;
   body: string;
-  formActionExtra?: string;
+  /** Extra `form-action` sources; `null` leaves `form-action` out. */
+  formActionExtra?: string | null;
   script?: string;
 }): RenderedPage {
   const nonce = randomBytes(16).toString('base64');
@@ -91,6 +91,7 @@ function page(opts: {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(opts.title)} · Dev Forge</title>
 <style nonce="${nonce}">${STYLE}</style>
 </head>
@@ -127,6 +128,10 @@ export function signInPage(opts: { csrfToken: string; alert?: string; login?: st
   return page({
     status: 200,
     title: 'Sign in',
+    // No `form-action` here: the sign-in post is followed by redirects to /oauth/authorize and, when that request
+    // fails (say invalid_scope), on to the client's redirect URI, whose scheme can be anything (cursor://...);
+    // Chrome would block that chain under form-action 'self'. The form itself only posts to this site.
+    formActionExtra: null,
     body: `<div class="card">
 <h1>Sign in</h1>
 ${alert}
