@@ -5,6 +5,7 @@ import { dialects } from '../../test/support/databases.ts';
 import { bearer, grpcCall, httpJson, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
 import type { Capability } from '../core/identity/identity.model.ts';
 import type { Document__Output } from '../grpc/generated/platform/v1/Document.ts';
+import type { ListDocumentsResponse__Output } from '../grpc/generated/platform/v1/ListDocumentsResponse.ts';
 import type { PlatformDocumentsClient } from '../grpc/generated/platform/v1/PlatformDocuments.ts';
 
 /**
@@ -57,12 +58,12 @@ const HTTP_TO_GRPC: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 
 
 function fromGrpc(d: Document__Output): Doc {
   return {
-    id: d.id,
-    creator_id: d.creator_id,
-    size_bytes: d.size_bytes,
-    ciphertext: d.ciphertext,
+    id: d.id ?? '',
+    creator_id: d.creator_id ?? '',
+    size_bytes: d.size_bytes ?? '0',
+    ciphertext: d.ciphertext ?? Buffer.alloc(0),
     encryption: { algorithm: d.encryption?.algorithm ?? '', key_id: d.encryption?.key_id ?? '', nonce: d.encryption?.nonce ?? Buffer.alloc(0) },
-    encrypted_metadata: d.encrypted_metadata,
+    encrypted_metadata: d.encrypted_metadata ?? Buffer.alloc(0),
     request_id: d.request_id || undefined,
     create_time: new Date(Number(d.create_time?.seconds ?? 0) * 1000 + Math.floor((d.create_time?.nanos ?? 0) / 1e6)).toISOString(),
   };
@@ -102,8 +103,8 @@ function grpcApi(client: PlatformDocumentsClient): Api {
       return fromGrpc(await wrap(grpcCall<Document__Output>((cb) => client.CreateDocument(request, bearer(token), cb))));
     },
     async list(token, request = {}) {
-      const page = await wrap(grpcCall((cb) => client.ListDocuments(request, bearer(token), cb)));
-      return { documents: (page?.documents ?? []).map(fromGrpc), next_page_token: page?.next_page_token || undefined };
+      const page = await wrap(grpcCall<ListDocumentsResponse__Output>((cb) => client.ListDocuments(request, bearer(token), cb)));
+      return { documents: (page.documents ?? []).map(fromGrpc), next_page_token: page.next_page_token || undefined };
     },
     async remove(token, id) {
       await wrap(grpcCall((cb) => client.DeleteDocument({ id }, bearer(token), cb)));
