@@ -8,6 +8,7 @@ import { registerServeCommand } from './commands/serve.command.ts';
 import { registerMcpLocalCommands } from '../mcp/local/mcp-local.command.ts';
 import { processIo, type CliIo } from './io.ts';
 import { registerOsvCommands } from '../osv/osv.command.ts';
+import { registerDevForgeCommand } from '../devforge/devforge.command.ts';
 
 /** Builds the `platform` command tree; each service contributes its commands here. */
 export function buildProgram(io: CliIo): Command {
@@ -21,6 +22,7 @@ export function buildProgram(io: CliIo): Command {
   registerIdentityCommands(program, io);
   registerOsvCommands(program, io);
   registerMcpLocalCommands(program, io);
+  registerDevForgeCommand(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
