@@ -46,7 +46,10 @@ function describeIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid content';
   const path = issue.path.map(String).join('.');
-  return path ? `${path}: ${issue.message}` : issue.message;
+  // Record keys that fail their pattern report "Invalid key in record"; the nested issue says why.
+  const nested = issue.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
+  const message = nested ? `invalid key: ${nested}` : issue.message;
+  return path ? `${path}: ${message}` : message;
 }
 
 function parseFile(path: string): { ok: true; value: unknown } | { ok: false; reason: string } {
