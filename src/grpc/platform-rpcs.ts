@@ -4,6 +4,8 @@ import type { PlatformContext } from '../app/context.ts';
 import { createDocumentsRpcs } from '../documents/documents.rpcs.ts';
 import { MAX_METADATA_BYTES, createDocumentsService } from '../documents/documents.service.ts';
 import { createPageTokenCodec } from '../documents/page-token.ts';
+import { createOsvRpcs } from '../osv/osv.rpcs.ts';
+import { osvRuntimeFor } from '../osv/osv.runtime.ts';
 import { createGrpcServer, type PlatformGrpcServer } from './grpc.server.ts';
 import { registerRpcRoutes } from './http-mapping.ts';
 import { loadProtos, type LoadedProtos } from './protos.ts';
@@ -33,7 +35,7 @@ export function platformRpcs(ctx: PlatformContext): RpcMethod[] {
     config: ctx.config.documents,
     pageTokens: createPageTokenCodec(secrets),
   });
-  return [...createDocumentsRpcs({ service: documents, config: ctx.config.documents })];
+  return [...createDocumentsRpcs({ service: documents, config: ctx.config.documents }), ...createOsvRpcs({ service: osvRuntimeFor(ctx).service })];
 }
 
 /** The HTTP mappings (`/platform/v1/...`) on the REST listener. */

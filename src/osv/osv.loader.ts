@@ -91,6 +91,15 @@ export function staticIndexSource(index: CorpusIndex): IndexSource {
   return { current: () => index, whenReady: async () => index };
 }
 
+/**
+ * Whether an error says the database handle was closed under us (the platform is shutting down, or a test closed
+ * its database): the keeper then stops instead of retrying for the rest of the process.
+ */
+export function isClosedDatabaseError(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : String(error);
+  return /driver has already been destroyed|after calling end on the pool|database connection is not open/iu.test(message);
+}
+
 export interface IndexKeeper extends IndexSource {
   /** Starts the first build and the refresh timer. */
   start(): void;
@@ -114,6 +123,13 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
   const controller = new AbortController();
   const waiters = new Set<() => void>();
 
+  function stop(): void {
+    closed = true;
+    controller.abort();
+    if (timer !== undefined) clearInterval(timer);
+    for (const wake of waiters) wake();
+  }
+
   async function build(): Promise<void> {
     const started = Date.now();
     for (let attempt = 1; !closed; attempt++) {
@@ -124,6 +140,10 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
         return;
       } catch (error) {
         if (closed) return;
+        if (isClosedDatabaseError(error)) {
+          stop();
+          return;
+        }
         log.error({ err: error, attempt }, 'OSV index build failed; retrying');
         await new Promise((r) => setTimeout(r, Math.min(30_000, 500 * 2 ** attempt)).unref());
       }
@@ -141,7 +161,8 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
         if (changed > 0) log.info({ changed, ms: Date.now() - started, generation: current.generation }, 'OSV index refreshed');
         return changed;
       } catch (error) {
-        log.warn({ err: error }, 'OSV index refresh failed; will retry');
+        if (isClosedDatabaseError(error)) stop();
+        else log.warn({ err: error }, 'OSV index refresh failed; will retry');
         return 0;
       } finally {
         running = undefined;
@@ -177,10 +198,7 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
     },
     refresh,
     async close() {
-      closed = true;
-      controller.abort();
-      if (timer !== undefined) clearInterval(timer);
-      for (const wake of waiters) wake();
+      stop();
       await building?.catch(() => undefined);
       await running?.catch(() => undefined);
     },

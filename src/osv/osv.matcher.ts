@@ -4,7 +4,7 @@
 // version does not parse. A record matches when any of its rows does; each id is returned once.
 import { comparatorFor, type VersionOrder } from './ecosystems/index.ts';
 import { compareIds, firstAfter, type CorpusIndex, type FuzzyForms, type IndexRow, type VulnEntry } from './osv.index.ts';
-import { normalizeRepo } from './osv.rows.ts';
+import { eventVersionText, normalizeRepo } from './osv.rows.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Fuzzy tag matching (§4.2 step 7)
@@ -229,7 +229,7 @@ function eventsAffect(types: string, values: readonly string[], p: Prepared, sor
     indexes = [];
     const keyed: { i: number; x: unknown }[] = [];
     for (let i = 0; i < values.length; i++) {
-      const x = cache.parse(values[i] as string);
+      const x = cache.parse(eventVersionText(types[i] as string, values[i] as string));
       if (x !== undefined) keyed.push({ i, x });
     }
     keyed.sort((a, b) => order.compare(a.x, b.x) || (TYPE_RANK[types[a.i] as string] as number) - (TYPE_RANK[types[b.i] as string] as number));
@@ -238,7 +238,7 @@ function eventsAffect(types: string, values: readonly string[], p: Prepared, sor
   const n = indexes === undefined ? values.length : indexes.length;
   for (let k = n - 1; k >= 0; k--) {
     const i = indexes === undefined ? k : (indexes[k] as number);
-    const x = cache.parse(values[i] as string);
+    const x = cache.parse(eventVersionText(types[i] as string, values[i] as string));
     if (x === undefined) continue;
     const c = order.compare(x, parsed);
     if (c > 0) continue;

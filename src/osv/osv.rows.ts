@@ -4,6 +4,15 @@
 import { COARSE_MAX, comparatorFor, normalizePackageName, type VersionOrder } from './ecosystems/index.ts';
 import type { OsvRecord } from './osv.schema.ts';
 
+/**
+ * The text an event value is parsed as. `introduced: "0"` is the lowest version of every ecosystem (the
+ * comparators' `0` sentinel); any other event of `0` is the plain version zero, so prereleases of 0.0.0 (Go
+ * pseudo-versions) still sort below a `fixed: "0"` (osv-scalibr's IsAffected cases).
+ */
+export function eventVersionText(type: string, value: string): string {
+  return value === '0' && type !== 'i' ? '0.0.0' : value;
+}
+
 /** `R` range, `V` chunk of enumerated versions, `E` package without either, `C` commit hash of a GIT range. */
 export type RowKind = 'R' | 'V' | 'E' | 'C';
 
@@ -72,7 +81,7 @@ function sortByOrder<T>(items: T[], text: (t: T) => string, order: VersionOrder 
 }
 
 function rangeRow(seq: number, ecosystem: string, name: string, events: { type: string; value: string }[], order: VersionOrder | undefined): IndexRowData {
-  const { sorted, parsed } = sortByOrder(events, (e) => e.value, order, (a, b) => EVENT_TYPE_ORDER.indexOf(a.type) - EVENT_TYPE_ORDER.indexOf(b.type));
+  const { sorted, parsed } = sortByOrder(events, (e) => eventVersionText(e.type, e.value), order, (a, b) => EVENT_TYPE_ORDER.indexOf(a.type) - EVENT_TYPE_ORDER.indexOf(b.type));
   let coarseMin: string | null = null;
   let coarseMax: string | null = null;
   if (order?.coarse !== undefined) {
