@@ -1,5 +1,6 @@
 import { closeGracefully } from '../core/http/server.ts';
 import { startGrpcListener } from '../grpc/platform-rpcs.ts';
+import { startMcpServices } from '../mcp/mcp.listener.ts';
 import type { PlatformContext } from './context.ts';
 import { buildRestApp } from './rest-app.ts';
 
@@ -10,6 +11,8 @@ export type ServiceName = (typeof SERVICES)[number];
 export interface RunningListener {
   name: string;
   url: string;
+  /** Extra lines printed under the URL (for example the dev forge's sign-in details). */
+  details?: string[];
   close(): Promise<void>;
 }
 
@@ -49,6 +52,10 @@ export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<Serv
       listeners.push({ name: 'rest', url: `${scheme}://${hostForUrl(core.PLATFORM_HOST)}:${port}`, close: () => closeGracefully(rest) });
     }
     if (only.has('grpc')) listeners.push(await startGrpcListener(ctx));
+    if (only.has('mcp') || only.has('devforge')) {
+      const mcpDeps = { config: ctx.config, log: ctx.log, clock: ctx.clock, fetch: ctx.fetch, localSecret: ctx.secretKeys.current.key };
+      listeners.push(...(await startMcpServices(mcpDeps, { mcp: only.has('mcp'), devforge: only.has('devforge') })));
+    }
   } catch (error) {
     await closeAll();
     throw error;

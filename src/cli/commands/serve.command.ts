@@ -47,7 +47,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         await ctx.database.close();
         throw error;
       }
-      for (const listener of running.listeners) io.out(`${listener.name.padEnd(9)} ${listener.url}`);
+      for (const listener of running.listeners) {
+        io.out(`${listener.name.padEnd(9)} ${listener.url}`);
+        for (const line of listener.details ?? []) io.out(line);
+      }
       io.out(`database  ${ctx.database.location}`);
 
       await new Promise<void>((resolve) => {

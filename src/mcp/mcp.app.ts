@@ -1,0 +1,205 @@
+/**
+ * Composition root of the forge MCP server's HTTP listener: settings in, a Fastify app out. Everything with state
+ * or time (clock, fetch, replay cache, metadata-document fetcher) is passed in, so tests and the benchmark build
+ * the same app with fakes.
+ */
+import { hkdfSync } from 'node:crypto';
+import fastifyFormbody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Clock } from '../core/clock.ts';
+import type { CoreConfig } from '../core/config.core.ts';
+import { closeGracefully, createHttpApp } from '../core/http/server.ts';
+import type { Logger } from '../core/logger.ts';
+import { createBearerValidator, type BearerValidator } from './mcp.auth.ts';
+import type { McpConfig } from './mcp.config.ts';
+import { registerMcpRoutes } from './mcp.routes.ts';
+import type { Allowlist } from './oauth.allowlist.ts';
+import { createClientMetadataResolver, type FetchedDocument } from './oauth.client-metadata.ts';
+import { createClientRegistry } from './oauth.clients.ts';
+import { createForgeOAuth, createForgeUserTokenCheck } from './oauth.forge.ts';
+import { serverPathPrefix, type MetadataSettings } from './oauth.metadata.ts';
+import { createWindowRateLimiter } from './oauth.rate-limit.ts';
+import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth.replay.ts';
+import { registerOAuthRoutes } from './oauth.routes.ts';
+import { createSealer } from './oauth.seal.ts';
+import { createOAuthService, type OAuthMode } from './oauth.service.ts';
+import { createMemoryFlowStore, createSealedFlowStore, type FlowStore } from './oauth.stores.ts';
+
+/** Everything the listener needs to know, resolved from the configuration (and the dev forge under `npm start`). */
+export interface McpSettings {
+  /** `none`: no remote OAuth; `/mcp` takes any token the forge accepts (`/api/v4/user`). */
+  mode: OAuthMode | 'none';
+  /** `MCP_SERVER_URL`, no trailing slash; required for the OAuth modes. */
+  serverUrl: string | undefined;
+  forgeUrl: string;
+  appId: string | undefined;
+  scopes: string;
+  allowlist: Allowlist;
+  registerLimitPerHour: number;
+  /** Stateless mode: the shared secret (and the one being rotated out), and the optional Redis replay cache. */
+  stateless: { secret: Buffer; previous?: Buffer; replayCacheUrl?: string } | undefined;
+  /**
+   * The key that seals consent forms and cookies when stateless mode is off (derived from the platform secret key,
+   * so approvals survive restarts). In stateless mode the stateless secret is used instead.
+   */
+  localSecret: Buffer;
+  trustProxy: boolean;
+  bodyLimit: number;
+  /** Bearer validation cache lifetime (ms, at most 60 s; 0 turns the cache off). */
+  validationCacheTtlMs?: number;
+}
+
+/** Resolves settings from the parsed configuration; `forge` overrides the forge when the dev forge runs. */
+export function mcpSettingsFromConfig(
+  config: McpConfig,
+  core: Pick<CoreConfig, 'TRUST_PROXY' | 'PLATFORM_BODY_LIMIT_BYTES'>,
+  localSecret: Buffer,
+  forge?: { forgeUrl: string; appId: string; serverUrl: string },
+): McpSettings {
+  const forgeUrl = forge?.forgeUrl ?? config.FORGE_URL;
+  if (forgeUrl === undefined) throw new Error('no forge: set FORGE_URL or run the dev forge');
+  const mode: McpSettings['mode'] = forge ? 'callback_proxy' : !config.FORGE_MCP_OAUTH ? 'none' : config.FORGE_OAUTH_CALLBACK_PROXY ? 'callback_proxy' : 'passthrough';
+  return {
+    mode,
+    serverUrl: forge?.serverUrl ?? config.MCP_SERVER_URL,
+    forgeUrl,
+    appId: forge?.appId ?? config.FORGE_OAUTH_APP_ID,
+    scopes: config.FORGE_OAUTH_SCOPES,
+    allowlist: config.allowlist,
+    registerLimitPerHour: config.OAUTH_REGISTER_RATE_LIMIT_PER_HOUR,
+    stateless:
+      config.OAUTH_STATELESS_MODE && config.OAUTH_STATELESS_SECRET
+        ? {
+            secret: config.OAUTH_STATELESS_SECRET,
+            ...(config.OAUTH_STATELESS_PREVIOUS_SECRET ? { previous: config.OAUTH_STATELESS_PREVIOUS_SECRET } : {}),
+            ...(config.OAUTH_REPLAY_CACHE_URL ? { replayCacheUrl: config.OAUTH_REPLAY_CACHE_URL } : {}),
+          }
+        : undefined,
+    localSecret,
+    trustProxy: core.TRUST_PROXY,
+    bodyLimit: core.PLATFORM_BODY_LIMIT_BYTES,
+  };
+}
+
+export interface McpAppDeps {
+  settings: McpSettings;
+  log: Logger;
+  clock: Clock;
+  fetch: typeof fetch;
+  /** Fetcher of client ID metadata documents (default: the guarded https fetch). */
+  fetchClientMetadata?: (url: URL) => Promise<FetchedDocument>;
+  /** Replay cache for stateless mode (default: Redis when configured, else in-process). */
+  replay?: ReplayCache;
+  /** TLS key and certificate (PEM), as the other listeners take them from PLATFORM_TLS_CERT/KEY. */
+  https?: { key: Buffer; cert: Buffer };
+}
+
+export interface McpApp {
+  app: FastifyInstance;
+  validator: BearerValidator;
+  /** The flow store (tests look into the LRU of stateful mode). */
+  flows: FlowStore | undefined;
+  /** Stops accepting, lets in-flight requests finish, closes the replay cache. */
+  close(): Promise<void>;
+}
+
+/** Builds the listener's app (not yet listening). */
+export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
+  const { settings, log, clock } = deps;
+  const app = createHttpApp({ log, trustProxy: settings.trustProxy, bodyLimit: settings.bodyLimit, ...(deps.https ? { https: deps.https } : {}) });
+  await app.register(fastifyFormbody);
+  const bases = settings.serverUrl ? [...new Set(['', serverPathPrefix(settings.serverUrl)])] : [''];
+  let replay: ReplayCache | undefined;
+  let flows: FlowStore | undefined;
+  let validator: BearerValidator;
+
+  if (settings.mode === 'none') {
+    validator = createBearerValidator({
+      forge: createForgeUserTokenCheck({ forgeUrl: settings.forgeUrl, fetch: deps.fetch, log }),
+      clock,
+      log,
+      ...(settings.validationCacheTtlMs !== undefined ? { ttlMs: settings.validationCacheTtlMs } : {}),
+    });
+  } else {
+    const { serverUrl, appId } = settings;
+    if (!serverUrl || !appId) throw new Error('remote OAuth needs MCP_SERVER_URL and FORGE_OAUTH_APP_ID');
+    const forge = createForgeOAuth({ forgeUrl: settings.forgeUrl, appId, fetch: deps.fetch, log });
+    validator = createBearerValidator({
+      forge,
+      clock,
+      log,
+      appId,
+      ...(settings.validationCacheTtlMs !== undefined ? { ttlMs: settings.validationCacheTtlMs } : {}),
+    });
+    const secret = settings.stateless?.secret ?? settings.localSecret;
+    const sealer = createSealer({ secret, previous: settings.stateless?.previous ? [settings.stateless.previous] : [], clock });
+    if (settings.stateless) {
+      replay =
+        deps.replay ??
+        (settings.stateless.replayCacheUrl
+          ? createRedisReplayCache({ url: settings.stateless.replayCacheUrl, clock, log })
+          : createMemoryReplayCache({ clock }));
+      flows = createSealedFlowStore({ sealer, replay, clock });
+    } else {
+      flows = createMemoryFlowStore({ clock });
+    }
+    const metadata = createClientMetadataResolver({
+      allowlist: settings.allowlist,
+      clock,
+      log,
+      ...(deps.fetchClientMetadata ? { fetch: deps.fetchClientMetadata } : {}),
+    });
+    const clients = createClientRegistry({ clock, metadata, ...(settings.stateless ? { sealer } : {}) });
+    const service = createOAuthService({
+      mode: settings.mode,
+      serverUrl,
+      forgeUrl: settings.forgeUrl,
+      appId,
+      scopes: settings.scopes,
+      allowlist: settings.allowlist,
+      clients,
+      flows,
+      forge,
+      sealer,
+      registerLimiter: createWindowRateLimiter({ clock, limit: settings.registerLimitPerHour, windowMs: 3_600_000 }),
+      clock,
+      log,
+    });
+    const metadataSettings: MetadataSettings = { serverUrl, scopes: settings.scopes, mode: settings.mode };
+    const csrfKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'platform mcp consent csrf v1', 32));
+    await app.register(async (scope) => {
+      // OAuth endpoints answer in RFC 6749 form, also for bodies Fastify could not parse (STYLE.md 7).
+      scope.setErrorHandler(async (error: FastifyError, request, reply) => {
+        const status = error.statusCode ?? 500;
+        if (status >= 500) request.log.error({ err: error }, 'OAuth endpoint failed');
+        void reply.header('cache-control', 'no-store');
+        return reply
+          .status(status >= 500 ? 500 : status === 413 || status === 415 ? status : 400)
+          .send(status >= 500 ? { error: 'server_error', error_description: 'Internal error.' } : { error: 'invalid_request', error_description: 'Malformed request.' });
+      });
+      registerOAuthRoutes(scope, { service, metadata: metadataSettings, forgeUrl: settings.forgeUrl, csrfKey, bases });
+    });
+  }
+
+  registerMcpRoutes(app, {
+    validator,
+    forgeUrl: settings.forgeUrl,
+    fetch: deps.fetch,
+    log,
+    serverUrl: settings.mode === 'none' ? undefined : settings.serverUrl,
+    scopes: settings.scopes,
+    bases,
+  });
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  return {
+    app,
+    validator,
+    flows,
+    async close() {
+      await closeGracefully(app);
+      // An injected replay cache belongs to the caller.
+      if (replay && !deps.replay) await replay.close();
+    },
+  };
+}

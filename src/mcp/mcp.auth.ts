@@ -1,0 +1,95 @@
+/**
+ * Bearer validation for `/mcp` (spec "Authentication" 1; issue 3 item 9): the forge decides whether a token is
+ * good (`/oauth/token/info`), and a bounded cache keyed by a hash of the token (never the token itself) keeps a
+ * burst of tool calls to one forge check per token per TTL (at most 60 s). Concurrent first requests share one
+ * check. An entry is dropped when the forge answers 401 to a tool call.
+ */
+import { createHash } from 'node:crypto';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { ForgeOAuth } from './oauth.forge.ts';
+
+/** Issue 3 item 9: the validation cache keeps an answer at most 60 s. */
+export const MAX_VALIDATION_TTL_MS = 60_000;
+
+export type BearerResult =
+  | { ok: true; authInfo: AuthInfo }
+  | { ok: false; reason: 'invalid' | 'expired' | 'wrong_application' | 'unavailable' };
+
+export interface BearerValidator {
+  validate(token: string): Promise<BearerResult>;
+  /** Forgets a token (the forge rejected it on a tool call). */
+  forget(token: string): void;
+  /** Cached entries, for tests and the benchmark. */
+  size(): number;
+}
+
+export function tokenCacheKey(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+export function createBearerValidator(deps: {
+  forge: Pick<ForgeOAuth, 'tokenInfo'>;
+  clock: Clock;
+  log: Logger;
+  /** When set, tokens of other forge applications are refused (the audience check). */
+  appId?: string;
+  /** Cache lifetime in ms, capped at 60 s; 0 disables the cache (the benchmark compares both). */
+  ttlMs?: number;
+  max?: number;
+}): BearerValidator {
+  const ttl = Math.min(deps.ttlMs ?? MAX_VALIDATION_TTL_MS, MAX_VALIDATION_TTL_MS);
+  const cache = new LRUCache<string, AuthInfo>({ max: deps.max ?? 10_000, ttl: Math.max(ttl, 1), perf: { now: () => deps.clock.now() } });
+  const inflight = new Map<string, Promise<BearerResult>>();
+
+  const check = async (token: string, key: string): Promise<BearerResult> => {
+    const info = await deps.forge.tokenInfo(token);
+    if (!info.ok) return { ok: false, reason: info.kind === 'invalid' ? 'invalid' : 'unavailable' };
+    const { expiresIn, applicationUid, scopes, resourceOwnerId } = info.info;
+    if (expiresIn !== null && expiresIn <= 0) return { ok: false, reason: 'expired' };
+    if (deps.appId !== undefined && applicationUid !== undefined && applicationUid !== deps.appId) {
+      deps.log.warn('bearer refused: token issued to another forge application');
+      return { ok: false, reason: 'wrong_application' };
+    }
+    const now = deps.clock.now();
+    const authInfo: AuthInfo = {
+      token,
+      clientId: applicationUid ?? 'forge',
+      scopes,
+      ...(expiresIn !== null ? { expiresAt: Math.floor(now / 1000) + expiresIn } : {}),
+      extra: { forgeUserId: resourceOwnerId },
+    };
+    if (ttl > 0) {
+      // Never cache past the token's own expiry.
+      const entryTtl = expiresIn !== null ? Math.min(ttl, expiresIn * 1000) : ttl;
+      cache.set(key, authInfo, { ttl: Math.max(1, entryTtl) });
+    }
+    return { ok: true, authInfo };
+  };
+
+  return {
+    async validate(token) {
+      const key = tokenCacheKey(token);
+      const cached = ttl > 0 ? cache.get(key) : undefined;
+      if (cached) {
+        if (cached.expiresAt !== undefined && cached.expiresAt * 1000 <= deps.clock.now()) {
+          cache.delete(key);
+          return { ok: false, reason: 'expired' };
+        }
+        return { ok: true, authInfo: cached };
+      }
+      let pending = inflight.get(key);
+      if (!pending) {
+        pending = check(token, key).finally(() => inflight.delete(key));
+        inflight.set(key, pending);
+      }
+      return pending;
+    },
+    forget(token) {
+      cache.delete(tokenCacheKey(token));
+    },
+    size: () => cache.size,
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * HTTP of the OAuth endpoints (spec "Endpoints"): thin handlers that map requests to the OAuth service and write
+ * its answers — redirects, the consent page, error pages, and RFC 6749 JSON with `Cache-Control: no-store`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  consentPageHeaders,
+  CONSENT_TTL_MS,
+  cookieNames,
+  csrfToken,
+  formActionSources,
+  isCsrfCookieValue,
+  newCsrfCookieValue,
+  renderConsentPage,
+  renderErrorPage,
+  verifyCsrfToken,
+} from './oauth.consent.ts';
+import { authorizationServerMetadata, authorizationServerPaths, protectedResourceMetadata, protectedResourcePaths, type MetadataSettings } from './oauth.metadata.ts';
+import { normalizeClientAddress } from './oauth.rate-limit.ts';
+import type { AuthorizeAnswer, JsonAnswer, OAuthService } from './oauth.service.ts';
+
+export interface OAuthRouteDeps {
+  service: OAuthService;
+  metadata: MetadataSettings;
+  forgeUrl: string;
+  /** HMAC key of the consent form's CSRF token. */
+  csrfKey: Buffer;
+  /** Path prefixes to mount the endpoints under ('' and the path of `MCP_SERVER_URL`). */
+  bases: readonly string[];
+}
+
+/** CORS for browser-based clients on metadata, `/register`, `/token`, `/revoke` and `/mcp` (issue 3 item 2). */
+export function applyCors(reply: FastifyReply): void {
+  void reply.header('access-control-allow-origin', '*');
+  void reply.header('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
+  void reply.header('access-control-allow-headers', 'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id');
+  void reply.header('access-control-expose-headers', 'www-authenticate, mcp-session-id, mcp-protocol-version');
+  void reply.header('access-control-max-age', '86400');
+}
+
+function sendJson(reply: FastifyReply, answer: JsonAnswer): FastifyReply {
+  for (const [name, value] of Object.entries(answer.headers ?? {})) void reply.header(name, value);
+  return reply.status(answer.status).type('application/json').send(answer.body);
+}
+
+function nonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps): void {
+  const { service } = deps;
+  const serverUrl = deps.metadata.serverUrl;
+  const names = cookieNames(serverUrl);
+  const cookieBase = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: names.secure };
+
+  const sendError = (reply: FastifyReply, status: number, title: string, message: string): FastifyReply => {
+    const n = nonce();
+    for (const [name, value] of Object.entries(consentPageHeaders(n, ["'none'"]))) void reply.header(name, value);
+    return reply.status(status).send(renderErrorPage(title, message, n));
+  };
+
+  /** Writes an authorization answer; a consent page gets a CSRF cookie and a token bound to it. */
+  const sendAuthorize = (request: FastifyRequest, reply: FastifyReply, answer: AuthorizeAnswer): FastifyReply => {
+    void reply.header('cache-control', 'no-store');
+    switch (answer.kind) {
+      case 'redirect':
+        if (answer.setConsentCookie) void reply.setCookie(names.consent, answer.setConsentCookie, { ...cookieBase, maxAge: Math.floor(CONSENT_TTL_MS / 1000) });
+        return reply.redirect(answer.location, 302);
+      case 'error_page':
+        return sendError(reply, answer.status, answer.title, answer.message);
+      case 'consent': {
+        let csrfCookie = request.cookies[names.csrf];
+        if (!isCsrfCookieValue(csrfCookie)) {
+          csrfCookie = newCsrfCookieValue();
+          void reply.setCookie(names.csrf, csrfCookie, cookieBase);
+        }
+        const n = nonce();
+        const publisher = answer.client.kind === 'metadata_document' ? new URL(answer.client.clientId).host : undefined;
+        for (const [name, value] of Object.entries(consentPageHeaders(n, formActionSources(deps.forgeUrl, answer.redirectUri)))) void reply.header(name, value);
+        return reply.status(200).send(
+          renderConsentPage({
+            clientName: answer.client.clientName,
+            ...(publisher ? { clientPublisher: publisher } : {}),
+            redirectUri: answer.redirectUri,
+            forgeHost: new URL(deps.forgeUrl).host,
+            scope: answer.scope,
+            formAction: `${serverUrl}/authorize`,
+            sealedRequest: answer.sealedRequest,
+            csrf: csrfToken(deps.csrfKey, csrfCookie, answer.sealedRequest),
+            nonce: n,
+          }),
+        );
+      }
+    }
+  };
+
+  const cors = { onRequest: async (_request: FastifyRequest, reply: FastifyReply) => applyCors(reply) };
+  const preflight = async (_request: FastifyRequest, reply: FastifyReply) => reply.status(204).send();
+
+  for (const path of protectedResourcePaths(serverUrl)) {
+    app.get(path, cors, async () => protectedResourceMetadata(deps.metadata));
+    app.options(path, cors, preflight);
+  }
+  for (const path of authorizationServerPaths(serverUrl)) {
+    app.get(path, cors, async () => authorizationServerMetadata(deps.metadata));
+    app.options(path, cors, preflight);
+  }
+
+  for (const base of deps.bases) {
+    app.post(`${base}/register`, cors, async (request, reply) =>
+      sendJson(reply, await service.register(request.body, normalizeClientAddress(request.ip))),
+    );
+    app.options(`${base}/register`, cors, preflight);
+
+    app.get(`${base}/authorize`, async (request, reply) =>
+      sendAuthorize(request, reply, await service.authorize(request.query as Record<string, unknown>, request.cookies[names.consent])),
+    );
+
+    // The consent form posts here (same path as the page, so `form-action 'self'` covers it).
+    app.post(`${base}/authorize`, async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const sealedRequest = typeof body.request === 'string' ? body.request : '';
+      const token = typeof body.csrf === 'string' ? body.csrf : undefined;
+      if (!verifyCsrfToken(deps.csrfKey, request.cookies[names.csrf], sealedRequest, token)) {
+        request.log.warn('consent refused: CSRF token missing or wrong');
+        void reply.header('cache-control', 'no-store');
+        return sendError(reply, 403, 'Request not accepted', 'This approval did not come from the consent page. Start the connection again from your application.');
+      }
+      const decision = typeof body.decision === 'string' ? body.decision : 'deny';
+      return sendAuthorize(request, reply, await service.decideConsent({ sealedRequest, decision, consentCookie: request.cookies[names.consent] }));
+    });
+
+    app.get(`${base}/callback`, async (request, reply) => sendAuthorize(request, reply, await service.callback(request.query as Record<string, unknown>)));
+
+    app.post(`${base}/token`, cors, async (request, reply) => sendJson(reply, await service.token((request.body ?? {}) as Record<string, unknown>)));
+    app.options(`${base}/token`, cors, preflight);
+
+    app.post(`${base}/revoke`, cors, async (request, reply) => sendJson(reply, await service.revoke((request.body ?? {}) as Record<string, unknown>)));
+    app.options(`${base}/revoke`, cors, preflight);
+  }
+}
