@@ -5,6 +5,7 @@ import { CliError } from './cli-error.ts';
 import { registerIdentityCommands } from './commands/identity.commands.ts';
 import { registerMigrateCommand } from './commands/migrate.command.ts';
 import { registerServeCommand } from './commands/serve.command.ts';
+import { registerDocumentsCommands } from '../documents/documents.commands.ts';
 import { registerMcpLocalCommands } from '../mcp/local/mcp-local.command.ts';
 import { processIo, type CliIo } from './io.ts';
 import { registerOsvCommands } from '../osv/osv.command.ts';
@@ -20,6 +21,7 @@ export function buildProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerMigrateCommand(program, io);
   registerIdentityCommands(program, io);
+  registerDocumentsCommands(program, io);
   registerOsvCommands(program, io);
   registerMcpLocalCommands(program, io);
   registerDevForgeCommand(program);

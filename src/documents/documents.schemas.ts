@@ -36,15 +36,18 @@ export const deleteDocumentRequestJson = z.object({
 });
 export type DeleteDocumentRequestJson = z.infer<typeof deleteDocumentRequestJson>;
 
-/** A document as returned (ListDocuments, CreateDocument). */
+/**
+ * A document as returned (ListDocuments, CreateDocument). Proto3 JSON leaves out empty values, so a reader must
+ * treat the optional members as empty when absent (an empty ciphertext, no key id, no metadata).
+ */
 export interface DocumentJson {
   id: string;
   creator_id: string;
-  /** int64 travels as a decimal string in proto3 JSON. */
-  size_bytes: string;
-  ciphertext: string;
-  encryption: { algorithm: string; key_id: string; nonce: string };
-  encrypted_metadata: string;
+  /** int64 travels as a decimal string in proto3 JSON; absent for an empty document. */
+  size_bytes?: string;
+  ciphertext?: string;
+  encryption?: { algorithm?: string; key_id?: string; nonce?: string };
+  encrypted_metadata?: string;
   request_id?: string;
   create_time: string;
 }
