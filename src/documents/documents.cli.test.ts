@@ -20,7 +20,7 @@ async function storedBytes(platform: TestPlatform): Promise<Buffer[]> {
   for (const row of rows.rows) {
     for (const value of Object.values(row)) {
       if (value === null || value === undefined) continue;
-      out.push(Buffer.isBuffer(value) ? value : Buffer.from(String(value)));
+      out.push(Buffer.isBuffer(value) ? value : Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)));
     }
   }
   return out;
