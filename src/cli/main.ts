@@ -1,4 +1,6 @@
 import { Command, CommanderError } from 'commander';
+import { registerModelsCommands } from '../admin/models.commands.ts';
+import { registerSecretsCommands } from '../admin/secrets.commands.ts';
 import { ConfigError } from '../core/config.ts';
 import { isAppError } from '../core/errors.ts';
 import { CliError } from './cli-error.ts';
@@ -21,6 +23,8 @@ export function buildProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerMigrateCommand(program, io);
   registerIdentityCommands(program, io);
+  registerModelsCommands(program, io);
+  registerSecretsCommands(program, io);
   registerDocumentsCommands(program, io);
   registerOsvCommands(program, io);
   registerMcpLocalCommands(program, io);
