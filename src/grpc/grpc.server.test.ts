@@ -2,9 +2,15 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath as healthProtoPath } from 'grpc-health-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { bearer, grpcError, httpJson, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
+import { bearer, grpcError, httpJson, loadTestingProtos, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
+import { openTestPlatform } from '../../test/support/platform.ts';
+import { startPlatform } from '../app/serve.ts';
+import { createGrpcServer } from './grpc.server.ts';
 
 /**
  * The gRPC server itself, over the test-only PlatformTesting service: standard health and reflection answer,
@@ -120,10 +126,17 @@ describe('gRPC server', () => {
   });
 
   it('answers UNIMPLEMENTED for a declared RPC without an implementation', async () => {
-    const error = await grpcError(
-      new Promise((resolve, reject) => p.osvClient().GetVuln({ id: 'GHSA-xxxx' }, bearer(token), (e, v) => (e ? reject(e) : resolve(v)))),
-    );
-    expect(error.code).toBe(grpc.status.UNIMPLEMENTED);
+    const bare = createGrpcServer({ protos: p.protos, rpcs: [], auth: p.platform.ctx.auth, log: p.platform.ctx.log, maxDeadlineMs: 1000, maxReceiveMessageBytes: 1 << 20, maxSendMessageBytes: 1 << 20 });
+    const { port } = await bare.listen({ host: '127.0.0.1', port: 0 });
+    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { v1: { PlatformOSV: grpc.ServiceClientConstructor } } };
+    const client = new loaded.platform.v1.PlatformOSV(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    try {
+      const error = await grpcError(unary(client, 'GetVuln', { id: 'GHSA-xxxx' }, bearer(token)));
+      expect(error.code).toBe(grpc.status.UNIMPLEMENTED);
+    } finally {
+      client.close();
+      await bare.close(0);
+    }
   });
 
   it('refuses a request message over the size limit with RESOURCE_EXHAUSTED', async () => {
@@ -147,5 +160,80 @@ describe('gRPC server deadline over HTTP', () => {
     expect(response.status).toBe(504);
     expect(response.body).toEqual({ error: { code: 'deadline_exceeded', message: 'deadline exceeded' } });
     await expect.poll(() => p.probe.sleepAborted.at(-1)).toBe(true);
+  });
+});
+
+describe('gRPC listener in startPlatform, with TLS', () => {
+  it('serves the platform services over TLS on PLATFORM_GRPC_PORT and names its URL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'grpc-tls-'));
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { encoding: 'utf8' });
+    if (made.status !== 0) {
+      if (process.env.CI === 'true') throw new Error(`openssl could not make a test certificate: ${made.stderr}`);
+      console.warn('\n*** openssl is not available: the gRPC TLS test is SKIPPED. ***\n');
+      return;
+    }
+    const platform = await openTestPlatform('sqlite', {
+      env: { PLATFORM_HTTP_PORT: '0', PLATFORM_GRPC_PORT: '0', PLATFORM_TLS_CERT: join(dir, 'cert.pem'), PLATFORM_TLS_KEY: join(dir, 'key.pem') },
+    });
+    const running = await startPlatform(platform.ctx, new Set(['grpc']));
+    try {
+      const listener = running.listeners.find((l) => l.name === 'grpc');
+      expect(listener?.url).toMatch(/^grpcs:\/\/127\.0\.0\.1:\d+$/);
+      const address = (listener?.url ?? '').replace('grpcs://', '');
+      const loaded = grpc.loadPackageDefinition(loadTestingProtos().packageDefinition) as unknown as { platform: { v1: { PlatformDocuments: grpc.ServiceClientConstructor } } };
+      const secure = new loaded.platform.v1.PlatformDocuments(address, grpc.credentials.createSsl(readFileSync(join(dir, 'cert.pem'))));
+      const plain = new loaded.platform.v1.PlatformDocuments(address, grpc.credentials.createInsecure());
+      try {
+        await expect(unary(secure, 'ListDocuments', {}, bearer(platform.owner.platform_token))).resolves.toEqual({});
+        const refused = await grpcError(unary(plain, 'ListDocuments', {}, bearer(platform.owner.platform_token), { deadline: Date.now() + 2000 }));
+        expect([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]).toContain(refused.code);
+      } finally {
+        secure.close();
+        plain.close();
+      }
+    } finally {
+      await running.close();
+      await platform.close();
+    }
+  });
+});
+
+describe('gRPC graceful shutdown', () => {
+  it('lets calls in flight finish, then refuses new ones', async () => {
+    const p = await startGrpcTestPlatform('sqlite');
+    const token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
+    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
+    const client = new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
+    try {
+      const inFlight = unary(client, 'Sleep', { millis: 400 }, bearer(token));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const closing = p.grpcServer.close(5000);
+      await expect(inFlight).resolves.toEqual({});
+      await closing;
+      const after = await grpcError(unary(client, 'Ping', {}, bearer(token), { deadline: Date.now() + 1000 }));
+      expect([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]).toContain(after.code);
+    } finally {
+      client.close();
+      await p.close();
+    }
+  });
+
+  it('cancels calls still running when the shutdown timeout passes', async () => {
+    const p = await startGrpcTestPlatform('sqlite');
+    const token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
+    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
+    const client = new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
+    try {
+      const stuck = grpcError(unary(client, 'Sleep', {}, bearer(token)));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      await p.grpcServer.close(200);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect([grpc.status.CANCELLED, grpc.status.UNAVAILABLE]).toContain((await stuck).code);
+      await expect.poll(() => p.probe.sleepAborted.at(-1)).toBe(true);
+    } finally {
+      client.close();
+      await p.close();
+    }
   });
 });

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../core/errors.ts';
+import { formatTimestamp, parseTimestamp } from './proto-json.ts';
+import { loadProtos } from './protos.ts';
+
+/**
+ * The proto3 JSON codec: one canonical JSON shape for handlers, whatever the transport (OSV facts §1: snake_case
+ * names, RFC 3339 timestamps, enums by name, empty fields left out, a oneof with two members is a 400).
+ */
+const protos = loadProtos();
+const codec = protos.codec;
+
+/** JSON → proto object → wire → proto object → JSON, as a gRPC response and request travel. */
+function throughWire(typeName: string, json: Record<string, unknown>, method: { service: string; method: string }, side: 'request' | 'response') {
+  const m = protos.services.get(method.service)?.get(method.method);
+  if (!m) throw new Error('no method');
+  const canonical = codec.fromJson(typeName, json, { unknownFields: 'drop' });
+  const serialize = side === 'request' ? m.definition.requestSerialize : m.definition.responseSerialize;
+  const deserialize = side === 'request' ? m.definition.requestDeserialize : m.definition.responseDeserialize;
+  return codec.fromProto(typeName, deserialize(serialize(codec.toProto(typeName, canonical))) as Record<string, unknown>);
+}
+
+const record = {
+  schema_version: '1.6.0',
+  id: 'GHSA-abcd-efgh-ijkl',
+  modified: '2022-04-13T03:04:39.780694Z',
+  published: '2021-01-01T00:00:00Z',
+  aliases: ['CVE-2021-0001'],
+  summary: 'A bug',
+  details: 'Details',
+  severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }],
+  affected: [
+    {
+      package: { name: 'jinja2', ecosystem: 'PyPI', purl: 'pkg:pypi/jinja2' },
+      ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '3.1.4' }], database_specific: { source: 'x', n: 1.5, ok: true, none: null, list: [1, 'a', { b: [] }] } }],
+      versions: ['3.1.3'],
+      ecosystem_specific: { severity: 'HIGH' },
+      database_specific: { nested: { deep: { er: 'yes' } } },
+    },
+  ],
+  references: [{ type: 'ADVISORY', url: 'https://example.test/a' }],
+  credits: [{ name: 'Someone', contact: ['mailto:a@example.test'], type: 'FINDER' }],
+  database_specific: { github_reviewed: true },
+};
+
+describe('proto3 JSON codec', () => {
+  it('keeps an OSV record unchanged through the HTTP path and the gRPC wire alike', () => {
+    const http = codec.fromJson('platform.v1.Vulnerability', record);
+    expect(http).toEqual(record);
+    expect(Object.keys(http)).toEqual(Object.keys(record));
+    const wire = throughWire('platform.v1.Vulnerability', record, { service: 'platform.v1.PlatformOSV', method: 'GetVuln' }, 'response');
+    expect(JSON.stringify(wire)).toBe(JSON.stringify(http));
+  });
+
+  it('leaves out empty fields (a query without hits is {}), but keeps set messages and oneof members', () => {
+    expect(codec.fromJson('platform.v1.VulnerabilityList', { vulns: [], next_page_token: '' })).toEqual({});
+    expect(codec.fromJson('platform.v1.BatchVulnerabilityList', { results: [{}, { vulns: [] }] })).toEqual({ results: [{}, {}] });
+    expect(codec.fromJson('platform.v1.Query', { version: '', package: {} })).toEqual({ version: '', package: {} });
+    expect(codec.fromJson('platform.v1.Severity', { type: 'TYPE_UNSPECIFIED', score: '' })).toEqual({});
+    expect(codec.fromJson('platform.v1.Query', { page_token: null, package: null })).toEqual({});
+    const wire = throughWire('platform.v1.Query', { version: '', package: {} }, { service: 'platform.v1.PlatformOSV', method: 'Query' }, 'request');
+    expect(wire).toEqual({ version: '', package: {} });
+  });
+
+  it('refuses both members of a oneof, unknown fields and wrong types with INVALID_ARGUMENT', () => {
+    const refuse = (type: string, value: unknown) => {
+      try {
+        codec.fromJson(type, value);
+      } catch (error) {
+        expect(error).toBeInstanceOf(AppError);
+        expect((error as AppError).grpcCode).toBe(3);
+        return (error as AppError).message;
+      }
+      throw new Error(`accepted ${JSON.stringify(value)}`);
+    };
+    expect(refuse('platform.v1.Query', { commit: 'abc', version: '1.0' })).toContain('only one of commit, version');
+    expect(refuse('platform.v1.Query', { package: { name: 'x', nmae: 'y' } })).toBe('body.package.nmae: unknown field');
+    expect(refuse('platform.v1.Query', { version: 1 })).toBe('body.version: expected a string');
+    expect(refuse('platform.v1.Query', [])).toBe('body: expected a JSON object');
+    expect(refuse('platform.v1.ListDocumentsRequest', { page_size: 1.5 })).toContain('expected an integer');
+    expect(refuse('platform.v1.ListDocumentsRequest', { page_size: 2 ** 31 })).toContain('from -2147483648 to 2147483647');
+    expect(refuse('platform.v1.Document', { size_bytes: '12x' })).toContain('expected an integer');
+    expect(refuse('platform.v1.Document', { ciphertext: 'not base64!' })).toContain('base64');
+    expect(refuse('platform.v1.Vulnerability', { modified: '2022-02-30T00:00:00Z' })).toContain('RFC 3339');
+    expect(refuse('platform.v1.Severity', { type: 'CVSS_V5' })).toContain('unknown value "CVSS_V5"');
+    expect(refuse('platform.v1.Vulnerability', { database_specific: [1] })).toContain('expected a JSON object');
+    expect(refuse('platform.v1.Vulnerability', { aliases: ['a', null] })).toContain('null is not allowed');
+  });
+
+  it('drops unknown fields of responses instead of failing', () => {
+    expect(codec.fromJson('platform.v1.Vulnerability', { id: 'X', future_field: 1 }, { unknownFields: 'drop' })).toEqual({ id: 'X' });
+  });
+
+  it('accepts the lowerCamelCase names, numbers for int64, enum numbers and base64url, and writes the canonical forms', () => {
+    expect(codec.fromJson('platform.v1.ListDocumentsRequest', { pageSize: '7', pageToken: 't' })).toEqual({ page_size: 7, page_token: 't' });
+    expect(codec.fromJson('platform.v1.Document', { sizeBytes: 12, ciphertext: '-_8' })).toEqual({ size_bytes: '12', ciphertext: '+/8=' });
+    expect(codec.fromJson('platform.v1.Severity', { type: 2 })).toEqual({ type: 'CVSS_V3' });
+  });
+
+  it('parses and formats RFC 3339 timestamps as proto3 JSON does (UTC, 0/3/6/9 fractional digits)', () => {
+    const cases: [string, string][] = [
+      ['2022-04-13T03:04:39.780694Z', '2022-04-13T03:04:39.780694Z'],
+      ['2021-01-01T00:00:00.000Z', '2021-01-01T00:00:00Z'],
+      ['2021-01-01T00:00:00.1Z', '2021-01-01T00:00:00.100Z'],
+      ['2021-01-01T01:30:00+01:30', '2021-01-01T00:00:00Z'],
+      ['2021-01-01t00:00:00.123456789z', '2021-01-01T00:00:00.123456789Z'],
+      ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00Z'],
+      ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59Z'],
+    ];
+    for (const [input, output] of cases) {
+      const parsed = parseTimestamp(input);
+      expect(parsed, input).toBeDefined();
+      expect(formatTimestamp(parsed!.seconds, parsed!.nanos)).toBe(output);
+    }
+    for (const bad of ['2021-13-01T00:00:00Z', '2021-01-01 00:00:00Z', '2021-01-01T24:00:00Z', '2021-01-01T00:00:00', '10000-01-01T00:00:00Z']) {
+      expect(parseTimestamp(bad), bad).toBeUndefined();
+    }
+  });
+});
