@@ -1,0 +1,240 @@
+// Query/QueryBatch/GetVuln semantics (osv-facts.md §2, §3): validation order and texts, page tokens, pagination
+// with small pages, deadlines and the size limit returning partial pages, and the batch rules.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dialects, openTestDatabase, type TestDatabase } from '../../test/support/databases.ts';
+import { sharedPath } from '../../test/support/shared.ts';
+import { TEST_OSV_CONFIG, ids } from '../../test/osv/osv-support.ts';
+import type { Clock } from '../core/clock.ts';
+import { AppError } from '../core/errors.ts';
+import { createLogger } from '../core/logger.ts';
+import type { OsvConfig } from './osv.config.ts';
+import { importRecords } from './osv.importer.ts';
+import { buildIndex, staticIndexSource, type IndexSource } from './osv.loader.ts';
+import type { OsvRecord } from './osv.schema.ts';
+import {
+  createOsvService,
+  decodePageToken,
+  encodePageToken,
+  FIRST_PAGE_TOKEN,
+  parseBatch,
+  parseQuery,
+  type OsvService,
+  type VulnerabilityListJson,
+} from './osv.service.ts';
+
+interface GoUnitCases {
+  query_affected_validation: { name: string; query: unknown; message_contains: string }[];
+  query_affected_batch_validation: { name: string; queries: unknown; message_contains?: string; message?: string }[];
+}
+
+interface Matrix {
+  cases: { http_status: number; request: unknown }[];
+}
+
+const readCases = <T>(file: string): T => JSON.parse(readFileSync(sharedPath('osv-data', 'api-cases', file), 'utf8')) as T;
+
+function messageOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AppError) return `${error.code}: ${error.message}`;
+    throw error;
+  }
+  return 'ok';
+}
+
+describe('query validation (§2)', () => {
+  it('follows the Go server unit cases', () => {
+    const cases = readCases<GoUnitCases>('osvdev-go-unit-cases.json');
+    for (const c of cases.query_affected_validation) expect(messageOf(() => parseQuery(c.query)), c.name).toBe(`parameter_invalid: ${c.message_contains}`);
+    for (const c of cases.query_affected_batch_validation) {
+      const queries = Array.isArray(c.queries) ? c.queries : Array.from({ length: 1001 }, () => ({ package: { name: 'a', ecosystem: 'npm' }, version: '1' }));
+      expect(messageOf(() => parseBatch({ queries })), c.name).toBe(`parameter_invalid: ${c.message ?? c.message_contains}`);
+    }
+  });
+
+  it('answers the 120-case field matrix with OSV.dev statuses', () => {
+    const matrix = readCases<Matrix>('osvdev-query-matrix.json');
+    expect(matrix.cases).toHaveLength(120);
+    const wrong = matrix.cases.filter((c) => (messageOf(() => parseQuery(c.request)) === 'ok' ? 200 : 400) !== c.http_status);
+    expect(wrong).toEqual([]);
+  });
+
+  it('checks in OSV.dev order with its exact messages', () => {
+    const m = (q: unknown) => messageOf(() => parseQuery(q)).replace(/^parameter_invalid: /, '');
+    expect(m(null)).toBe('no query provided');
+    expect(m({ commit: 'zz', package: { ecosystem: 'Bogus' } })).toBe('invalid hash');
+    expect(m({ commit: 'abc' })).toBe('invalid hash');
+    expect(m({ commit: 'ABCDEF12', package: { ecosystem: 'Bogus' } })).toBe('ok');
+    expect(m({ version: '1.0' })).toBe('invalid query');
+    expect(m({ package: { name: 'x', purl: 'pkg:npm/x' } })).toBe('name specified in a PURL query');
+    expect(m({ package: { ecosystem: 'npm', purl: 'pkg:npm/x' } })).toBe('ecosystem specified in a PURL query');
+    expect(m({ package: { purl: 'invalid-purl' } })).toMatch(/^invalid purl/);
+    expect(m({ package: { purl: 'pkg:yeet/x@1' }, version: '1' })).toBe('ok');
+    expect(m({ package: { purl: 'pkg:npm/x@1' }, version: '1' })).toBe('version specified in params and PURL query');
+    expect(m({ package: { ecosystem: 'Bogus', name: 'x' }, version: '1' })).toBe('invalid ecosystem');
+    expect(m({ package: { ecosystem: 'pypi', name: 'x' }, version: '1' })).toBe('invalid ecosystem');
+    expect(m({ package: { ecosystem: 'Debian:13', name: 'x' }, version: '1' })).toBe('ok');
+    expect(m({ package: { ecosystem: 'GIT', name: 'https://github.com/a/b' }, version: 'v1' })).toBe('ok');
+    expect(m({ package: { ecosystem: 'crates.io' } })).toBe('invalid query');
+    expect(m({ package: { name: 'numpy' } })).toBe('invalid query');
+    expect(m({ package: { name: 'numpy' }, version: '1.0' })).toBe('ok');
+    expect(m({ package: { name: 'numpy', ecosystem: 'PyPI' }, page_token: 'garbage' })).toBe('invalid cursor');
+    expect(m({ package: { name: 'numpy', ecosystem: 'PyPI' }, page_token: encodePageToken('commit', 'X-1') })).toBe('invalid cursor');
+    expect(m({ package: { name: 'numpy', ecosystem: 'PyPI' }, page_token: FIRST_PAGE_TOKEN })).toBe('ok');
+    expect(m({ package: { name: 7, ecosystem: 'PyPI' } })).toBe('invalid query');
+  });
+
+  it('checks the batch size after parsing every item, before the first item error', () => {
+    const valid = { package: { name: 'a', ecosystem: 'npm' }, version: '1' };
+    expect(messageOf(() => parseBatch({ queries: [valid, { commit: '' }, ...Array.from({ length: 999 }, () => valid)] }))).toBe('parameter_invalid: too many queries');
+    expect(messageOf(() => parseBatch({ queries: Array.from({ length: 1000 }, () => valid) }))).toBe('ok');
+    expect(messageOf(() => parseBatch({ queries: [valid, { package: {} }, { commit: '' }] }))).toBe(
+      'parameter_invalid: error in query at index 1: rpc error: code = InvalidArgument desc = invalid query',
+    );
+    expect(parseBatch({})).toEqual([]);
+  });
+
+  it('round-trips opaque page tokens and refuses forged ones', () => {
+    const token = encodePageToken('package', 'GHSA-xxxx-yyyy-zzzz');
+    expect(token).not.toContain('GHSA');
+    expect(decodePageToken('package', token)).toBe('GHSA-xxxx-yyyy-zzzz');
+    expect(decodePageToken('commit', encodePageToken('commit', 'CVE-1'))).toBe('CVE-1');
+    expect(decodePageToken('package', '')).toBeUndefined();
+    for (const bad of ['P:', 'P:!!', 'X:abc', 'P:' + Buffer.from('x'.repeat(101)).toString('base64url'), 'P:YQ==']) {
+      expect(() => decodePageToken('package', bad), bad).toThrow('invalid cursor');
+    }
+  });
+});
+
+function record(id: string, name: string, events: { introduced?: string; fixed?: string }[], extra: Partial<OsvRecord> = {}): OsvRecord {
+  return { id, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name }, ranges: [{ type: 'SEMVER', events }] }], ...extra };
+}
+
+/** A stepping clock: every reading is `step` ms after the previous one. */
+function steppingClock(step: number): Clock {
+  let t = 1_000_000;
+  return { now: () => (t += step) };
+}
+
+for (const dialect of dialects) {
+  describe(`service over a small corpus on ${dialect}`, () => {
+    let database: TestDatabase;
+    const service = async (config: Partial<OsvConfig> = {}, clock?: Clock, source?: IndexSource): Promise<OsvService> =>
+      createOsvService({
+        db: database.db,
+        index: source ?? staticIndexSource(await buildIndex(database.db)),
+        config: { ...TEST_OSV_CONFIG, ...config },
+        clock: clock ?? { now: () => Date.now() },
+        log: createLogger({ level: 'silent' }),
+      });
+
+    beforeAll(async () => {
+      database = await openTestDatabase(dialect);
+      const records: OsvRecord[] = [];
+      // Five records for `paged`, one of them with two matching ranges (returned once, also across pages).
+      for (const id of ['GHSA-a', 'GHSA-b', 'GHSA-c', 'GHSA-d', 'GHSA-e']) records.push(record(id, 'paged', [{ introduced: '0' }]));
+      records[1] = { ...records[1]!, affected: [...(records[1]!.affected ?? []), { package: { ecosystem: 'npm', name: 'paged' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '1.0.0' }] }] }] };
+      // 600 records for `big`, to run into deadlines.
+      for (let i = 0; i < 600; i++) records.push(record(`GHSA-big-${String(i).padStart(3, '0')}`, 'big', [{ introduced: '0' }], { details: 'x'.repeat(500) }));
+      records.push(record('GHSA-gone', 'paged', [{ introduced: '0' }], { withdrawn: '2024-02-01T00:00:00Z' }));
+      const report = await importRecords(database.db, records.map((value, i) => ({ source: `r${i}`, value })));
+      expect(report).toMatchObject({ inserted: 606, invalid: 0, withdrawn: 1 });
+    });
+
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it('pages a Query with a small page size, each id once, in id order', async () => {
+      const s = await service({ OSV_QUERY_PAGE_SIZE: 2 });
+      const pages: string[][] = [];
+      let token: string | undefined;
+      do {
+        const page: VulnerabilityListJson = await s.query({ package: { ecosystem: 'npm', name: 'paged' }, version: '2.0.0', ...(token ? { page_token: token } : {}) });
+        pages.push(ids(page));
+        token = page.next_page_token;
+      } while (token !== undefined && pages.length < 10);
+      expect(pages).toEqual([['GHSA-a', 'GHSA-b'], ['GHSA-c', 'GHSA-d'], ['GHSA-e']]);
+    });
+
+    it('keeps tokens valid across a restart and a rebuilt index', async () => {
+      const first = await (await service({ OSV_QUERY_PAGE_SIZE: 2 })).query({ package: { ecosystem: 'npm', name: 'paged' } });
+      expect(first.next_page_token).toBeDefined();
+      const restarted = await service({ OSV_QUERY_PAGE_SIZE: 2 });
+      expect(ids(await restarted.query({ package: { ecosystem: 'npm', name: 'paged' }, page_token: first.next_page_token! }))).toEqual(['GHSA-c', 'GHSA-d']);
+    });
+
+    it('pages each batch item on its own and leaves exhausted items without a token', async () => {
+      const s = await service({ OSV_BATCH_PAGE_SIZE: 2 });
+      const q = { package: { ecosystem: 'npm', name: 'paged' } };
+      const first = await s.queryBatch({ queries: [q, { package: { ecosystem: 'npm', name: 'nothing' }, version: '1' }, { package: { purl: 'pkg:unknown/x@1' } }] });
+      expect(first.results).toEqual([
+        { vulns: [{ id: 'GHSA-a', modified: '2024-01-01T00:00:00Z' }, { id: 'GHSA-b', modified: '2024-01-01T00:00:00Z' }], next_page_token: expect.any(String) as string },
+        {},
+        {},
+      ]);
+      const second = await s.queryBatch({ queries: [{ ...q, page_token: first.results![0]!.next_page_token! }] });
+      expect(second.results?.[0]?.vulns?.map((v) => v.id)).toEqual(['GHSA-c', 'GHSA-d']);
+      expect(await s.queryBatch({ queries: [] })).toEqual({});
+    });
+
+    it('returns a partial page with a token when the deadline passes, and the rest on the next pages', async () => {
+      // Every clock reading moves 30 s: the 20 s budget has passed at the first deadline check (every 256 rows).
+      const s = await service({}, steppingClock(30_000));
+      const seen: string[] = [];
+      let token: string | undefined;
+      let pages = 0;
+      do {
+        const page = await s.query({ package: { ecosystem: 'npm', name: 'big' }, version: '1.0.0', ...(token ? { page_token: token } : {}) });
+        seen.push(...ids(page));
+        token = page.next_page_token;
+        pages++;
+      } while (token !== undefined && pages < 50);
+      expect(pages).toBeGreaterThan(1);
+      expect(seen).toHaveLength(600);
+      expect(new Set(seen).size).toBe(600);
+    });
+
+    it('gives batch items that could not start before the deadline the start-over token', async () => {
+      const s = await service({ OSV_BATCH_TIMEOUT_MS: 0 }, steppingClock(1));
+      const result = await s.queryBatch({ queries: [{ package: { ecosystem: 'npm', name: 'paged' } }, { package: { purl: 'pkg:yeet/x' } }] });
+      expect(result.results).toEqual([{ next_page_token: FIRST_PAGE_TOKEN }, {}]);
+      // The start-over token is accepted and means "from the beginning".
+      const again = await (await service()).query({ package: { ecosystem: 'npm', name: 'paged' }, page_token: FIRST_PAGE_TOKEN });
+      expect(ids(again)).toHaveLength(5);
+    });
+
+    it('cuts a Query page at the response size soft limit', async () => {
+      const s = await service({ OSV_RESPONSE_SOFT_LIMIT_BYTES: 2048 });
+      const first = await s.query({ package: { ecosystem: 'npm', name: 'big' } });
+      expect(ids(first).length).toBeGreaterThan(0);
+      expect(ids(first).length).toBeLessThan(10);
+      const second = await s.query({ package: { ecosystem: 'npm', name: 'big' }, page_token: first.next_page_token! });
+      expect(ids(second)[0]! > ids(first)[ids(first).length - 1]!).toBe(true);
+    });
+
+    it('never matches withdrawn records but returns them by id', async () => {
+      const s = await service();
+      expect(ids(await s.query({ package: { ecosystem: 'npm', name: 'paged' } }))).not.toContain('GHSA-gone');
+      expect(await s.getVuln({ id: 'GHSA-gone' })).toMatchObject({ id: 'GHSA-gone', withdrawn: '2024-02-01T00:00:00Z' });
+    });
+
+    it('validates GetVuln ids', async () => {
+      const s = await service();
+      await expect(s.getVuln({})).rejects.toMatchObject({ code: 'parameter_invalid', message: 'ID is required' });
+      await expect(s.getVuln({ id: 'x'.repeat(101) })).rejects.toMatchObject({ code: 'parameter_invalid', message: 'ID is too long' });
+      await expect(s.getVuln({ id: 'é'.repeat(51) })).rejects.toMatchObject({ message: 'ID is too long' });
+      await expect(s.getVuln({ id: 'x'.repeat(100) })).rejects.toMatchObject({ code: 'not_found', message: 'Vulnerability not found' });
+    });
+
+    it('waits for the first index build within the deadline, then answers unavailable', async () => {
+      const loading: IndexSource = { current: () => undefined, whenReady: async () => undefined };
+      const s = await service({}, undefined, loading);
+      await expect(s.query({ package: { ecosystem: 'npm', name: 'paged' } }, { deadline: Date.now() + 50 })).rejects.toMatchObject({ code: 'unavailable' });
+      // Validation still comes first.
+      await expect(s.query({ package: { ecosystem: 'Bogus', name: 'x' }, version: '1' })).rejects.toMatchObject({ message: 'invalid ecosystem' });
+    });
+  });
+}
