@@ -1,0 +1,81 @@
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- the OpenAPI document is untyped JSON; the assertions pin its shape */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { laneCommandSchema } from '../../src/admin/admin.schemas.ts';
+import { openHarness, TEST_CATALOG, type Harness } from './admin-harness.ts';
+
+const EXPECTED = [
+  'get /api/v1/admin/models',
+  'get /api/v1/admin/model_providers',
+  'get /api/v1/admin/model_providers/{provider_id}',
+  'put /api/v1/admin/model_providers/{provider_id}/lane',
+  'put /api/v1/admin/model_providers/{provider_id}/model_visibility',
+  'put /api/v1/admin/model_providers/{provider_id}/model_availability',
+  'put /api/v1/admin/model_providers/{provider_id}/api_key',
+  'delete /api/v1/admin/model_providers/{provider_id}/api_key',
+  'get /api/v1/admin/account/cost_unit',
+  'put /api/v1/admin/account/cost_unit',
+  'get /agent_api/v1/models',
+  'get /agent_api/v1/model_providers',
+];
+
+describe('the OpenAPI document', () => {
+  let h: Harness;
+  // Parsed once: the document as served.
+  let doc: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- untyped JSON document
+  beforeAll(async () => {
+    h = await openHarness('sqlite', { catalog: TEST_CATALOG });
+    const r = await h.call('GET', '/api/v1/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+    doc = r.body;
+  });
+  afterAll(async () => h.close());
+
+  it('[ADM-API-1] is OpenAPI 3.1 and describes every admin and member route', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
+    expect(operations.sort()).toEqual([...EXPECTED].sort());
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        expect(op.responses['200'], `${method} ${path}`).toBeDefined();
+        expect(op.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+        if (path.includes('{provider_id}')) expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'provider_id', in: 'path', required: true }));
+        if (method !== 'get' && path.startsWith('/api/v1/admin')) expect(op.security).toEqual([{ bearer: [] }]);
+      }
+    }
+    const models = doc.paths['/api/v1/admin/models'].get;
+    expect(models.parameters.map((p: { name: string }) => p.name)).toEqual(['workload', 'available']);
+    expect(models.responses['503']).toBeDefined();
+    expect(doc.paths['/api/v1/admin/model_providers/{provider_id}/model_visibility'].put.responses['409']).toBeDefined();
+  });
+
+  it('[ADM-API-1] uses the very schemas the routes validate with', async () => {
+    const lane = doc.paths['/api/v1/admin/model_providers/{provider_id}/lane'].put.requestBody.content['application/json'].schema;
+    const fromZod = z.toJSONSchema(z.strictObject({ command: laneCommandSchema }), { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+    delete fromZod.$schema;
+    expect(lane).toEqual(fromZod);
+    expect(lane.properties.command.properties.expected_lock_version.anyOf).toContainEqual({ type: 'integer', minimum: 0, maximum: 2147483647, description: expect.any(String) });
+
+    // The published schema and the server agree on what is valid.
+    const ajv = new Ajv2020({ strict: false });
+    const validate = ajv.compile(lane);
+    const cases: [unknown, boolean][] = [
+      [{ command: { enabled: true } }, true],
+      [{ command: { enabled: true, expected_lock_version: null } }, true],
+      [{ command: { enabled: 'true' } }, false],
+      [{ command: { enabled: true, expected_lock_version: 2147483648 } }, false],
+      [{ command: { enabled: true, expected_lock_version: 1.5 } }, false],
+      [{ command: { enabled: true, extra: 1 } }, false],
+    ];
+    for (const [body, valid] of cases) {
+      expect(validate(body), JSON.stringify(body)).toBe(valid);
+      const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'OpenAPI', email: `o-${Math.random().toString(36).slice(2)}@example.test` });
+      const r = await h.call('PUT', '/api/v1/admin/model_providers/alpha/lane', { token: owner.platform_token, body });
+      expect(r.status === 200, JSON.stringify(body)).toBe(valid);
+    }
+    const availability = doc.paths['/api/v1/admin/model_providers/{provider_id}/model_availability'].put.requestBody.content['application/json'].schema;
+    expect(availability.properties.command.required).toEqual(expect.arrayContaining(['model', 'available', 'expected_lock_version']));
+  });
+});
