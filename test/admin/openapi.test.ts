@@ -37,7 +37,7 @@ describe('the OpenAPI document', () => {
     expect(doc.openapi).toBe('3.1.0');
     const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
     expect(operations.sort()).toEqual([...EXPECTED].sort());
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, typeof doc>>)) {
       for (const [method, op] of Object.entries(item)) {
         expect(op.responses['200'], `${method} ${path}`).toBeDefined();
         expect(op.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
