@@ -41,7 +41,7 @@ export function createBearerValidator(deps: {
   max?: number;
 }): BearerValidator {
   const ttl = Math.min(deps.ttlMs ?? MAX_VALIDATION_TTL_MS, MAX_VALIDATION_TTL_MS);
-  const cache = new LRUCache<string, AuthInfo>({ max: deps.max ?? 10_000, ttl: Math.max(ttl, 1), perf: { now: () => deps.clock.now() } });
+  const cache = new LRUCache<string, { authInfo: AuthInfo; validUntil: number }>({ max: deps.max ?? 10_000, ttl: Math.max(ttl, 1), ttlResolution: 0, perf: { now: () => deps.clock.now() } });
   const inflight = new Map<string, Promise<BearerResult>>();
 
   const check = async (token: string, key: string): Promise<BearerResult> => {
@@ -64,7 +64,7 @@ export function createBearerValidator(deps: {
     if (ttl > 0) {
       // Never cache past the token's own expiry.
       const entryTtl = expiresIn !== null ? Math.min(ttl, expiresIn * 1000) : ttl;
-      cache.set(key, authInfo, { ttl: Math.max(1, entryTtl) });
+      cache.set(key, { authInfo, validUntil: now + entryTtl }, { ttl: Math.max(1, entryTtl) });
     }
     return { ok: true, authInfo };
   };
@@ -74,11 +74,9 @@ export function createBearerValidator(deps: {
       const key = tokenCacheKey(token);
       const cached = ttl > 0 ? cache.get(key) : undefined;
       if (cached) {
-        if (cached.expiresAt !== undefined && cached.expiresAt * 1000 <= deps.clock.now()) {
-          cache.delete(key);
-          return { ok: false, reason: 'expired' };
-        }
-        return { ok: true, authInfo: cached };
+        // The entry's own deadline is checked too, so the cache never answers past its TTL or the token's expiry.
+        if (cached.validUntil > deps.clock.now()) return { ok: true, authInfo: cached.authInfo };
+        cache.delete(key);
       }
       let pending = inflight.get(key);
       if (!pending) {

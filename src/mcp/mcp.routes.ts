@@ -4,7 +4,6 @@
  * request. Without a valid bearer: 401 with the challenge real clients follow (forge-facts.md); an expired token is
  * 401 too, never 400 (some clients loop on 400).
  */
-import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -33,7 +33,7 @@ function privateRanges(): BlockList {
   ];
   for (const [net, prefix] of v4) list.addSubnet(net, prefix, 'ipv4');
   const v6: [string, number][] = [
-    ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
+    ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
     ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
   ];
   for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
@@ -48,6 +48,12 @@ export function isPrivateAddress(address: string): boolean {
   if (family === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
     if (mapped?.[1]) return PRIVATE.check(mapped[1], 'ipv4');
+    const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+    if (mappedHex?.[1] && mappedHex[2]) {
+      const high = parseInt(mappedHex[1], 16);
+      const low = parseInt(mappedHex[2], 16);
+      return PRIVATE.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, 'ipv4');
+    }
     return PRIVATE.check(address, 'ipv6');
   }
   return true;
@@ -191,7 +197,7 @@ export function createClientMetadataResolver(deps: {
   fetch?: (url: URL) => Promise<FetchedDocument>;
 }): ClientMetadataResolver {
   const fetcher = deps.fetch ?? ((url: URL) => fetchDocument(url));
-  const cache = new LRUCache<string, MetadataResult>({ max: 1000, ttl: DEFAULT_CACHE_MS, perf: { now: () => deps.clock.now() } });
+  const cache = new LRUCache<string, MetadataResult>({ max: 1000, ttl: DEFAULT_CACHE_MS, ttlResolution: 0, perf: { now: () => deps.clock.now() } });
   const inflight = new Map<string, Promise<MetadataResult>>();
 
   const load = async (clientId: string): Promise<MetadataResult> => {

@@ -74,7 +74,7 @@ export function createBoundedStore<T extends object>(deps: { clock: Clock; max?:
   put(key: string, value: T): void;
   take(key: string): T | undefined;
 } {
-  const cache = new LRUCache<string, T>({ max: deps.max ?? MEMORY_STORE_MAX, ttl: deps.ttlMs, perf: { now: () => deps.clock.now() } });
+  const cache = new LRUCache<string, T>({ max: deps.max ?? MEMORY_STORE_MAX, ttl: deps.ttlMs, ttlResolution: 0, perf: { now: () => deps.clock.now() } });
   return {
     cache,
     put: (key, value) => void cache.set(key, value),
@@ -103,7 +103,8 @@ export function createMemoryFlowStore(deps: { clock: Clock; max?: number }): Flo
     },
     async takePending(state) {
       const tx = pending.take(state);
-      return tx ? { ok: true, value: tx } : { ok: false, reason: 'unknown' };
+      if (!tx) return { ok: false, reason: 'unknown' };
+      return tx.expiresAt > deps.clock.now() ? { ok: true, value: tx } : { ok: false, reason: 'expired' };
     },
     async saveCode(record) {
       const code = randomHandle();
@@ -112,7 +113,8 @@ export function createMemoryFlowStore(deps: { clock: Clock; max?: number }): Flo
     },
     async takeCode(code) {
       const record = codes.take(code);
-      return record ? { ok: true, value: record } : { ok: false, reason: 'unknown' };
+      if (!record) return { ok: false, reason: 'unknown' };
+      return record.expiresAt > deps.clock.now() ? { ok: true, value: record } : { ok: false, reason: 'expired' };
     },
   };
 }

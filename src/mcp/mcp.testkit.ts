@@ -1,0 +1,413 @@
+/**
+ * Test and benchmark fixtures of the forge MCP server: a dev forge and an MCP listener on 127.0.0.1 wired to each
+ * other, fake clocks for both, captured logs, and a fetch-driven "browser" that walks our consent page and the
+ * forge's sign-in and authorize pages (the Chromium end-to-end tests walk the same pages with a real browser).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { connect, createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import { fakeClock, type Clock } from '../core/clock.ts';
+import { createLogger, type Logger } from '../core/logger.ts';
+import { createForgeBrowser, startDevForge, type DevForgeApplication, type DevForgeUser, type ForgeBrowser, type StartedDevForge } from '../devforge/index.ts';
+import { buildMcpApp, type McpApp, type McpSettings } from './mcp.app.ts';
+import { parseAllowlist } from './oauth.allowlist.ts';
+import type { FetchedDocument } from './oauth.client-metadata.ts';
+import type { ReplayCache } from './oauth.replay.ts';
+
+/** The client callback the tests register (loopback; nothing listens there, the redirect is read from the 302). */
+export const CLIENT_CALLBACK = 'http://127.0.0.1:45678/callback';
+/** A fixed stateless secret for tests (base64 of 32 bytes). */
+export const TEST_STATELESS_SECRET = Buffer.alloc(32, 11);
+
+export type FakeClock = ReturnType<typeof fakeClock>;
+
+/** Log lines captured in memory, to assert that no secret is ever written. */
+export interface CapturedLogs {
+  lines: string[];
+  text(): string;
+  logger: Logger;
+}
+
+export function captureLogger(): CapturedLogs {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { lines, text: () => lines.join('\n'), logger: createLogger({ level: 'debug', destination: stream }) };
+}
+
+/** A free port on 127.0.0.1, so a server's public URL is known before it starts (the forge needs it first). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A PKCE pair with its S256 challenge. */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+export interface TestForge {
+  forge: StartedDevForge;
+  user: DevForgeUser;
+  app: DevForgeApplication;
+  clock: FakeClock;
+}
+
+/** A dev forge with one user and one public application registered for `redirectUris`, on a fake clock. */
+export async function startTestForge(redirectUris: string[], clock: FakeClock = fakeClock(Date.now())): Promise<TestForge> {
+  const user: DevForgeUser = { id: 1, username: 'dana', name: 'Dana Developer', email: 'dana@example.test', password: `pw-${randomBytes(9).toString('base64url')}` };
+  const app: DevForgeApplication = {
+    uid: randomBytes(32).toString('hex'),
+    name: 'Forge MCP server (test)',
+    redirectUris,
+    confidential: false,
+    scopes: ['api', 'read_api', 'read_user'],
+  };
+  const forge = await startDevForge({ users: [user], applications: [app], clock: () => clock.now() });
+  return { forge, user, app, clock };
+}
+
+export interface StackOptions {
+  mode: 'passthrough' | 'callback_proxy';
+  stateless?: { secret?: Buffer; previous?: Buffer; replayCacheUrl?: string };
+  /** A path under which the public URL lives (`/forge`), to test the path-prefixed variants. */
+  serverPath?: string;
+  allowlist?: string;
+  registerLimitPerHour?: number;
+  trustProxy?: boolean;
+  validationCacheTtlMs?: number;
+  /** Extra redirect URIs registered at the forge (passthrough registers CLIENT_CALLBACK by default). */
+  forgeRedirectUris?: string[];
+  fetchClientMetadata?: (url: URL) => Promise<FetchedDocument>;
+  replay?: ReplayCache;
+  /** The MCP server's clock (default: a fake clock at the current time). */
+  clock?: FakeClock;
+  /** Reuse a forge (for several servers sharing one forge). */
+  forge?: TestForge;
+  /** Fixed public URL and port (several replicas behind one proxy). */
+  serverUrl?: string;
+  port?: number;
+}
+
+export interface Stack {
+  forge: TestForge;
+  mcp: McpApp;
+  /** Where this server listens (may differ from `serverUrl` behind a proxy). */
+  url: string;
+  /** The public base URL (`MCP_SERVER_URL`). */
+  serverUrl: string;
+  clock: FakeClock;
+  logs: CapturedLogs;
+  settings: McpSettings;
+  close(): Promise<void>;
+}
+
+/** Starts a dev forge (unless given) and an MCP server against it, both on 127.0.0.1. */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const port = options.port ?? (await freePort());
+  const serverUrl = options.serverUrl ?? `http://127.0.0.1:${port}${options.serverPath ?? ''}`;
+  const clock = options.clock ?? fakeClock(Date.now());
+  const ownForge = options.forge === undefined;
+  const forge =
+    options.forge ??
+    (await startTestForge(
+      options.mode === 'callback_proxy' ? [`${serverUrl}/callback`, ...(options.forgeRedirectUris ?? [])] : [CLIENT_CALLBACK, ...(options.forgeRedirectUris ?? [])],
+    ));
+  const logs = captureLogger();
+  const settings: McpSettings = {
+    mode: options.mode,
+    serverUrl,
+    forgeUrl: forge.forge.url,
+    appId: forge.app.uid,
+    scopes: 'api read_user',
+    allowlist: parseAllowlist(options.allowlist ?? 'defaults'),
+    registerLimitPerHour: options.registerLimitPerHour ?? 1000,
+    stateless: options.stateless
+      ? {
+          secret: options.stateless.secret ?? TEST_STATELESS_SECRET,
+          ...(options.stateless.previous ? { previous: options.stateless.previous } : {}),
+          ...(options.stateless.replayCacheUrl ? { replayCacheUrl: options.stateless.replayCacheUrl } : {}),
+        }
+      : undefined,
+    localSecret: randomBytes(32),
+    trustProxy: options.trustProxy ?? false,
+    bodyLimit: 1024 * 1024,
+    ...(options.validationCacheTtlMs !== undefined ? { validationCacheTtlMs: options.validationCacheTtlMs } : {}),
+  };
+  const mcp = await buildMcpApp({
+    settings,
+    log: logs.logger,
+    clock,
+    fetch: globalThis.fetch,
+    ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
+    ...(options.replay ? { replay: options.replay } : {}),
+  });
+  await mcp.app.listen({ host: '127.0.0.1', port });
+  return {
+    forge,
+    mcp,
+    url: `http://127.0.0.1:${port}`,
+    serverUrl,
+    clock,
+    logs,
+    settings,
+    async close() {
+      await mcp.close();
+      if (ownForge) await forge.forge.close();
+    },
+  };
+}
+
+/** POST /register with a JSON body; returns status, body and headers. */
+export async function register(
+  base: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const response = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}
+
+/** An `/authorize` URL with the usual parameters; `undefined` values are left out. */
+export function authorizeUrl(serverUrl: string, params: Record<string, string | undefined>): string {
+  const url = new URL(`${serverUrl}/authorize`);
+  const all: Record<string, string | undefined> = { response_type: 'code', code_challenge_method: 'S256', ...params };
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) url.searchParams.set(k, v);
+  return url.href;
+}
+
+/** POST /token with a form; returns status, JSON body and headers. */
+export async function token(base: string, form: Record<string, string | undefined>): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) if (v !== undefined) body.set(k, v);
+  const response = await fetch(`${base}/token`, { method: 'POST', body });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}
+
+/** The hidden fields of our consent form. */
+export function consentFields(html: string): { request: string; csrf: string } {
+  const field = (name: string) => {
+    const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html);
+    if (!match?.[1]) throw new Error(`consent page without ${name}`);
+    return match[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  };
+  return { request: field('request'), csrf: field('csrf') };
+}
+
+/** One sign-in walked by the fetch browser, with the intermediate locations kept for assertions. */
+export interface Walk {
+  browser: ForgeBrowser;
+  /** The consent page HTML (callback proxy mode, first sign-in). */
+  consentHtml?: string;
+  /** Our redirect to the forge. */
+  forgeAuthorize?: string;
+  /** The forge's redirect to our `/callback` (callback proxy mode). */
+  callback?: string;
+  /** Where the browser finally lands: the client's callback with `code`/`error`, `state`, `iss`. */
+  clientRedirect: URL;
+}
+
+/**
+ * Walks a sign-in from our `/authorize` URL: the consent page (approve or deny), the forge's sign-in and
+ * authorize pages, our `/callback`, up to the client's callback. `browser` keeps cookies between walks.
+ */
+export async function walkSignIn(
+  authorize: string,
+  user: { username: string; password: string },
+  options: { browser?: ForgeBrowser; consent?: 'approve' | 'deny'; forgeDecision?: 'authorize' | 'deny' } = {},
+): Promise<Walk> {
+  const browser = options.browser ?? createForgeBrowser();
+  const walk: Partial<Walk> = { browser };
+  const ours = new URL(authorize).origin;
+  let response = await browser.request(authorize);
+  if (response.status === 200) {
+    const html = await response.text();
+    walk.consentHtml = html;
+    const fields = consentFields(html);
+    const action = /<form method="post" action="([^"]*)"/.exec(html)?.[1] ?? `${ours}/authorize`;
+    response = await browser.request(action.replace(/&amp;/g, '&'), { form: { ...fields, decision: options.consent ?? 'approve' } });
+  }
+  if (response.status !== 302) throw new Error(`authorize answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const next = new URL(response.headers.get('location') ?? '', authorize);
+  await response.body?.cancel();
+  if (next.origin === ours || !next.pathname.endsWith('/oauth/authorize')) {
+    // Not sent to the forge: an error (or a denial) straight back to the client.
+    return { ...walk, clientRedirect: next } as Walk;
+  }
+  walk.forgeAuthorize = next.href;
+  const afterForge = new URL(await browser.authorize(next.href, { ...user, decision: options.forgeDecision ?? 'authorize' }));
+  if (afterForge.origin !== ours) return { ...walk, clientRedirect: afterForge } as Walk;
+  walk.callback = afterForge.href;
+  const callback = await browser.request(afterForge.href);
+  if (callback.status !== 302) throw new Error(`callback answered ${callback.status}: ${(await callback.text()).slice(0, 300)}`);
+  walk.clientRedirect = new URL(callback.headers.get('location') ?? '');
+  await callback.body?.cancel();
+  return walk as Walk;
+}
+
+/** Registers a client for CLIENT_CALLBACK and returns its id. */
+export async function registerClient(base: string, redirectUris: string[] = [CLIENT_CALLBACK], name = 'Test client'): Promise<string> {
+  const answer = await register(base, { redirect_uris: redirectUris, client_name: name, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
+  if (answer.status !== 201 || typeof answer.body.client_id !== 'string') throw new Error(`register failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body.client_id;
+}
+
+/**
+ * A complete flow without a browser engine: register, authorize (consent approved), forge sign-in, callback,
+ * token. Returns the token response body and the walk.
+ */
+export async function completeFlow(
+  stack: Pick<Stack, 'serverUrl' | 'url' | 'forge'>,
+  options: { browser?: ForgeBrowser; state?: string; clientId?: string } = {},
+): Promise<{ tokens: Record<string, unknown>; walk: Walk; clientId: string; verifier: string }> {
+  const base = stack.serverUrl;
+  const clientId = options.clientId ?? (await registerClient(base));
+  const { verifier, challenge } = pkce();
+  const state = options.state ?? randomBytes(8).toString('hex');
+  const walk = await walkSignIn(authorizeUrl(base, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state, scope: 'api read_user' }), stack.forge.user, {
+    ...(options.browser ? { browser: options.browser } : {}),
+  });
+  const code = walk.clientRedirect.searchParams.get('code');
+  if (!code) throw new Error(`no code at the client: ${walk.clientRedirect.href}`);
+  const answer = await token(base, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+  if (answer.status !== 200) throw new Error(`token failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return { tokens: answer.body, walk, clientId, verifier };
+}
+
+/** Posts one JSON-RPC message to `/mcp` (for tests that look at HTTP, not at the SDK). */
+export async function postMcp(base: string, bearer: string | undefined, message: unknown): Promise<Response> {
+  return fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+    },
+    body: JSON.stringify(message),
+  });
+}
+
+/** The JSON-RPC `initialize` request. */
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+};
+
+export type { Clock };
+
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Whether Redis answers; in CI a missing Redis fails the run instead of skipping. */
+export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  const up = await new Promise<boolean>((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 6379) });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+  if (!up && process.env.CI === 'true') throw new Error(`Redis is required in CI but not reachable at ${url}`);
+  if (!up) console.warn(`\n*** SKIPPING Redis replay-cache tests: no Redis at ${url} (set TEST_REDIS_URL) ***\n`);
+  return up;
+}
+
+
+/** Calls one tool through the official SDK client with a bearer token; returns the result and closes. */
+export async function callTool(serverUrl: string, bearer: string, name: string, args: Record<string, unknown> = {}) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${serverUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } });
+  await client.connect(transport);
+  try {
+    return await client.callTool({ name, arguments: args });
+  } finally {
+    await client.close();
+  }
+}
+
+/** The text of a tool result's first content item, parsed as JSON when it is. */
+export function toolJson(result: { content?: unknown }): unknown {
+  const first = (result.content as { type: string; text?: string }[] | undefined)?.[0];
+  const text = first?.text ?? '';
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A round-robin reverse proxy: each request goes to the next target, recorded with its path. */
+export interface RoundRobinProxy {
+  url: string;
+  /** Which target served which request, in order. */
+  served: { method: string; path: string; target: number }[];
+  setTargets(targets: string[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a round-robin proxy on 127.0.0.1. Requests for paths that are not part of the protocol (favicons) go to
+ * the first target without advancing the rotation, so consecutive protocol steps always land on different targets.
+ */
+export async function startRoundRobinProxy(targets: string[] = []): Promise<RoundRobinProxy> {
+  const { createServer: createHttpServer, request: httpRequest } = await import('node:http');
+  let list = [...targets];
+  let next = 0;
+  const served: RoundRobinProxy['served'] = [];
+  const server = createHttpServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const counted = path !== '/favicon.ico';
+    const index = counted ? next++ % list.length : 0;
+    const target = new URL(list[index] ?? '');
+    if (counted) served.push({ method: req.method ?? 'GET', path, target: index });
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => {
+      res.writeHead(502);
+      res.end();
+    });
+    req.pipe(upstream);
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    served,
+    setTargets(targetsNow) {
+      list = [...targetsNow];
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeClock } from '../core/clock.ts';
+import { captureLogger } from './mcp.testkit.ts';
+import { parseAllowlist } from './oauth.allowlist.ts';
+import { createClientMetadataResolver, fetchDocument, isMetadataDocumentClientId, isPrivateAddress, type FetchedDocument } from './oauth.client-metadata.ts';
+
+/** A self-signed certificate for 127.0.0.1 made with openssl (the metadata fetch only speaks https). */
+function selfSigned(): { key: Buffer; cert: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-cimd-'));
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+  ], { stdio: 'ignore' });
+  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
+}
+
+describe('client ID metadata documents', () => {
+  let server: Server;
+  let base = '';
+  let tls: { key: Buffer; cert: Buffer };
+  let hits = 0;
+  beforeAll(async () => {
+    tls = selfSigned();
+    server = createServer(tls, (request, response) => {
+      hits += 1;
+      const url = request.url ?? '';
+      if (url === '/client.json') {
+        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
+        response.end(JSON.stringify({ client_id: `${base}/client.json`, client_name: 'Docs Client', redirect_uris: ['http://127.0.0.1:33418/cb', 'https://evil.example/cb'] }));
+      } else if (url === '/redirect.json') {
+        response.writeHead(302, { location: '/client.json' });
+        response.end();
+      } else if (url === '/huge.json') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ client_id: `${base}/huge.json`, redirect_uris: ['http://127.0.0.1/cb'], pad: 'x'.repeat(40_000) }));
+      } else if (url === '/slow.json') {
+        setTimeout(() => response.end('{}'), 2000);
+      } else if (url === '/other.json') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ client_id: 'https://someone-else.example/client.json', redirect_uris: ['http://127.0.0.1/cb'] }));
+      } else {
+        response.writeHead(404);
+        response.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    base = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const testFetch = (url: URL): Promise<FetchedDocument> => fetchDocument(url, { allowPrivateAddresses: true, ca: tls.cert, timeoutMs: 500 });
+
+  it('[REG-CIMD] recognises https client ids with a path', () => {
+    expect(isMetadataDocumentClientId('https://vscode.dev/oauth/client-metadata.json')).toBe(true);
+    expect(isMetadataDocumentClientId('https://vscode.dev/')).toBe(false);
+    expect(isMetadataDocumentClientId('http://vscode.dev/client.json')).toBe(false);
+    expect(isMetadataDocumentClientId('6f1c2c4e-0000-4000-8000-000000000000')).toBe(false);
+  });
+
+  it('[REG-CIMD] never reaches private, loopback or link-local addresses', async () => {
+    for (const address of ['127.0.0.1', '10.1.2.3', '192.168.1.1', '172.20.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:7f00:1']) {
+      expect(isPrivateAddress(address), address).toBe(true);
+    }
+    expect(isPrivateAddress('93.184.215.14')).toBe(false);
+    expect(isPrivateAddress('2606:4700::1111')).toBe(false);
+    expect(isPrivateAddress('::ffff:5db8:d70e')).toBe(false);
+    await expect(fetchDocument(new URL(`${base}/client.json`), { ca: tls.cert })).rejects.toThrow(/private address/);
+    // A name resolving to loopback is refused at connect time, by the resolved address.
+    await expect(fetchDocument(new URL('https://localhost:1/client.json'))).rejects.toThrow(/private address/);
+    await expect(fetchDocument(new URL('http://93.184.215.14/client.json'))).rejects.toThrow(/not https/);
+  });
+
+  it('[REG-CIMD] fetches, keeps only allowlisted redirect URIs, and caches the document', async () => {
+    const logs = captureLogger();
+    const clock = fakeClock();
+    const resolver = createClientMetadataResolver({ allowlist: parseAllowlist('defaults'), clock, log: logs.logger, fetch: testFetch });
+    hits = 0;
+    const first = await resolver.resolve(`${base}/client.json`);
+    expect(first).toEqual({ ok: true, client: { clientId: `${base}/client.json`, clientName: 'Docs Client', redirectUris: ['http://127.0.0.1:33418/cb'] } });
+    expect(logs.text()).toContain('https://evil.example/cb');
+    await resolver.resolve(`${base}/client.json`);
+    expect(hits).toBe(1);
+    clock.advance(301_000);
+    await resolver.resolve(`${base}/client.json`);
+    expect(hits).toBe(2);
+  });
+
+  it('[REG-CIMD] refuses redirects, oversized or slow documents, and documents naming another client', async () => {
+    const resolver = createClientMetadataResolver({ allowlist: parseAllowlist('defaults'), clock: fakeClock(), log: captureLogger().logger, fetch: testFetch });
+    expect(await resolver.resolve(`${base}/redirect.json`)).toEqual({ ok: false, reason: 'fetch failed' });
+    expect(await resolver.resolve(`${base}/huge.json`)).toEqual({ ok: false, reason: 'fetch failed' });
+    expect(await resolver.resolve(`${base}/slow.json`)).toEqual({ ok: false, reason: 'fetch failed' });
+    expect(await resolver.resolve(`${base}/other.json`)).toEqual({ ok: false, reason: 'client_id in the document differs from its URL' });
+    expect(await resolver.resolve(`${base}/missing.json`)).toEqual({ ok: false, reason: 'fetch failed' });
+    const strict = createClientMetadataResolver({ allowlist: parseAllowlist('https://only.example/cb'), clock: fakeClock(), log: captureLogger().logger, fetch: testFetch });
+    expect(await strict.resolve(`${base}/client.json`)).toEqual({ ok: false, reason: 'no redirect URI on the allowlist' });
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * Requirements of the remote forge MCP server, one id per rule of spec/mcp-oauth.md and of issue 3 items 1–10
+ * (STYLE.md 12). Every test that pins a requirement cites its id in brackets in its name, for example
+ * `it('[REG-ALLOWLIST] refuses …')`; requirements.test.ts fails when an id has no citing test.
+ */
+export interface Requirement {
+  id: string;
+  /** Where the rule comes from. */
+  source: string;
+  rule: string;
+}
+
+export const REQUIREMENTS: readonly Requirement[] = [
+  // Spec: what the service does
+  { id: 'MODE-ENABLE', source: 'spec "What the service does" 1', rule: 'FORGE_MCP_OAUTH=true enables remote OAuth; without it no OAuth endpoints are served' },
+  { id: 'MODE-PASSTHROUGH', source: 'spec "What the service does" 2', rule: 'passthrough (default): the client redirect_uri goes to the forge, which redirects straight back to the client; the server never receives the callback' },
+  { id: 'MODE-PROXY', source: 'spec "What the service does" 2', rule: 'callback proxy: the server uses {MCP_SERVER_URL}/callback with the forge, receives the code, keeps the tokens and redirects the client with a proxy code' },
+  { id: 'MODE-LOCAL-NOTICE', source: 'spec "What the service does" 4; issue item 1', rule: 'FORGE_OAUTH_REDIRECT_URI does not affect remote OAuth; set with FORGE_MCP_OAUTH it is reported as a notice' },
+  { id: 'STATELESS-REPLICAS', source: 'spec "What the service does" 5, "Stateless mode"', rule: 'stateless mode runs the callback-proxy flow on several replicas with no shared cache or stickiness' },
+  { id: 'STATEFUL-OTHER-REPLICA', source: 'spec "Stateless mode", "Errors"', rule: 'stateful mode keeps state in memory: a request reaching another replica fails' },
+  // Spec: configuration and records
+  { id: 'CONFIG-VARIABLES', source: 'spec "Configuration variables"; issue item 1', rule: 'the spec variables are read with their meanings and defaults (register limit 20)' },
+  { id: 'CONFIG-CROSSCHECK', source: 'issue item 1', rule: 'remote OAuth needs MCP_SERVER_URL and FORGE_OAUTH_APP_ID; stateless mode needs a secret of at least 32 bytes; one line each' },
+  { id: 'CONFIG-ROTATION', source: 'issue item 1', rule: 'OAUTH_STATELESS_PREVIOUS_SECRET opens values sealed before a rotation; new values use the new secret' },
+  { id: 'LRU-BOUND', source: 'spec "Stored records", "Limits"; issue tests', rule: 'in-memory stores are LRUs of at most 1000 entries (entry 1001 evicts the oldest)' },
+  { id: 'STATELESS-SEALED', source: 'spec "Stateless mode"; issue item 7', rule: 'the pending transaction and the stored tokens are sealed into the opaque parameters; tampered or foreign-secret values are refused' },
+  // Spec: endpoints
+  { id: 'REG-VIRTUAL-ID', source: 'spec "Endpoints" POST /register; issue item 3', rule: 'register returns a virtual client_id (a UUID; sealed in stateless mode, readable by any replica)' },
+  { id: 'REG-ALLOWLIST', source: 'spec "Endpoints" POST /register, "Errors"', rule: 'every redirect URI must be on the allowlist, otherwise invalid_redirect_uri, with the refused URL in the log' },
+  { id: 'REG-UNSAFE', source: 'issue item 3', rule: 'unsafe redirect URIs are refused: other schemes than http(s) and registered app schemes, plain http off loopback, user info, fragments, localhost@evil tricks' },
+  { id: 'REG-RATE', source: 'spec "Limits"; issue item 3', rule: 'register is limited per client IP (OAUTH_REGISTER_RATE_LIMIT_PER_HOUR, default 20): 429 with Retry-After' },
+  { id: 'REG-TRUST-PROXY', source: 'issue item 3', rule: 'forwarded addresses count only with TRUST_PROXY; a forwarded address with a port never causes a 500' },
+  { id: 'REG-CIMD', source: 'issue item 3; forge-facts.md', rule: 'an https client_id is a metadata document: fetched with time and size bounds, no redirects, no private addresses, cached; its redirect URIs pass the allowlist' },
+  { id: 'AUTHZ-PASSTHROUGH', source: 'spec "Endpoints" GET /authorize', rule: 'passthrough: 302 to {FORGE_URL}/oauth/authorize with the real application id and the client redirect_uri, code_challenge and state' },
+  { id: 'AUTHZ-CONSENT-FIRST', source: 'spec "Endpoints" GET /authorize; "Callback proxy flow" 2', rule: 'callback proxy: the consent page comes first (once per client and callback)' },
+  { id: 'AUTHZ-REGISTERED', source: 'issue item 5', rule: 'redirect_uri must match a registered one exactly, only the loopback port may differ; otherwise an error page, never a redirect' },
+  { id: 'AUTHZ-ALLOWLIST', source: 'spec "Authentication" 5', rule: 'a redirect URI outside the allowlist is refused at /authorize too' },
+  { id: 'AUTHZ-PKCE-S256', source: 'issue item 5', rule: 'PKCE S256 is required; plain or a missing challenge is refused' },
+  { id: 'FLOW-3-FORGE-REDIRECT', source: 'spec "Callback proxy flow" 3', rule: 'on approve: client redirect_uri, state and challenge stored; proxy PKCE pair and state generated; 302 to the forge with the app id, {MCP_SERVER_URL}/callback, proxy challenge and proxy state' },
+  { id: 'FLOW-5-EXCHANGE', source: 'spec "Callback proxy flow" 5', rule: 'callback exchanges the forge code with the proxy verifier and the callback redirect_uri; the tokens are kept under a new proxy code' },
+  { id: 'FLOW-6-CLIENT-REDIRECT', source: 'spec "Callback proxy flow" 6; issue item 7', rule: '302 to the client callback with the proxy code, the client original state and iss' },
+  { id: 'FLOW-7-TOKEN', source: 'spec "Callback proxy flow" 7', rule: '/token verifies the client PKCE, checks expiry, returns the tokens and deletes the code' },
+  { id: 'FLOW-8-MCP', source: 'spec "Callback proxy flow" 8', rule: 'the client calls /mcp with the bearer and tools reach the forge with the user token' },
+  { id: 'STATE-REPLAY', source: 'spec "States and transitions"; issue item 7', rule: 'a pending transaction is consumed at /callback: a replayed proxy state is refused' },
+  { id: 'CODE-ONCE', source: 'spec "States and transitions", "Limits"', rule: 'a proxy code works once' },
+  { id: 'CODE-EXPIRY', source: 'spec "Limits"; issue item 7', rule: 'a proxy code lives 10 minutes, checked before tokens are returned' },
+  { id: 'CODE-BINDING', source: 'issue item 7', rule: 'a proxy code is bound to the client id, the redirect URI and the code challenge' },
+  { id: 'FORGE-ERROR-PASSBACK', source: 'issue item 7', rule: 'a forge error at /callback goes back to the client: access_denied when the user refused, server_error otherwise' },
+  { id: 'PASSTHROUGH-TOKEN', source: 'spec "Passthrough flow"', rule: '/token posts code, verifier and the real application id to the forge and returns access and refresh tokens' },
+  { id: 'PASSTHROUGH-UNREGISTERED', source: 'spec "Passthrough flow", "Errors"', rule: 'in passthrough a client callback not registered at the forge is rejected by the forge' },
+  // Spec: authentication
+  { id: 'AUTH-BEARER', source: 'spec "Authentication" 1', rule: '/mcp requires Authorization: Bearer' },
+  { id: 'AUTH-DUAL-PKCE', source: 'spec "Authentication" 2', rule: 'callback proxy uses one PKCE pair client-to-server and a separate pair server-to-forge' },
+  { id: 'AUTH-VERIFIER-REQUIRED', source: 'spec "Authentication" 3', rule: 'the client code_verifier is mandatory at /token when a challenge was stored; a wrong one is refused' },
+  { id: 'AUTH-PUBLIC-CLIENT', source: 'spec "Authentication" 4', rule: 'no client secret is used with the forge; registered clients are public (token_endpoint_auth_method none)' },
+  { id: 'ALLOW-DEFAULTS', source: 'spec "Authentication" 5; issue item 4', rule: 'defaults: loopback on any port and the well-known shared callbacks' },
+  { id: 'ALLOW-SYNTAX', source: 'issue item 4', rule: 'entries combined by commas; exact entries; https prefixes ending in /* keep their trailing slash; invalid entries stop the start' },
+  { id: 'ALLOW-STAR', source: 'spec "Authentication" 5; issue item 4', rule: '* disables the allowlist, with a warning' },
+  { id: 'CONSENT-PAGE', source: 'spec "Authentication" 6; issue item 6', rule: 'the consent page shows the client name and where the browser goes next (host, or "this device" for loopback); Approve is required' },
+  { id: 'CONSENT-CSRF', source: 'issue item 6', rule: 'consent is CSRF-protected by a token bound to a cookie: a post without or with a wrong token is refused' },
+  { id: 'CONSENT-HEADERS', source: 'issue item 6', rule: 'CSP with frame-ancestors none, no third-party assets, readable on a phone' },
+  { id: 'CONSENT-MEMORY', source: 'spec "Authentication" 6, "Limits"', rule: 'approval is remembered 30 days per client and callback URL, in a sealed cookie' },
+  { id: 'CONSENT-DENY', source: 'spec "Authentication" 6; issue item 6', rule: 'Deny redirects the client with error=access_denied, its state and iss' },
+  // Issue items 2, 8, 9, 10
+  { id: 'DISCOVERY-PRM', source: 'issue item 2; forge-facts.md', rule: 'RFC 9728 metadata at /.well-known/oauth-protected-resource and …/mcp, resource = {MCP_SERVER_URL}/mcp' },
+  { id: 'DISCOVERY-ASM', source: 'issue item 2; forge-facts.md', rule: 'RFC 8414 metadata with issuer, endpoints incl. registration and revocation, S256, none, refresh, metadata documents, iss support' },
+  { id: 'DISCOVERY-PATH', source: 'issue item 2', rule: 'path-prefixed metadata variants when MCP_SERVER_URL has a path' },
+  { id: 'DISCOVERY-CORS', source: 'issue item 2', rule: 'CORS on the metadata and on /token' },
+  { id: 'MCP-401', source: 'issue item 2; forge-facts.md', rule: '/mcp without a valid bearer: 401 with WWW-Authenticate: Bearer resource_metadata="{MCP_SERVER_URL}/.well-known/oauth-protected-resource/mcp", scope="…"' },
+  { id: 'MCP-EXPIRED-401', source: 'issue item 2; forge-facts.md', rule: 'an expired token is 401, never 400' },
+  { id: 'TOKEN-ERRORS', source: 'issue item 8; STYLE.md 7', rule: 'token errors follow RFC 6749 with Cache-Control: no-store' },
+  { id: 'TOKEN-REFRESH', source: 'issue item 8', rule: 'the refresh_token grant is forwarded to the forge' },
+  { id: 'TOKEN-REVOKE', source: 'issue item 8', rule: 'POST /revoke is forwarded to the forge revoke endpoint' },
+  { id: 'REPLAY-LOCAL', source: 'issue item 8', rule: 'stateless: a consumed sealed code is refused on the replica that saw it' },
+  { id: 'REPLAY-REDIS', source: 'issue item 8', rule: 'stateless with OAUTH_REPLAY_CACHE_URL=redis://…: a consumed sealed code is refused on every replica' },
+  { id: 'VALIDATE-FORGE', source: 'issue item 9', rule: 'the /mcp bearer is validated against the forge (/oauth/token/info)' },
+  { id: 'VALIDATE-CACHE', source: 'issue item 9', rule: 'a bounded cache keyed by a hash of the token, TTL at most 60 s: a burst of calls costs one forge check' },
+  { id: 'VALIDATE-DROP-401', source: 'issue item 9', rule: 'the cache entry is dropped when the forge answers 401' },
+  { id: 'MCP-TRANSPORT', source: 'issue item 9', rule: 'the Streamable HTTP transport of the MCP SDK serves /mcp; tools have zod schemas and forge errors become generic tool errors' },
+  { id: 'ERRORS-GENERIC', source: 'spec "Errors"; issue item 10', rule: 'clients get generic messages; details go to the log' },
+  { id: 'NO-SECRETS-LOGGED', source: 'issue item 10', rule: 'no token, code, verifier, state or secret is ever logged' },
+  // Issue: end-to-end tests
+  { id: 'E2E-PASSTHROUGH', source: 'issue "Tests that must exist"', rule: 'the official SDK client and Chromium complete passthrough and call a tool' },
+  { id: 'E2E-PROXY', source: 'issue "Tests that must exist"', rule: 'the official SDK client and Chromium complete callback proxy and call a tool' },
+  { id: 'E2E-STATELESS-3', source: 'issue "Tests that must exist"', rule: 'stateless callback proxy across three server processes behind a round-robin proxy, each step on another replica' },
+];
