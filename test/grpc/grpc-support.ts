@@ -15,6 +15,7 @@ import { createPlatformGrpcServer, platformRpcs, registerPlatformRpcRoutes } fro
 import { PLATFORM_PROTO_FILES, PROTO_ROOT } from '../../src/grpc/proto-files.ts';
 import { loadProtos, type LoadedProtos } from '../../src/grpc/protos.ts';
 import type { RpcMethod } from '../../src/grpc/rpc.ts';
+import { closeOsvRuntime } from '../../src/osv/osv.runtime.ts';
 import { openTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const TESTING_DIR = dirname(fileURLToPath(import.meta.url));
@@ -130,6 +131,8 @@ export async function startGrpcTestPlatform(dialect: Dialect, options: { env?: R
       for (const client of clients) client.close();
       await grpcServer.close(1000);
       await rest.close();
+      // The REST app and the gRPC server start PlatformOSV's index refresh for this context; stop it first.
+      await closeOsvRuntime(platform.ctx);
       await platform.close();
     },
   };
