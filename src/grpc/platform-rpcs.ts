@@ -22,9 +22,8 @@ export function platformProtos(): LoadedProtos {
 }
 
 /**
- * Every implemented RPC of the platform, for both transports. PlatformOSV plugs in here with one line:
- * `...createOsvRpcs({ ... })` from `src/osv/osv.rpcs.ts`; until then its methods answer UNIMPLEMENTED over gRPC
- * and have no HTTP route.
+ * Every implemented RPC of the platform, for both transports: PlatformDocuments and PlatformOSV. A proto method
+ * missing from this list answers UNIMPLEMENTED over gRPC and has no HTTP route.
  */
 export function platformRpcs(ctx: PlatformContext): RpcMethod[] {
   const secrets = [ctx.secretKeys.current, ...ctx.secretKeys.all.filter((k) => k.id !== ctx.secretKeys.current.id)].map((k) => k.key);
