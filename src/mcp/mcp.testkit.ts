@@ -226,23 +226,24 @@ export interface Walk {
 export async function walkSignIn(
   authorize: string,
   user: { username: string; password: string },
-  options: { browser?: ForgeBrowser; consent?: 'approve' | 'deny'; forgeDecision?: 'authorize' | 'deny' } = {},
+  options: { browser?: ForgeBrowser; consent?: 'approve' | 'deny'; forgeDecision?: 'authorize' | 'deny'; serverOrigin?: string } = {},
 ): Promise<Walk> {
   const browser = options.browser ?? createForgeBrowser();
   const walk: Partial<Walk> = { browser };
-  const ours = new URL(authorize).origin;
+  // The forge comes back to the public URL, which differs from the replica's own when a proxy is in front.
+  const ours = new URL(options.serverOrigin ?? authorize).origin;
   let response = await browser.request(authorize);
   if (response.status === 200) {
     const html = await response.text();
     walk.consentHtml = html;
     const fields = consentFields(html);
     const action = /<form method="post" action="([^"]*)"/.exec(html)?.[1] ?? `${ours}/authorize`;
-    response = await browser.request(action.replace(/&amp;/g, '&'), { form: { ...fields, decision: options.consent ?? 'approve' } });
+    response = await browser.request(new URL(new URL(action.replace(/&amp;/g, '&')).pathname, authorize).href, { form: { ...fields, decision: options.consent ?? 'approve' } });
   }
   if (response.status !== 302) throw new Error(`authorize answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   const next = new URL(response.headers.get('location') ?? '', authorize);
   await response.body?.cancel();
-  if (next.origin === ours || !next.pathname.endsWith('/oauth/authorize')) {
+  if (next.origin === ours || next.origin === new URL(authorize).origin || !next.pathname.endsWith('/oauth/authorize')) {
     // Not sent to the forge: an error (or a denial) straight back to the client.
     return { ...walk, clientRedirect: next } as Walk;
   }
@@ -348,8 +349,8 @@ export async function callTool(serverUrl: string, bearer: string, name: string, 
 }
 
 /** The text of a tool result's first content item, parsed as JSON when it is. */
-export function toolJson(result: { content?: unknown }): unknown {
-  const first = (result.content as { type: string; text?: string }[] | undefined)?.[0];
+export function toolJson(result: unknown): unknown {
+  const first = ((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined)?.[0];
   const text = first?.text ?? '';
   try {
     return JSON.parse(text);
