@@ -65,6 +65,9 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     // Our own onResponse line logs the path without its query string (OAuth codes travel in queries).
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     return503OnClosing: true,
+    // Path parameters are checked by their handlers, which answer in their API's own terms (an OSV id over 100
+    // bytes is `ID is too long`); Fastify's default of 100 characters would answer 414 before them.
+    maxParamLength: 1024,
     ...(options.https ? { https: options.https } : {}),
   }) as unknown as FastifyInstance;
 
