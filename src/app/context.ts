@@ -19,6 +19,10 @@ export interface PlatformContext {
   auth: Authenticator;
   secretKeys: { current: SecretKey; all: SecretKey[] };
   fetch: typeof fetch;
+  /** Registers work to undo when the context closes (index refreshers, caches, clients); runs in reverse order. */
+  onClose(hook: () => Promise<void> | void): void;
+  /** Runs the close hooks, then closes the database when the context opened it. */
+  close(): Promise<void>;
 }
 
 export interface OpenContextOptions {
@@ -48,6 +52,8 @@ export async function openContext(options: OpenContextOptions): Promise<Platform
       dataDir: resolve(config.core.PLATFORM_DATA_DIR),
     });
     if (keys.generated) log.warn({ dir: config.core.PLATFORM_DATA_DIR }, 'generated a new PLATFORM_SECRET_KEY into the data directory; back it up with the database');
+    const hooks: (() => Promise<void> | void)[] = [];
+    let closed = false;
     return {
       config,
       log,
@@ -57,6 +63,21 @@ export async function openContext(options: OpenContextOptions): Promise<Platform
       auth: createAuthenticator({ db: database.db, clock }),
       secretKeys: keys,
       fetch: options.fetch ?? globalThis.fetch,
+      onClose(hook) {
+        hooks.push(hook);
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        for (const hook of hooks.reverse()) {
+          try {
+            await hook();
+          } catch (error) {
+            log.error({ err: error }, 'close hook failed');
+          }
+        }
+        if (!options.database) await database.close();
+      },
     };
   } catch (error) {
     if (!options.database) await database.close();

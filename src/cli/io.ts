@@ -56,6 +56,6 @@ export async function withContext<T>(io: CliIo, fn: (ctx: PlatformContext) => Pr
   try {
     return await fn(ctx);
   } finally {
-    await ctx.database.close();
+    await ctx.close();
   }
 }

@@ -24,6 +24,7 @@ export function osvRuntimeFor(ctx: PlatformContext): OsvRuntime {
     const service = createOsvService({ db: ctx.database.db, index: keeper, config: ctx.config.osv, clock: ctx.clock, log });
     runtime = { service, keeper };
     runtimes.set(ctx, runtime);
+    ctx.onClose(() => closeOsvRuntime(ctx));
     keeper.start();
   }
   return runtime;

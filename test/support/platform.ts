@@ -67,7 +67,16 @@ export async function openTestPlatform(
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const owner = await ctx.identity.bootstrap({ accountName: 'Test account', email: `owner-${Math.random().toString(36).slice(2)}@example.test` });
-  return { ctx, database, logs: capture, owner, close: () => database.close() };
+  return {
+    ctx,
+    database,
+    logs: capture,
+    owner,
+    async close() {
+      await ctx.close();
+      await database.close();
+    },
+  };
 }
 
 /** The REST app of a test platform listening on 127.0.0.1 with an ephemeral port. */

@@ -44,7 +44,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         }
         running = await startPlatform(ctx, only);
       } catch (error) {
-        await ctx.database.close();
+        await ctx.close();
         throw error;
       }
       for (const listener of running.listeners) {
@@ -61,7 +61,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           log.info({ signal }, 'shutting down: finishing in-flight requests');
           void running
             .close()
-            .then(() => ctx.database.close())
+            .then(() => ctx.close())
             .then(() => log.info('stopped'))
             .catch((error: unknown) => log.error({ err: error }, 'shutdown failed'))
             .finally(resolve);
