@@ -368,21 +368,43 @@ export interface RoundRobinProxy {
   close(): Promise<void>;
 }
 
+/** The OAuth and MCP steps of a flow: the proxy never sends two of them in a row to the same replica. */
+const FLOW_STEPS = new Set(['/register', '/authorize', '/callback', '/token', '/revoke', '/mcp']);
+
 /**
- * Starts a round-robin proxy on 127.0.0.1. Requests for paths that are not part of the protocol (favicons) go to
- * the first target without advancing the rotation, so consecutive protocol steps always land on different targets.
+ * Starts a round-robin proxy on 127.0.0.1. Each request goes to the next target in turn, skipping the target of
+ * the previous request and, for flow steps (`/register`, `/authorize`, `/callback`, `/token`, `/mcp`), the target
+ * of the previous step, so every step of a flow lands on a different replica than the step before it even when
+ * discovery requests come in between. Favicon requests go to the first target and do not count.
  */
 export async function startRoundRobinProxy(targets: string[] = []): Promise<RoundRobinProxy> {
   const { createServer: createHttpServer, request: httpRequest } = await import('node:http');
   let list = [...targets];
   let next = 0;
+  let lastTarget = -1;
+  let lastStepTarget = -1;
   const served: RoundRobinProxy['served'] = [];
+  const pick = (isStep: boolean): number => {
+    for (let offset = 0; offset < list.length; offset += 1) {
+      const candidate = (next + offset) % list.length;
+      if (list.length > 1 && candidate === lastTarget) continue;
+      if (isStep && list.length > 2 && candidate === lastStepTarget) continue;
+      next = candidate + 1;
+      return candidate;
+    }
+    return next++ % list.length;
+  };
   const server = createHttpServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const counted = path !== '/favicon.ico';
-    const index = counted ? next++ % list.length : 0;
+    const isStep = FLOW_STEPS.has(path);
+    const index = counted ? pick(isStep) : 0;
+    if (counted) {
+      lastTarget = index;
+      if (isStep) lastStepTarget = index;
+      served.push({ method: req.method ?? 'GET', path, target: index });
+    }
     const target = new URL(list[index] ?? '');
-    if (counted) served.push({ method: req.method ?? 'GET', path, target: index });
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
