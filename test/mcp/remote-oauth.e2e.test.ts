@@ -156,7 +156,7 @@ describe.skipIf(!browser)('stateless callback proxy across three processes', () 
 
   afterAll(async () => {
     for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => (child.exitCode !== null ? undefined : new Promise((resolve) => child.once('exit', resolve)))));
+    await Promise.all(children.map((child) => (child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)))));
     await proxy?.close();
     await forge?.forge.close();
   });
