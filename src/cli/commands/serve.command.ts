@@ -30,44 +30,50 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const only = parseOnly(opts.only);
       const config = loadPlatformConfig(io.env);
       const log = createLogger({ level: config.core.LOG_LEVEL });
-      const ctx = await openContext({ config, log });
-      let running;
+      // Signals are caught from the first moment, so a stop during start-up still shuts down cleanly.
+      let signalled: (signal: string) => void = () => undefined;
+      const stopSignal = new Promise<string>((resolve) => (signalled = resolve));
+      const onSigterm = () => signalled('SIGTERM');
+      const onSigint = () => signalled('SIGINT');
+      process.on('SIGTERM', onSigterm);
+      process.on('SIGINT', onSigint);
       try {
-        if ((await ctx.identity.countAccounts()) === 0) {
-          const first = await ctx.identity.bootstrap({ accountName: 'Default account', email: BOOTSTRAP_EMAIL });
-          io.out('First start: created the bootstrap owner (shown once, only hashes are stored):');
-          io.out(`  account:         ${first.account_id}`);
-          io.out(`  email:           ${first.email}`);
-          io.out(`  password:        ${first.password}`);
-          io.out(`  session bearer:  ${first.session_bearer}`);
-          io.out(`  platform token:  ${first.platform_token}`);
+        const ctx = await openContext({ config, log });
+        let running;
+        try {
+          if ((await ctx.identity.countAccounts()) === 0) {
+            const first = await ctx.identity.bootstrap({ accountName: 'Default account', email: BOOTSTRAP_EMAIL });
+            io.out('First start: created the bootstrap owner (shown once, only hashes are stored):');
+            io.out(`  account:         ${first.account_id}`);
+            io.out(`  email:           ${first.email}`);
+            io.out(`  password:        ${first.password}`);
+            io.out(`  session bearer:  ${first.session_bearer}`);
+            io.out(`  platform token:  ${first.platform_token}`);
+          }
+          running = await startPlatform(ctx, only);
+        } catch (error) {
+          await ctx.close();
+          throw error;
         }
-        running = await startPlatform(ctx, only);
-      } catch (error) {
-        await ctx.close();
-        throw error;
-      }
-      for (const listener of running.listeners) {
-        io.out(`${listener.name.padEnd(9)} ${listener.url}`);
-        for (const line of listener.details ?? []) io.out(line);
-      }
-      io.out(`database  ${ctx.database.location}`);
+        for (const listener of running.listeners) {
+          io.out(`${listener.name.padEnd(9)} ${listener.url}`);
+          for (const line of listener.details ?? []) io.out(line);
+        }
+        io.out(`database  ${ctx.database.location}`);
 
-      await new Promise<void>((resolve) => {
-        let stopping = false;
-        const stop = (signal: string) => {
-          if (stopping) return;
-          stopping = true;
-          log.info({ signal }, 'shutting down: finishing in-flight requests');
-          void running
-            .close()
-            .then(() => ctx.close())
-            .then(() => log.info('stopped'))
-            .catch((error: unknown) => log.error({ err: error }, 'shutdown failed'))
-            .finally(resolve);
-        };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
-      });
+        const signal = await stopSignal;
+        log.info({ signal }, 'shutting down: finishing in-flight requests');
+        try {
+          await running.close();
+          await ctx.close();
+          log.info('stopped');
+        } catch (error) {
+          log.error({ err: error }, 'shutdown failed');
+          throw new CliError('shutdown did not complete cleanly');
+        }
+      } finally {
+        process.off('SIGTERM', onSigterm);
+        process.off('SIGINT', onSigint);
+      }
     });
 }
