@@ -49,7 +49,10 @@ export function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
       query: modelsQuerySchema,
       response: modelsResponseSchema,
       errors: [...AUTH_ERRORS, 'parameter_invalid', 'model_plane_unavailable'],
-      handler: async ({ principal, query }) => new JsonText(await plane.adminModelsJson(principal.accountId, filterOf(query))),
+      handler: async ({ principal, query }) => {
+        const body = await plane.adminModelsJson(principal.accountId, filterOf(query));
+        return new JsonText(body.json, body.gzip);
+      },
     }),
     defineRoute({
       method: 'GET',

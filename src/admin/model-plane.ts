@@ -1,16 +1,17 @@
+import { gzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { PlatformContext } from '../app/context.ts';
 import type { Clock } from '../core/clock.ts';
-import type { SecretKey } from '../core/crypto.ts';
+import { sealedSecretKeyId, type SecretKey } from '../core/crypto.ts';
 import type { Database } from '../core/db/schema.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
 import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
-import { listCredentialRows } from './credentials/credentials.store.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
 import { createPolicyService, requireModel, requireProvider } from './policy/policy.service.ts';
-import { listAdmission, listPolicies } from './policy/policy.store.ts';
+import { loadAccountState } from './projection/account-state.store.ts';
 import {
   configurationView,
   createProjection,
@@ -19,6 +20,7 @@ import {
   providerRow,
   type ConfigurationView,
   type EffectiveProvider,
+  type AccountState,
   type ModelFilter,
   type Projection,
   type ProviderRowView,
@@ -43,6 +45,17 @@ export interface MemberProviderRow {
   unavailable_until: string | null;
   /** Models a member can see (neither hidden nor invalid). */
   models: number;
+}
+
+/** A serialised response body and its gzip form, compressed on first use and then kept. */
+export interface CachedBody {
+  json: Buffer;
+  gzip: () => Buffer;
+}
+
+function cachedBody(json: Buffer): CachedBody {
+  let compressed: Buffer | undefined;
+  return { json, gzip: () => (compressed ??= gzipSync(json, { level: 6 })) };
 }
 
 /** The singular provider read (spec: `GET /model_providers/{provider_id}`). */
@@ -81,11 +94,51 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     return { catalog: state.catalog, projection };
   }
 
-  /** One read of everything the projection needs for an Account: policies, credentials, admission facts. */
+  /**
+   * One read of everything the projection needs for an Account (policies, credentials, admission facts) and a key
+   * that names exactly those inputs. Every policy write bumps `lock_version` and `updated_at`, every credential
+   * write `updated_at` (rotation changes the key id), so equal keys mean equal projections.
+   */
+  async function snapshot(accountId: string): Promise<{ state: AccountState; key: string }> {
+    const state = await loadAccountState(db, accountId);
+    const { policies, credentials: credentialRows, admission } = state;
+    const now = clock.now();
+    const parts: string[] = [];
+    for (const p of policies) parts.push(`p|${p.provider_id}|${p.lock_version}|${p.enabled}|${p.created_at}|${p.updated_at}`);
+    for (const c of credentialRows) parts.push(`c|${c.provider_id}|${c.generation}|${c.material_kind}|${c.reauthorization_required}|${c.updated_at}|${c.sealed ? sealedSecretKeyId(c.sealed) : '-'}`);
+    for (const a of admission) if (a.unavailable_until !== null && a.unavailable_until > now) parts.push(`a|${a.provider_id}|${a.unavailable_until}`);
+    parts.sort();
+    return { state, key: parts.join('\n') };
+  }
+
+  // Projections and serialised bodies are memoised by the snapshot key: a read still queries the database every
+  // time (so every replica sees every write at once), but skips recomputing what the key proves unchanged.
+  const projected = new LRUCache<string, { key: string; providers: EffectiveProvider[] }>({ max: 1024 });
+  const bodies = new LRUCache<string, { key: string; body: CachedBody }>({ max: 2048 });
+
   async function providersOf(accountId: string): Promise<EffectiveProvider[]> {
+    return (await providersWithKey(accountId)).providers;
+  }
+
+  async function providersWithKey(accountId: string): Promise<{ key: string; providers: EffectiveProvider[] }> {
     const plane = requirePlane();
-    const [policies, credentialRows, admission] = await Promise.all([listPolicies(db, accountId), listCredentialRows(db, accountId), listAdmission(db, accountId)]);
-    return plane.projection.providers(accountId, { policies, credentials: credentialRows, admission });
+    const snap = await snapshot(accountId);
+    const hit = projected.get(accountId);
+    if (hit?.key === snap.key) return hit;
+    const entry = { key: snap.key, providers: plane.projection.providers(accountId, snap.state) };
+    projected.set(accountId, entry);
+    return entry;
+  }
+
+  /** The `{"models":[…]}` body for an Account and filter, rebuilt only when the snapshot changed. */
+  async function modelsBody(accountId: string, filter: ModelFilter): Promise<CachedBody> {
+    const { key, providers } = await providersWithKey(accountId);
+    const cacheKey = `${accountId}|${filter.workload ?? ''}|${filter.available ?? ''}|${filter.visibleOnly ? 1 : 0}`;
+    const hit = bodies.get(cacheKey);
+    if (hit?.key === key) return hit.body;
+    const body = cachedBody(Buffer.from(`{"models":${modelRowsJson(providers, filter)}}`, 'utf8'));
+    bodies.set(cacheKey, { key, body });
+    return body;
   }
 
   async function providerRowOf(accountId: string, providerId: string): Promise<{ model_provider: ProviderRowView }> {
@@ -101,9 +154,9 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     /** The Account's providers (removed custom ones included, flagged), for commands and the CLI. */
     providersOf,
 
-    /** `GET /models`: the JSON text of `{"models":[…]}` ordered by ref, unavailable models included unless filtered. */
-    async adminModelsJson(accountId: string, filter: Pick<ModelFilter, 'workload' | 'available'>): Promise<string> {
-      return `{"models":${modelRowsJson(await providersOf(accountId), filter)}}`;
+    /** `GET /models`: the JSON body `{"models":[…]}` ordered by ref, unavailable models included unless filtered. */
+    async adminModelsJson(accountId: string, filter: Pick<ModelFilter, 'workload' | 'available'>): Promise<CachedBody> {
+      return modelsBody(accountId, { ...filter, visibleOnly: false });
     },
 
     /** `GET /model_providers`: every provider row except removed custom providers. */
@@ -120,8 +173,8 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     },
 
     /** Member discovery: visible models only (hidden and invalid ones are absent). */
-    async memberModelsJson(accountId: string, filter: Pick<ModelFilter, 'workload' | 'available'>): Promise<string> {
-      return `{"models":${modelRowsJson(await providersOf(accountId), { ...filter, visibleOnly: true })}}`;
+    async memberModelsJson(accountId: string, filter: Pick<ModelFilter, 'workload' | 'available'>): Promise<CachedBody> {
+      return modelsBody(accountId, { ...filter, visibleOnly: true });
     },
 
     async memberProviders(accountId: string): Promise<MemberProviderRow[]> {

@@ -24,13 +24,13 @@ export function memberRoutes(plane: ModelPlane): AnyApiRoute[] {
       query: modelsQuerySchema,
       response: modelsResponseSchema,
       errors: [...errors, 'parameter_invalid'],
-      handler: async ({ principal, query }) =>
-        new JsonText(
-          await plane.memberModelsJson(principal.accountId, {
-            ...(query.workload ? { workload: query.workload } : {}),
-            ...(query.available ? { available: query.available === 'true' } : {}),
-          }),
-        ),
+      handler: async ({ principal, query }) => {
+        const body = await plane.memberModelsJson(principal.accountId, {
+          ...(query.workload ? { workload: query.workload } : {}),
+          ...(query.available ? { available: query.available === 'true' } : {}),
+        });
+        return new JsonText(body.json, body.gzip);
+      },
     }),
     defineRoute({
       method: 'GET',

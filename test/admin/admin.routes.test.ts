@@ -61,6 +61,23 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       }
     });
 
+    it('[ADM-READ-1] serves the same catalog gzip-compressed to clients that accept it', async () => {
+      const { token } = await newAccount(h);
+      const plain = await h.call('GET', '/api/v1/admin/models', { token, headers: { 'accept-encoding': 'identity' } });
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(plain.headers.get('vary')).toMatch(/accept-encoding/i);
+      // fetch decompresses transparently; the header shows what travelled.
+      const zipped = await h.call('GET', '/api/v1/admin/models', { token, headers: { 'accept-encoding': 'gzip' } });
+      expect(zipped.headers.get('content-encoding')).toBe('gzip');
+      expect(zipped.text).toBe(plain.text);
+      const refused = await h.call('GET', '/api/v1/admin/models', { token, headers: { 'accept-encoding': 'gzip;q=0, identity' } });
+      expect(refused.headers.get('content-encoding')).toBeNull();
+      // A write changes the next read, compressed or not.
+      await put(token, P('local', '/lane'), { enabled: true });
+      const after = await h.call('GET', '/api/v1/admin/models?available=true', { token, headers: { 'accept-encoding': 'gzip' } });
+      expect(after.body.models.map((m: { ref: string }) => m.ref)).toEqual(['local/l-1']);
+    });
+
     it('[ADM-ROW-3] [ADM-READ-3] lists provider rows with every field; lock_version is null without a policy', async () => {
       const { token, accountId } = await newAccount(h);
       const now = h.platform.ctx.clock.now();

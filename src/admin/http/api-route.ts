@@ -12,9 +12,28 @@ import { credentialsOf } from '../../core/identity/sessions.routes.ts';
  * so the description cannot drift from what is enforced.
  */
 
-/** Pre-serialised JSON, sent as is (large catalog reads are assembled from cached fragments). */
+/**
+ * Pre-serialised JSON, sent as is (large catalog reads are assembled from cached fragments). `gzip`, when given,
+ * returns the same body compressed; it is used for clients that accept gzip and is expected to be memoised by its
+ * owner, so a repeated read costs no compression.
+ */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string | Buffer,
+    readonly gzip?: () => Buffer,
+  ) {}
+}
+
+/** True when the request's Accept-Encoding admits gzip (a `q=0` refuses it). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : (header ?? '');
+  for (const part of value.split(',')) {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  }
+  return false;
 }
 
 /** Who may call a route: the admin boundary, the member plane, or anyone. */
@@ -117,7 +136,14 @@ export function registerApiRoutes(app: FastifyInstance, routes: readonly AnyApiR
         const command = parseCommand(route, request.body);
         const result = await route.handler({ principal: principal as Principal, params, query, command });
         void reply.header('cache-control', 'no-store');
-        if (result instanceof JsonText) return reply.type('application/json; charset=utf-8').send(result.text);
+        if (result instanceof JsonText) {
+          void reply.type('application/json; charset=utf-8');
+          if (result.gzip) {
+            void reply.header('vary', 'accept-encoding');
+            if (acceptsGzip(request.headers['accept-encoding'])) return reply.header('content-encoding', 'gzip').send(result.gzip());
+          }
+          return reply.send(result.text);
+        }
         return result;
       },
     });

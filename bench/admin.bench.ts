@@ -1,0 +1,271 @@
+/**
+ * `npm run bench:admin`: the admin catalog read and concurrent policy writers, on SQLite and PostgreSQL.
+ *
+ * For each database: an Account whose catalog holds 256 configured models (4 providers × 64, API keys installed,
+ * lanes enabled). It measures `GET /api/v1/admin/models` (p50, p99, requests/s) next to an empty Fastify route on
+ * the same server in the same run and prints the ratio (target: at least 25%), then runs 32 concurrent writers that
+ * read the provider version and `PUT model_visibility` with it, and checks the final state against the successful
+ * writes (target: zero lost updates).
+ *
+ * The load generator runs in a worker thread so it does not share the server's event loop. Figures are printed,
+ * not asserted; this is not part of `npm test`.
+ *
+ * Variables: BENCH_SECONDS (per measurement, default 5), BENCH_CONNECTIONS (default 16),
+ * BENCH_DATABASE_URL or TEST_DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/test).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import pg from 'pg';
+import { loadPlatformConfig } from '../src/app/config.ts';
+import { openContext } from '../src/app/context.ts';
+import { buildRestApp } from '../src/app/rest-app.ts';
+import { openDatabase, type Dialect } from '../src/core/db/database.ts';
+import { createLogger } from '../src/core/logger.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const WRITERS = 32;
+const WRITER_SECONDS = Number(process.env.BENCH_WRITER_SECONDS ?? 3);
+const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A realistic catalog of 4 providers × 64 models inheriting shared definitions, with prices. */
+function writeBenchCatalog(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-catalog-'));
+  const definitions = {
+    model_definitions: {
+      chat: {
+        capabilities: {
+          workload: 'text_generation',
+          input_modalities: ['image', 'pdf'],
+          reasoning: { efforts: ['low', 'medium', 'high'] },
+          generation_parameters: { max_output_tokens: {}, verbosity: {}, temperature: { kind: 'number', minimum: 0, maximum: 2, default: 1 } },
+          token_counter: { kind: 'bpe', encoding: 'o200k_base' },
+          limits: { combined_input_output_tokens: 200000, output_tokens: 32000 },
+        },
+      },
+    },
+  };
+  writeFileSync(join(dir, 'definitions.json'), JSON.stringify(definitions));
+  for (let p = 0; p < 4; p++) {
+    const models = Object.fromEntries(
+      Array.from({ length: 64 }, (_, m) => [
+        `family-${p}/model-${String(m).padStart(2, '0')}`,
+        {
+          inherit: 'chat',
+          display_name: `Model ${p}.${m}`,
+          capabilities: { model_identity: `vendor-${p}/model-${m}-2025-01-01` },
+          pricing: { unit: 'USD', input_per_million_tokens: '1.25', output_per_million_tokens: '10.00', cache_read_per_million_tokens: '0.125' },
+        },
+      ]),
+    );
+    writeFileSync(
+      join(dir, `provider-${p}.json`),
+      JSON.stringify({ providers: { [`provider-${p}`]: { display_name: `Provider ${p}`, base_url: `https://provider-${p}.example/v1`, api_format: 'openai_chat', credentials: 'api_key', models } } }),
+    );
+  }
+  return dir;
+}
+
+/** Closed-loop HTTP load generator, run in a worker thread (plain JS: it needs only node:http). */
+const LOADGEN = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { port, path, headers, connections, durationMs, warmupMs } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+const latencies = [];
+let errors = 0;
+let measuring = false;
+let stop = false;
+function once() {
+  return new Promise((resolve) => {
+    const start = process.hrtime.bigint();
+    const req = http.request({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => {
+        if (measuring) {
+          if (res.statusCode === 200) latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+          else errors++;
+        }
+        resolve();
+      });
+    });
+    req.on('error', () => { errors++; resolve(); });
+    req.end();
+  });
+}
+async function loop() { while (!stop) await once(); }
+const loops = Array.from({ length: connections }, loop);
+setTimeout(() => { measuring = true; const t0 = Date.now();
+  setTimeout(() => { measuring = false; stop = true; const elapsed = (Date.now() - t0) / 1000;
+    Promise.all(loops).then(() => { agent.destroy(); parentPort.postMessage({ latencies, errors, elapsed }); });
+  }, durationMs);
+}, warmupMs);
+`;
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  count: number;
+  errors: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function load(port: number, path: string, headers: Record<string, string>): Promise<LoadResult> {
+  const worker = new Worker(LOADGEN, { eval: true, workerData: { port, path, headers, connections: CONNECTIONS, durationMs: SECONDS * 1000, warmupMs: 1000 } });
+  const result = await new Promise<{ latencies: number[]; errors: number; elapsed: number }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  const sorted = [...result.latencies].sort((a, b) => a - b);
+  return { rps: sorted.length / result.elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), count: sorted.length, errors: result.errors };
+}
+
+/** One JSON request over a keep-alive agent (the writers). */
+function call(agent: Agent, port: number, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      { host: '127.0.0.1', port, method, path, agent, headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
+
+async function databaseUrl(dialect: Dialect): Promise<{ url: string; cleanup: () => Promise<void> } | undefined> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-db-'));
+    return { url: `sqlite:${join(dir, 'bench.db')}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: PG_URL });
+  try {
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schema}`);
+  } catch (error) {
+    console.warn(`*** PostgreSQL at ${PG_URL} is not reachable (${(error as Error).message}); skipping the PostgreSQL run ***`);
+    return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  const parsed = new URL(PG_URL);
+  parsed.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: parsed.toString(),
+    cleanup: async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+async function run(dialect: Dialect): Promise<boolean> {
+  const target = await databaseUrl(dialect);
+  if (!target) return true;
+  const catalog = writeBenchCatalog();
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
+  const config = loadPlatformConfig({ DATABASE_URL: target.url, PLATFORM_DATA_DIR: dataDir, PLATFORM_CATALOG_DIR: catalog, PLATFORM_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' });
+  const database = await openDatabase(target.url);
+  const ctx = await openContext({ config, log: createLogger({ level: 'warn' }), database });
+  const app = await buildRestApp(ctx);
+  app.get('/bench/empty', async () => ({}));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const agent = new Agent({ keepAlive: true, maxSockets: WRITERS });
+  let ok = true;
+  try {
+    const owner = await ctx.identity.bootstrap({ accountName: 'Bench', email: 'bench@example.test' });
+    const token = owner.platform_token;
+    for (let p = 0; p < 4; p++) {
+      const r = await call(agent, port, 'PUT', `/api/v1/admin/model_providers/provider-${p}/api_key`, token, { command: { api_key: `sk-bench-${p}` } });
+      if (r.status !== 200) throw new Error(`api_key setup failed: ${JSON.stringify(r.json)}`);
+    }
+    const check = await call(agent, port, 'GET', '/api/v1/admin/models?available=true', token);
+    const available = (check.json.models as unknown[]).length;
+    console.log(`\n== ${dialect}: ${available} configured, available models ==`);
+
+    const auth = { authorization: `Bearer ${token}` };
+    const empty = await load(port, '/bench/empty', {});
+    const models = await load(port, '/api/v1/admin/models', { ...auth, 'accept-encoding': 'gzip' });
+    const identity = await load(port, '/api/v1/admin/models', auth);
+    const ratio = models.rps / empty.rps;
+    const line = (name: string, r: LoadResult) =>
+      console.log(`${name.padEnd(34)} ${fmt(r.rps).padStart(9)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.count} requests, ${r.errors} errors)`);
+    line('empty route', empty);
+    line('GET /admin/models (gzip accepted)', models);
+    line('GET /admin/models (no compression)', identity);
+    console.log(`ratio (gzip accepted)              ${(ratio * 100).toFixed(1)}% of the empty route (target >= 25%) ${ratio >= 0.25 ? 'OK' : 'BELOW TARGET'}`);
+    console.log(`ratio (no compression)             ${((identity.rps / empty.rps) * 100).toFixed(1)}% of the empty route`);
+    if (ratio < 0.25 || models.errors > 0 || identity.errors > 0) ok = false;
+
+    // 32 writers, each owning one model of provider-0: read the version, then PUT model_visibility with it.
+    const provider = '/api/v1/admin/model_providers/provider-0';
+    const start = (await call(agent, port, 'GET', provider, token)).json.model_provider as { lock_version: number };
+    const expected = new Map<string, boolean>();
+    let successes = 0;
+    let conflicts = 0;
+    let other = 0;
+    const deadline = Date.now() + WRITER_SECONDS * 1000;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: WRITERS }, async (_, w) => {
+        const ref = `provider-0/family-0/model-${String(w).padStart(2, '0')}`;
+        let visible = true;
+        while (Date.now() < deadline) {
+          const read = await call(agent, port, 'GET', provider, token);
+          const version = (read.json.model_provider as { lock_version: number }).lock_version;
+          const write = await call(agent, port, 'PUT', `${provider}/model_visibility`, token, { command: { model: ref, visible: !visible, expected_lock_version: version } });
+          if (write.status === 200) {
+            successes++;
+            visible = !visible;
+            expected.set(ref, visible);
+          } else if (write.status === 409) conflicts++;
+          else other++;
+        }
+      }),
+    );
+    const elapsed = (Date.now() - started) / 1000;
+    const final = (await call(agent, port, 'GET', provider, token)).json.model_provider as { lock_version: number };
+    const rows = (await call(agent, port, 'GET', '/api/v1/admin/models', token)).json.models as { ref: string; visible: boolean }[];
+    let lost = 0;
+    for (const [ref, visible] of expected) if (rows.find((r) => r.ref === ref)?.visible !== visible) lost++;
+    const versionAdvance = final.lock_version - start.lock_version;
+    if (versionAdvance !== successes) lost += Math.abs(successes - versionAdvance);
+    console.log(`writers                            ${WRITERS} read-then-write loops for ${elapsed.toFixed(1)} s: ${successes} successes, ${conflicts} 409 stale_object, ${other} other`);
+    console.log(`lost updates                       ${lost} (version advanced by ${versionAdvance} for ${successes} successes; ${expected.size} models checked) ${lost === 0 && other === 0 ? 'OK' : 'FAILED'}`);
+    if (lost !== 0 || other !== 0) ok = false;
+  } finally {
+    agent.destroy();
+    await app.close();
+    await ctx.database.close();
+    await target.cleanup();
+    rmSync(catalog, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return ok;
+}
+
+let allOk = true;
+for (const dialect of ['sqlite', 'postgres'] as const) allOk = (await run(dialect)) && allOk;
+console.log(allOk ? '\nall targets met' : '\nsome targets were missed');
+process.exitCode = allOk ? 0 : 1;
