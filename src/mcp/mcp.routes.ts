@@ -6,6 +6,7 @@
  */
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
 import { createForgeMcpServer } from './mcp.server.ts';
@@ -33,7 +34,22 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
   return reply.status(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
+/** Idle servers kept for reuse: building one (tools and schemas) costs about a millisecond. */
+const MAX_IDLE_SERVERS = 16;
+
 export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): void {
+  // Servers hold no per-user state (the token arrives with each request as `extra.authInfo`), so a server whose
+  // transport has closed serves the next request.
+  const idle: McpServer[] = [];
+  const acquire = (): McpServer =>
+    idle.pop() ??
+    createForgeMcpServer({
+      forgeUrl: deps.forgeUrl,
+      fetch: deps.fetch,
+      log: deps.log,
+      onForgeUnauthorized: (token) => deps.validator.forget(token),
+    });
+
   const unauthorized = (reply: FastifyReply, error?: 'invalid_token'): FastifyReply => {
     void reply.header('www-authenticate', bearerChallenge(deps.serverUrl, deps.scopes, error));
     return jsonRpcError(reply, 401, -32001, error ? 'The access token is invalid or expired.' : 'Authorization required.');
@@ -67,25 +83,25 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
       void reply.header('allow', 'POST');
       return jsonRpcError(reply, 405, -32000, 'Method not allowed.');
     }
-    const server = createForgeMcpServer({
-      forgeUrl: deps.forgeUrl,
-      fetch: deps.fetch,
-      log: deps.log.child({ request_id: request.id }),
-      onForgeUnauthorized: (token) => deps.validator.forget(token),
-    });
+    const server = acquire();
+    let reusable = true;
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The reply is written by the transport from here on; headers set so far are copied to the raw response.
     reply.hijack();
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
+      void transport.close().then(() => {
+        if (reusable && idle.length < MAX_IDLE_SERVERS && !idle.includes(server)) idle.push(server);
+      });
     });
     try {
       await server.connect(transport);
       await transport.handleRequest(Object.assign(request.raw, { auth: authInfo }), reply.raw, request.body);
     } catch (error) {
       request.log.error({ err: error }, 'MCP request failed');
+      // A server in an unknown state is not reused.
+      reusable = false;
+      void server.close();
       if (!reply.raw.headersSent) {
         reply.raw.writeHead(500, { 'content-type': 'application/json' });
         reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));

@@ -63,6 +63,37 @@ const projectId = z.union([z.number().int().positive(), z.string().min(1).max(25
 const page = z.number().int().min(1).max(1000).optional().describe('Page number (1-based)');
 const perPage = z.number().int().min(1).max(100).optional().describe('Items per page (default 20, at most 100)');
 
+/** Input schemas, built once per process (zod schemas are not free to construct, and servers are made often). */
+const INPUT = {
+  listProjects: {
+    search: z.string().max(255).optional().describe('Filter by name'),
+    membership: z.boolean().optional().describe('Only projects the user is a member of (default true)'),
+    page,
+    per_page: perPage,
+  },
+  getProject: { project_id: projectId },
+  listIssues: {
+    project_id: projectId,
+    state: z.enum(['opened', 'closed', 'all']).optional().describe('Issue state (default all)'),
+    labels: z.string().max(500).optional().describe('Comma-separated label names'),
+    search: z.string().max(255).optional(),
+    page,
+    per_page: perPage,
+  },
+  createIssue: {
+    project_id: projectId,
+    title: z.string().min(1).max(255),
+    description: z.string().max(100_000).optional(),
+    labels: z.string().max(500).optional().describe('Comma-separated label names'),
+  },
+  listMergeRequests: {
+    project_id: projectId,
+    state: z.enum(['opened', 'closed', 'merged', 'locked', 'all']).optional(),
+    page,
+    per_page: perPage,
+  },
+};
+
 function ok(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
 }
@@ -108,12 +139,7 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
     {
       title: 'List projects',
       description: 'Projects the signed-in user is a member of (or all visible ones with membership=false).',
-      inputSchema: {
-        search: z.string().max(255).optional().describe('Filter by name'),
-        membership: z.boolean().optional().describe('Only projects the user is a member of (default true)'),
-        page,
-        per_page: perPage,
-      },
+      inputSchema: INPUT.listProjects,
       annotations: { readOnlyHint: true },
     },
     async (args, extra) =>
@@ -126,7 +152,7 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
 
   server.registerTool(
     'get_project',
-    { title: 'Get a project', description: 'One project by id or path.', inputSchema: { project_id: projectId }, annotations: { readOnlyHint: true } },
+    { title: 'Get a project', description: 'One project by id or path.', inputSchema: INPUT.getProject, annotations: { readOnlyHint: true } },
     async (args, extra) =>
       run('get_project', extra.authInfo?.token, async (token) => projectOut(await api.get(`/projects/${projectPathId(args.project_id)}`, token))),
   );
@@ -136,14 +162,7 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
     {
       title: 'List issues',
       description: 'Issues of a project.',
-      inputSchema: {
-        project_id: projectId,
-        state: z.enum(['opened', 'closed', 'all']).optional().describe('Issue state (default all)'),
-        labels: z.string().max(500).optional().describe('Comma-separated label names'),
-        search: z.string().max(255).optional(),
-        page,
-        per_page: perPage,
-      },
+      inputSchema: INPUT.listIssues,
       annotations: { readOnlyHint: true },
     },
     async (args, extra) =>
@@ -159,12 +178,7 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
     {
       title: 'Create an issue',
       description: 'Opens a new issue in a project.',
-      inputSchema: {
-        project_id: projectId,
-        title: z.string().min(1).max(255),
-        description: z.string().max(100_000).optional(),
-        labels: z.string().max(500).optional().describe('Comma-separated label names'),
-      },
+      inputSchema: INPUT.createIssue,
       annotations: { readOnlyHint: false, destructiveHint: false },
     },
     async (args, extra) =>
@@ -181,12 +195,7 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
     {
       title: 'List merge requests',
       description: 'Merge requests of a project.',
-      inputSchema: {
-        project_id: projectId,
-        state: z.enum(['opened', 'closed', 'merged', 'locked', 'all']).optional(),
-        page,
-        per_page: perPage,
-      },
+      inputSchema: INPUT.listMergeRequests,
       annotations: { readOnlyHint: true },
     },
     async (args, extra) =>

@@ -99,6 +99,8 @@ export interface StackOptions {
   /** Fixed public URL and port (several replicas behind one proxy). */
   serverUrl?: string;
   port?: number;
+  /** The fetch the server uses to reach the forge (the benchmark adds network latency). */
+  fetch?: typeof fetch;
 }
 
 export interface Stack {
@@ -150,7 +152,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     settings,
     log: logs.logger,
     clock,
-    fetch: globalThis.fetch,
+    fetch: options.fetch ?? globalThis.fetch,
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
   });
