@@ -146,6 +146,13 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     return { model_provider: providerRow(provider) };
   }
 
+  /** Logs a policy change (the audit trail; the spec defines no events) and returns the provider row. */
+  async function changed(accountId: string, providerId: string, outcome: 'created' | 'updated' | 'noop', detail: Record<string, unknown>) {
+    const result = await providerRowOf(accountId, providerId);
+    if (outcome !== 'noop') log.info({ account_id: accountId, provider_id: providerId, lock_version: result.model_provider.lock_version, outcome, ...detail }, 'provider policy changed');
+    return result;
+  }
+
   return {
     catalogState: state,
     credentials,
@@ -197,20 +204,20 @@ export function createModelPlane(deps: ModelPlaneDeps) {
 
     async setLane(accountId: string, providerId: string, enabled: boolean, expected: number | null) {
       const provider = requireProvider(await providersOf(accountId), providerId);
-      await policy.setLane(accountId, provider, enabled, expected);
-      return providerRowOf(accountId, providerId);
+      const outcome = await policy.setLane(accountId, provider, enabled, expected);
+      return changed(accountId, providerId, outcome, { command: 'lane', enabled });
     },
 
     async setVisibility(accountId: string, providerId: string, ref: string, visible: boolean, expected: number | null) {
       const provider = requireProvider(await providersOf(accountId), providerId);
-      await policy.setVisibility(accountId, provider, requireModel(provider, ref), visible, expected);
-      return providerRowOf(accountId, providerId);
+      const outcome = await policy.setVisibility(accountId, provider, requireModel(provider, ref), visible, expected);
+      return changed(accountId, providerId, outcome, { command: 'model_visibility', model: ref, visible });
     },
 
     async setAvailability(accountId: string, providerId: string, ref: string, available: boolean, expected: number | null) {
       const provider = requireProvider(await providersOf(accountId), providerId);
-      await policy.setAvailability(accountId, provider, requireModel(provider, ref), available, expected);
-      return providerRowOf(accountId, providerId);
+      const outcome = await policy.setAvailability(accountId, provider, requireModel(provider, ref), available, expected);
+      return changed(accountId, providerId, outcome, { command: 'model_availability', model: ref, available });
     },
 
     async putApiKey(accountId: string, providerId: string, apiKey: string) {

@@ -12,11 +12,6 @@ export interface MaterialValues {
   generation: number;
 }
 
-/** Credential rows of an Account (never decrypted here). */
-export async function listCredentialRows(db: Executor, accountId: string): Promise<CredentialMaterialRow[]> {
-  return db.selectFrom('model_provider_credentials').selectAll().where('account_id', '=', accountId).execute();
-}
-
 export async function findCredentialRow(db: Executor, key: PolicyKey): Promise<CredentialMaterialRow | undefined> {
   return db
     .selectFrom('model_provider_credentials')

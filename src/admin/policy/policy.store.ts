@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../core/db/schema.ts';
-import type { AdmissionRow, PolicyRow } from '../admin.table.ts';
+import type { PolicyRow } from '../admin.table.ts';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -8,11 +8,6 @@ type Executor = Kysely<Database> | Transaction<Database>;
 export interface PolicyKey {
   accountId: string;
   providerId: string;
-}
-
-/** Every policy of an Account (one query for the account-effective catalog). */
-export async function listPolicies(db: Executor, accountId: string): Promise<PolicyRow[]> {
-  return db.selectFrom('model_provider_policies').selectAll().where('account_id', '=', accountId).execute();
 }
 
 export async function findPolicy(db: Executor, key: PolicyKey): Promise<PolicyRow | undefined> {
@@ -72,12 +67,7 @@ export async function updatePolicyIfVersion(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Admission facts (the `unavailable_until` floor) of an Account's providers. */
-export async function listAdmission(db: Executor, accountId: string): Promise<AdmissionRow[]> {
-  return db.selectFrom('model_provider_admission').selectAll().where('account_id', '=', accountId).execute();
-}
-
-/** Sets or clears a provider's admission-delay floor; never touches the policy or its version. */
+/** Sets or clears a provider's admission-delay floor (written by admission, part 2); never touches the policy or its version. */
 export async function setUnavailableUntil(db: Executor, key: PolicyKey, until: number | null, now: number): Promise<void> {
   await db
     .insertInto('model_provider_admission')

@@ -297,11 +297,6 @@ export function modelRowsJson(providers: readonly EffectiveProvider[], filter: M
   return `[${parts.join(',')}]`;
 }
 
-/** The same rows as objects (CLI, tests, member code that needs fields). */
-export function modelRows(providers: readonly EffectiveProvider[], filter: ModelFilter = {}): ModelRowView[] {
-  return JSON.parse(modelRowsJson(providers, filter)) as ModelRowView[];
-}
-
 /** Spec "Provider row". */
 export function providerRow(provider: EffectiveProvider): ProviderRowView {
   return {
