@@ -40,7 +40,11 @@ export interface OpenContextOptions {
 export async function openContext(options: OpenContextOptions): Promise<PlatformContext> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
-  const database = options.database ?? (await openDatabase(config.core.DATABASE_URL));
+  const database =
+    options.database ??
+    (await openDatabase(config.core.DATABASE_URL, {
+      onConnectionError: (error) => log.warn({ err: error }, 'a database connection was dropped; it will be replaced'),
+    }));
   try {
     if (options.migrate !== false) {
       const report = await migrate(database);
@@ -59,7 +63,13 @@ export async function openContext(options: OpenContextOptions): Promise<Platform
       log,
       clock,
       database,
-      identity: createIdentityService({ db: database.db, clock, sessionTtlMs: config.core.PLATFORM_SESSION_TTL_HOURS * 3_600_000 }),
+      identity: createIdentityService({
+        db: database.db,
+        dialect: database.dialect,
+        clock,
+        sessionTtlMs: config.core.PLATFORM_SESSION_TTL_HOURS * 3_600_000,
+        passwordCost: config.core.PLATFORM_PASSWORD_COST,
+      }),
       auth: createAuthenticator({ db: database.db, clock }),
       secretKeys: keys,
       fetch: options.fetch ?? globalThis.fetch,

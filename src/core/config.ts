@@ -1,3 +1,5 @@
+import { accessSync, constants, statSync } from 'node:fs';
+
 /**
  * Environment configuration: each service declares a spec of typed fields; `parseEnv` validates all of them at
  * once and reports one clear line per bad value (the variable, what was expected and, for non-secrets, what was
@@ -10,6 +12,8 @@ export interface EnvField<T> {
   readonly expected: string;
   /** Secrets are never echoed in errors or logs. */
   readonly secret: boolean;
+  /** How a rejected value is shown (for values that may embed a credential, such as database URLs). */
+  readonly display?: (raw: string) => string;
   /** Returns the parsed value, or `invalid` when the raw text is not acceptable. */
   readonly parse: (raw: string) => T | typeof invalid;
   /** The value when the variable is unset or empty; a function to derive it from the other raw values. */
@@ -47,7 +51,7 @@ export function parseEnv<S extends EnvSpec>(spec: S, env: Env): EnvValues<S> {
       problems.push(
         field.secret
           ? `${name}: expected ${field.expected} (value not shown: it is a secret)`
-          : `${name}: expected ${field.expected}, got ${JSON.stringify(raw)}`,
+          : `${name}: expected ${field.expected}, got ${JSON.stringify(field.display ? field.display(raw) : raw)}`,
       );
     } else {
       out[name] = value;
@@ -128,5 +132,16 @@ export const env = {
   },
   custom<T>(expected: string, parse: (raw: string) => T | typeof invalid, fallback: EnvField<T>['fallback'], secret = false): EnvField<T> {
     return field(expected, parse, fallback, secret);
+  },
+  /** A readable file path (checked at start, so a typo names its variable instead of failing later). */
+  readableFile(): EnvField<string | undefined> {
+    return field('the path of a readable file', (raw) => {
+      try {
+        accessSync(raw, constants.R_OK);
+        return statSync(raw).isFile() ? raw : invalid;
+      } catch {
+        return invalid;
+      }
+    }, undefined);
   },
 };

@@ -9,12 +9,13 @@ describe('crypto', () => {
   });
 
   it('hashes passwords with scrypt and verifies them', async () => {
-    const hash = await hashPassword('correct horse battery');
+    const hash = await hashPassword('correct horse battery', 14);
     expect(hash).toMatch(/^scrypt\$16384\$8\$1\$/);
     expect(hash).not.toContain('correct horse');
     expect(await verifyPassword('correct horse battery', hash)).toBe(true);
     expect(await verifyPassword('wrong horse battery', hash)).toBe(false);
     expect(await verifyPassword('x', 'garbage')).toBe(false);
+    expect(await verifyPassword('x', 'scrypt$1073741824$8$1$c2FsdA$a2V5')).toBe(false);
   });
 
   it('seals secrets with AES-256-GCM under a named key and refuses tampering', () => {

@@ -17,25 +17,30 @@ export function safeEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-const SCRYPT = { N: 16384, r: 8, p: 1, keylen: 32 } as const;
+/** scrypt cost as log2(N): 2^17 with r=8, p=1 is OWASP's recommendation (128 MiB, a few hundred ms). */
+export const DEFAULT_PASSWORD_COST = 17;
+const SCRYPT = { r: 8, p: 1, keylen: 32 } as const;
 
 function scryptAsync(password: string, salt: Buffer, keylen: number, opts: { N: number; r: number; p: number }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password, salt, keylen, { ...opts, maxmem: 64 * 1024 * 1024 }, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(password, salt, keylen, { ...opts, maxmem: 256 * opts.N * opts.r + 1024 * 1024 }, (error, key) => (error ? reject(error) : resolve(key)));
   });
 }
 
 /** Hashes a password with scrypt; the result encodes its parameters so they can be raised later. */
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost = DEFAULT_PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, SCRYPT.keylen, SCRYPT);
-  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  const N = 2 ** cost;
+  const key = await scryptAsync(password, salt, SCRYPT.keylen, { N, r: SCRYPT.r, p: SCRYPT.p });
+  return `scrypt$${N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 /** Verifies a password against `hashPassword` output in constant time; false for any malformed hash. */
 export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = encoded.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !key) return false;
+  // Refuse absurd parameters from a corrupted row instead of allocating gigabytes.
+  if (!/^\d+$/.test(n) || Number(n) > 2 ** 20 || Number(r) > 32 || Number(p) > 16) return false;
   const expected = Buffer.from(key, 'base64url');
   const actual = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
   return actual.length === expected.length && timingSafeEqual(actual, expected);

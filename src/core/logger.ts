@@ -2,37 +2,85 @@ import { pino, destination, type Logger, type DestinationStream } from 'pino';
 
 export type { Logger } from 'pino';
 
-/**
- * Keys whose values never reach a log line, wherever they appear (request headers, bodies, error details).
- * pino's redaction is path based, so each sensitive key is listed at the depths our log objects use.
- */
-const SENSITIVE_KEYS = [
-  'authorization',
-  'cookie',
-  'set-cookie',
-  'password',
-  'token',
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'api_key',
-  'apiKey',
-  'secret',
-  'client_secret',
-  'code',
-  'code_verifier',
-  'session_bearer',
-  'platform_token',
-  'private-token',
+/** Keys whose values never reach a log line, at any depth, whatever their case. */
+const SENSITIVE_KEYS = new Set(
+  [
+    'authorization',
+    'proxy-authorization',
+    'cookie',
+    'set-cookie',
+    'password',
+    'passwd',
+    'token',
+    'access_token',
+    'refresh_token',
+    'id_token',
+    'api_key',
+    'apikey',
+    'x-api-key',
+    'secret',
+    'client_secret',
+    'code_verifier',
+    'session_bearer',
+    'platform_token',
+    'private-token',
+    'key',
+    'plaintext',
+    'ciphertext',
+  ].map((k) => k.toLowerCase()),
+);
+
+/** `code` is an OAuth code in our flows but an error code elsewhere: error codes stay readable. */
+const ERROR_CODE = /^(?:[A-Z][A-Z0-9_]*|[0-9A-Z]{5}|\d{1,4})$/;
+
+const STRING_SCRUBS: [RegExp, string][] = [
+  // Our credentials, GitLab personal access tokens, and bearer values written into messages.
+  [/\bp(?:ses|plat|mem|exec)_[A-Za-z0-9_-]{16,}/g, '[redacted]'],
+  [/\bglpat-[A-Za-z0-9_-]{10,}/g, '[redacted]'],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
+  // Secrets in URLs (OAuth codes and tokens travel in query strings).
+  [/([?&#](?:code|state|access_token|refresh_token|id_token|token|client_secret|code_verifier|password|api_key)=)[^&#\s"']*/gi, '$1[redacted]'],
 ];
 
-export const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["private-token"]',
-  'res.headers["set-cookie"]',
-  ...SENSITIVE_KEYS.flatMap((key) => [`["${key}"]`, `*["${key}"]`, `*.*["${key}"]`]),
-];
+/** Removes credentials from a string that may quote a URL, a header or an upstream error. */
+export function scrubString(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of STRING_SCRUBS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+const MAX_DEPTH = 8;
+
+function scrubValue(value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return scrubString(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value) || depth > MAX_DEPTH) return '[omitted]';
+  seen.add(value);
+  if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return `[${value.byteLength} bytes]`;
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, depth + 1, seen));
+  if (value instanceof Error) {
+    const out: Record<string, unknown> = { type: value.name, message: scrubString(value.message) };
+    if (value.stack) out.stack = scrubString(value.stack);
+    for (const [k, v] of Object.entries(value)) out[k] = scrubEntry(k, v, depth, seen);
+    if (value.cause !== undefined) out.cause = scrubValue(value.cause, depth + 1, seen);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = scrubEntry(k, v, depth, seen);
+  return out;
+}
+
+function scrubEntry(key: string, value: unknown, depth: number, seen: WeakSet<object>): unknown {
+  const lower = key.toLowerCase();
+  if (SENSITIVE_KEYS.has(lower)) return value === undefined || value === null ? value : '[redacted]';
+  if (lower === 'code' && typeof value === 'string' && !ERROR_CODE.test(value)) return '[redacted]';
+  return scrubValue(value, depth + 1, seen);
+}
+
+/** A copy of a log object with every credential removed; applied to every line the platform writes. */
+export function scrubLogObject(object: Record<string, unknown>): Record<string, unknown> {
+  return scrubValue(object, 0, new WeakSet()) as Record<string, unknown>;
+}
 
 export interface LoggerOptions {
   level?: string;
@@ -41,15 +89,26 @@ export interface LoggerOptions {
   name?: string;
 }
 
-/** The platform's structured logger: JSON lines, secrets redacted. */
+/**
+ * The platform's structured logger: JSON lines, with credentials removed from every field at any depth (keys by
+ * name, case-insensitively; strings by the shape of our tokens, bearer values and secret URL parameters). Messages
+ * are scrubbed the same way.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
       level: options.level ?? 'info',
       name: options.name,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { log: scrubLogObject },
+      hooks: {
+        logMethod(args, method) {
+          // The message string (the last string argument) can quote a URL or header too.
+          const scrubbed = args.map((a) => (typeof a === 'string' ? scrubString(a) : a)) as typeof args;
+          method.apply(this, scrubbed);
+        },
+      },
     },
     options.destination,
   );

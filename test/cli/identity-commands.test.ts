@@ -14,7 +14,12 @@ describe.each(dialects)('identity commands on %s', (dialect) => {
 
   async function env() {
     database = await openTestDatabase(dialect, { migrate: false });
-    return { DATABASE_URL: database.url, PLATFORM_DATA_DIR: mkdtempSync(join(tmpdir(), 'platform-cli-')) };
+    return {
+      DATABASE_URL: database.url,
+      PLATFORM_DATA_DIR: mkdtempSync(join(tmpdir(), 'platform-cli-')),
+      PLATFORM_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'),
+      PLATFORM_PASSWORD_COST: '14',
+    };
   }
 
   it('bootstraps, adds Humans, manages roles and tokens, with --json objects as ARCHITECTURE.md specifies', async () => {

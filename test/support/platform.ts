@@ -56,6 +56,8 @@ export async function openTestPlatform(
     PLATFORM_DATA_DIR: dataDir,
     DATABASE_URL: database.url,
     LOG_LEVEL: 'info',
+    // The production cost (2^17) would add seconds to every test that signs in.
+    PLATFORM_PASSWORD_COST: '14',
     PLATFORM_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
     ...options.env,
   });

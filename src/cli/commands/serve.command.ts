@@ -41,8 +41,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         const ctx = await openContext({ config, log });
         let running;
         try {
-          if ((await ctx.identity.countAccounts()) === 0) {
-            const first = await ctx.identity.bootstrap({ accountName: 'Default account', email: BOOTSTRAP_EMAIL });
+          running = await startPlatform(ctx, only);
+          const first = await ctx.identity.bootstrapIfEmpty({ accountName: 'Default account', email: BOOTSTRAP_EMAIL });
+          if (first) {
             io.out('First start: created the bootstrap owner (shown once, only hashes are stored):');
             io.out(`  account:         ${first.account_id}`);
             io.out(`  email:           ${first.email}`);
@@ -50,8 +51,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
             io.out(`  session bearer:  ${first.session_bearer}`);
             io.out(`  platform token:  ${first.platform_token}`);
           }
-          running = await startPlatform(ctx, only);
         } catch (error) {
+          await running?.close();
           await ctx.close();
           throw error;
         }

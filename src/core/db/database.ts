@@ -21,6 +21,8 @@ export interface OpenDatabaseOptions {
   schema?: string;
   /** PostgreSQL only: pool size (default 10). */
   poolSize?: number;
+  /** PostgreSQL only: told about connections the server dropped (restart, failover, idle timeout). */
+  onConnectionError?: (error: Error) => void;
 }
 
 export function dialectOf(url: string): Dialect {
@@ -29,15 +31,23 @@ export function dialectOf(url: string): Dialect {
   throw new Error(`unsupported DATABASE_URL scheme (expected sqlite: or postgres://)`);
 }
 
-/** The URL with any password removed, safe for logs. */
+const SECRET_PARAMS = /^(password|sslpassword|sslkey|passfile)$/i;
+
+/** The URL with every password removed (user info and query parameters alike), safe for logs and errors. */
 export function redactDatabaseUrl(url: string): string {
-  if (dialectOf(url) === 'sqlite') return url;
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
+  if (url.startsWith('sqlite:')) return url;
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) if (SECRET_PARAMS.test(key)) parsed.searchParams.set(key, '***');
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
 }
 
 const PG_INT8 = 20;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * Opens the database named by `url` (`sqlite:<path>`, `sqlite::memory:` or `postgres://…`). SQLite runs in WAL
@@ -61,7 +71,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   if (schema !== undefined) {
-    const admin = new pg.Client({ connectionString: url });
+    const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
@@ -72,6 +82,9 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    // A silent network must not hang start-up or /readyz forever.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
     // Our bigint columns hold epoch milliseconds and counters well inside 2^53; read them as numbers.
     types: {
@@ -79,6 +92,9 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
         oid === PG_INT8 ? (value: string) => Number(value) : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
     },
   });
+  // An idle client the server dropped emits 'error' on the pool; unhandled, that would end the process. The pool
+  // discards the client and opens a new one for the next query.
+  pool.on('error', (error) => options.onConnectionError?.(error));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect, location: redactDatabaseUrl(url), close: () => db.destroy() };
 }

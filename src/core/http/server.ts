@@ -67,7 +67,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     return503OnClosing: true,
     // Path parameters are checked by their handlers, which answer in their API's own terms (an OSV id over 100
     // bytes is `ID is too long`); Fastify's default of 100 characters would answer 414 before them.
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     ...(options.https ? { https: options.https } : {}),
   }) as unknown as FastifyInstance;
 

@@ -15,7 +15,7 @@ describe.each(dialects)('identity on %s', (dialect) => {
   async function setup() {
     database = await openTestDatabase(dialect);
     const clock = fakeClock();
-    const identity = createIdentityService({ db: database.db, clock, sessionTtlMs: 3_600_000 });
+    const identity = createIdentityService({ db: database.db, dialect, clock, sessionTtlMs: 3_600_000, passwordCost: 14 });
     const auth = createAuthenticator({ db: database.db, clock });
     const boot = await identity.bootstrap({ accountName: 'Acme', email: 'Owner@Example.test' });
     return { db: database, clock, identity, auth, boot };
@@ -60,8 +60,12 @@ describe.each(dialects)('identity on %s', (dialect) => {
 
     await identity.setRole(admin.human_id, 'admin');
     await identity.deactivate(admin.human_id);
-    expect(await auth.authenticate(bearer)).toEqual({ ok: false, reason: 'inactive' });
+    expect(await auth.authenticate(bearer)).toEqual({ ok: false, reason: 'revoked' });
     await identity.reactivate(admin.human_id);
+    // Reactivation does not revive the credentials the deactivation ended.
+    expect(await auth.authenticate(bearer)).toEqual({ ok: false, reason: 'revoked' });
+    const fresh = await identity.signIn(admin.email, admin.password);
+    const freshBearer = { authorization: `Bearer ${fresh.token}` };
 
     const token = await identity.createToken({ humanId: admin.human_id, plane: 'platform', capabilities: ['CAP_PLATFORM_OSV_READ'] });
     const tokenAuth = { authorization: `Bearer ${token.token}` };
@@ -71,7 +75,7 @@ describe.each(dialects)('identity on %s', (dialect) => {
     expect(await auth.authenticate(tokenAuth)).toEqual({ ok: false, reason: 'revoked' });
 
     clock.advance(3_600_001);
-    expect(await auth.authenticate(bearer)).toEqual({ ok: false, reason: 'expired' });
+    expect(await auth.authenticate(freshBearer)).toEqual({ ok: false, reason: 'expired' });
   });
 
   it('keeps the planes apart', async () => {
@@ -98,6 +102,15 @@ describe.each(dialects)('identity on %s', (dialect) => {
     expect(viaCookie.ok && viaCookie.principal.via).toBe('cookie');
     expect(requireAdministrator(viaCookie, 'HEAD').role).toBe('owner');
     expect(() => requireAdministrator(viaCookie, 'POST')).toThrowError(/only GET and HEAD/);
+  });
+
+  it('bootstraps atomically and only once when asked to bootstrap an empty deployment', async () => {
+    const { identity, db, boot } = await setup();
+    expect(await identity.bootstrapIfEmpty({ accountName: 'Again', email: 'again@example.test' })).toBeUndefined();
+    await expect(identity.bootstrap({ accountName: 'Dup', email: boot.email })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(identity.bootstrap({ accountName: 'Bad', email: 'not-an-email' })).rejects.toMatchObject({ code: 'parameter_invalid' });
+    expect(await db.db.selectFrom('accounts').selectAll().execute()).toHaveLength(1);
+    await expect(identity.listHumans('no-such-account')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('protects the last active owner and refuses duplicate emails', async () => {

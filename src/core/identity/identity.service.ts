@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { hashPassword, randomPassword, randomToken, sha256Hex, verifyPassword } from '../crypto.ts';
+import type { Dialect } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import * as store from './identity.store.ts';
@@ -17,6 +18,9 @@ import {
 
 export interface IdentityServiceDeps {
   db: Kysely<Database>;
+  dialect: Dialect;
+  /** scrypt cost as log2(N); 17 is OWASP's recommendation (tests may lower it). */
+  passwordCost?: number;
   clock: Clock;
   /** Lifetime of API Sessions. */
   sessionTtlMs: number;
@@ -93,8 +97,6 @@ function normalizeEmail(email: string): string {
   return value;
 }
 
-/** A hash of a random password, used to spend the same time when an email is unknown (no user enumeration). */
-let decoyHash: Promise<string> | undefined;
 
 /**
  * Accounts, Humans and their credentials: the one place that creates, lists and revokes them. Used by the CLI,
@@ -102,6 +104,8 @@ let decoyHash: Promise<string> | undefined;
  */
 export function createIdentityService(deps: IdentityServiceDeps) {
   const { db, clock } = deps;
+  /** A hash of a random password, used to spend the same time when an email is unknown (no user enumeration). */
+  let decoyHash: Promise<string> | undefined;
 
   async function issue(
     executor: Parameters<typeof store.insertCredential>[0],
@@ -162,7 +166,7 @@ export function createIdentityService(deps: IdentityServiceDeps) {
         id: randomUUID(),
         account_id: input.accountId,
         email,
-        password_hash: await hashPassword(password),
+        password_hash: await hashPassword(password, deps.passwordCost),
         role: input.role,
         active: 1,
         created_at: now,
@@ -173,6 +177,7 @@ export function createIdentityService(deps: IdentityServiceDeps) {
     },
 
     async listHumans(accountId: string): Promise<HumanView[]> {
+      if (!(await store.findAccount(db, accountId))) throw new AppError('not_found', `no Account with id ${accountId}`);
       return (await store.listHumans(db, accountId)).map(humanView);
     },
 
@@ -183,8 +188,10 @@ export function createIdentityService(deps: IdentityServiceDeps) {
     /** Changes a role; the last active owner of an Account cannot be demoted. Applies to the next request. */
     async setRole(humanId: string, role: Role): Promise<HumanView> {
       return db.transaction().execute(async (trx) => {
-        const human = await store.findHuman(trx, humanId);
-        if (!human) throw new AppError('not_found', `no Human with id ${humanId}`);
+        const found = await store.findHuman(trx, humanId);
+        if (!found) throw new AppError('not_found', `no Human with id ${humanId}`);
+        await store.lockAccountHumans(trx, found.account_id, deps.dialect);
+        const human = (await store.findHuman(trx, humanId)) ?? found;
         if (human.role === 'owner' && role !== 'owner' && human.active === 1 && (await store.countActiveOwners(trx, human.account_id)) <= 1) {
           throw new AppError('conflict', 'cannot demote the last active owner of the Account');
         }
@@ -193,15 +200,20 @@ export function createIdentityService(deps: IdentityServiceDeps) {
       });
     },
 
-    /** Deactivates a Human: every credential of theirs stops working on the next request. */
+    /** Deactivates a Human: every credential of theirs is revoked and stops working on the next request. */
     async deactivate(humanId: string): Promise<HumanView> {
       return db.transaction().execute(async (trx) => {
-        const human = await store.findHuman(trx, humanId);
-        if (!human) throw new AppError('not_found', `no Human with id ${humanId}`);
+        const found = await store.findHuman(trx, humanId);
+        if (!found) throw new AppError('not_found', `no Human with id ${humanId}`);
+        await store.lockAccountHumans(trx, found.account_id, deps.dialect);
+        const human = (await store.findHuman(trx, humanId)) ?? found;
         if (human.role === 'owner' && human.active === 1 && (await store.countActiveOwners(trx, human.account_id)) <= 1) {
           throw new AppError('conflict', 'cannot deactivate the last active owner of the Account');
         }
-        await store.updateHuman(trx, humanId, { active: 0 }, clock.now());
+        const now = clock.now();
+        await store.updateHuman(trx, humanId, { active: 0 }, now);
+        // Reactivation must not revive old sessions and tokens: they end here, with the deactivation.
+        await store.revokeCredentialsOf(trx, humanId, now);
         return humanView({ ...human, active: 0 });
       });
     },
@@ -220,7 +232,7 @@ export function createIdentityService(deps: IdentityServiceDeps) {
       const email = emailInput.trim().toLowerCase();
       const human = await store.findHumanByEmail(db, email);
       if (!human) {
-        decoyHash ??= hashPassword(randomPassword());
+        decoyHash ??= hashPassword(randomPassword(), deps.passwordCost);
         await verifyPassword(password, await decoyHash);
         throw new AppError('unauthorized', 'invalid email or password');
       }
@@ -261,23 +273,80 @@ export function createIdentityService(deps: IdentityServiceDeps) {
       return credentialView({ ...existing, revoked_at: existing.revoked_at ?? now });
     },
 
-    /** Creates an Account with an owner, a session bearer and an all-capability platform token (shown once). */
+    /**
+     * Creates an Account with an owner, a session bearer and an all-capability platform token (shown once), in one
+     * transaction: a failure leaves no Account without an owner.
+     */
     async bootstrap(input: { accountName: string; email: string; password?: string }): Promise<BootstrapResult> {
-      const account = await this.createAccount(input.accountName);
-      const owner = await this.addHuman({ accountId: account.account_id, email: input.email, role: 'owner', ...(input.password ? { password: input.password } : {}) });
-      const human = await requireHuman(owner.human_id);
-      const session = await issue(db, human, 'session', { expiresAt: clock.now() + deps.sessionTtlMs });
-      const platform = await issue(db, human, 'platform', { name: 'bootstrap', capabilities: CAPABILITIES });
-      return {
-        account_id: account.account_id,
-        human_id: owner.human_id,
-        email: owner.email,
-        password: owner.password,
-        session_bearer: session.token,
-        platform_token: platform.token,
-      };
+      const prepared = await prepareBootstrap(input);
+      return db.transaction().execute((trx) => writeBootstrap(trx, prepared));
+    },
+
+    /**
+     * The embedded first start: bootstraps only when no Account exists yet. Replicas starting together on
+     * PostgreSQL serialise on an advisory lock, so exactly one of them creates (and prints) the owner.
+     */
+    async bootstrapIfEmpty(input: { accountName: string; email: string }): Promise<BootstrapResult | undefined> {
+      if ((await store.countAccounts(db)) > 0) return undefined;
+      const prepared = await prepareBootstrap(input);
+      try {
+        return await db.transaction().execute(async (trx) => {
+          if (deps.dialect === 'postgres') await sql`select pg_advisory_xact_lock(7402120)`.execute(trx);
+          if ((await store.countAccounts(trx)) > 0) return undefined;
+          return writeBootstrap(trx, prepared);
+        });
+      } catch (error) {
+        // Another process on the same SQLite file won the race: its owner stands.
+        if ((await store.countAccounts(db)) > 0) return undefined;
+        throw error;
+      }
     },
   };
+
+  interface PreparedBootstrap {
+    accountName: string;
+    email: string;
+    password: string;
+    passwordHash: string;
+  }
+
+  /** Validation and the slow password hash happen before the transaction opens. */
+  async function prepareBootstrap(input: { accountName: string; email: string; password?: string }): Promise<PreparedBootstrap> {
+    const accountName = input.accountName.trim();
+    if (accountName === '' || accountName.length > 200) throw new AppError('parameter_invalid', 'account name must be 1 to 200 characters');
+    const email = normalizeEmail(input.email);
+    const password = input.password ?? randomPassword();
+    if (password.length < 12) throw new AppError('parameter_invalid', 'password must be at least 12 characters');
+    if (await store.findHumanByEmail(db, email)) throw new AppError('conflict', `a Human with email ${email} already exists`);
+    return { accountName, email, password, passwordHash: await hashPassword(password, deps.passwordCost) };
+  }
+
+  async function writeBootstrap(trx: Transaction<Database>, p: PreparedBootstrap): Promise<BootstrapResult> {
+    const now = clock.now();
+    const accountId = randomUUID();
+    await store.insertAccount(trx, { id: accountId, name: p.accountName, created_at: now });
+    const human: HumanRow = {
+      id: randomUUID(),
+      account_id: accountId,
+      email: p.email,
+      password_hash: p.passwordHash,
+      role: 'owner',
+      active: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    await store.insertHuman(trx, human);
+    const session = await issue(trx, human, 'session', { expiresAt: now + deps.sessionTtlMs });
+    const platform = await issue(trx, human, 'platform', { name: 'bootstrap', capabilities: CAPABILITIES });
+    return {
+      account_id: accountId,
+      human_id: human.id,
+      email: p.email,
+      password: p.password,
+      session_bearer: session.token,
+      platform_token: platform.token,
+    };
+  }
 }
 
 export type IdentityService = ReturnType<typeof createIdentityService>;

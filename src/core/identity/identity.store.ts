@@ -95,3 +95,18 @@ export async function revokeCredential(db: Db, id: string, now: number): Promise
   const result = await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** Revokes every live credential of a Human (on deactivation), so reactivation does not revive old secrets. */
+export async function revokeCredentialsOf(db: Db, humanId: string, now: number): Promise<number> {
+  const result = await db.updateTable('credentials').set({ revoked_at: now }).where('human_id', '=', humanId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Locks the Humans of an Account for the rest of the transaction (PostgreSQL), so two concurrent demotions cannot
+ * both see "another owner remains". SQLite transactions on one connection are already serial.
+ */
+export async function lockAccountHumans(db: Db, accountId: string, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await db.selectFrom('humans').select('id').where('account_id', '=', accountId).forUpdate().execute();
+}
