@@ -33,14 +33,17 @@ function hostForUrl(host: string): string {
 export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<ServiceName> = new Set(SERVICES)): Promise<RunningPlatform> {
   const core = ctx.config.core;
   const listeners: RunningListener[] = [];
+  // Listeners close together, so the shutdown takes one grace period rather than one per listener.
   const closeAll = async () => {
-    for (const listener of [...listeners].reverse()) {
-      try {
-        await listener.close();
-      } catch (error) {
-        ctx.log.error({ err: error, listener: listener.name }, 'listener did not close cleanly');
-      }
-    }
+    await Promise.all(
+      [...listeners].reverse().map(async (listener) => {
+        try {
+          await listener.close();
+        } catch (error) {
+          ctx.log.error({ err: error, listener: listener.name }, 'listener did not close cleanly');
+        }
+      }),
+    );
   };
   try {
     if (only.has('admin') || only.has('grpc')) {

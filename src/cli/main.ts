@@ -17,7 +17,6 @@ import { registerDevForgeCommand } from '../devforge/devforge.command.ts';
 export function buildProgram(io: CliIo): Command {
   const program = new Command('platform')
     .description('Forge MCP server, model-provider admin API and platform gRPC services')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   registerServeCommand(program, io);

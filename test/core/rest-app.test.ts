@@ -153,6 +153,26 @@ describe.each(dialects)('REST foundation on %s', (dialect) => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('answers connection-level and pre-routing errors in the envelope, and keeps only well-formed request ids', async () => {
+    const { call } = await start();
+    const bigHeader = await call('/healthz', { headers: { 'x-big': 'x'.repeat(20_000) } });
+    expect(bigHeader.status).toBe(431);
+    expect(await bigHeader.json()).toEqual({ error: { code: 'parameter_invalid', message: 'request headers are too large' } });
+    const badUrl = await call('/api/v1/%E0%A4%A');
+    expect(badUrl.status).toBe(400);
+    expect(await badUrl.json()).toMatchObject({ error: { code: 'parameter_invalid' } });
+    expect((await call('/healthz', { headers: { 'x-request-id': 'trace-123.abc' } })).headers.get('x-request-id')).toBe('trace-123.abc');
+    const forged = (await call('/healthz', { headers: { 'x-request-id': 'evil id\twith spaces' } })).headers.get('x-request-id');
+    expect(forged).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('treats an empty Authorization header as present: no fallback to the cookie', async () => {
+    const { p, call } = await start();
+    const cookie = `platform_session=${p.owner.session_bearer}`;
+    expect((await call('/probe/admin', { cookie })).status).toBe(200);
+    expect((await call('/probe/admin', { cookie, headers: { authorization: '' } })).status).toBe(401);
+  });
+
   it('serves health and readiness, and keeps secrets out of the logs', async () => {
     const { p, call } = await start();
     expect(await (await call('/healthz')).json()).toEqual({ status: 'ok' });

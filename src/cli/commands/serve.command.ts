@@ -11,6 +11,7 @@ const BOOTSTRAP_EMAIL = 'owner@platform.local';
 function parseOnly(value: string | undefined): Set<ServiceName> {
   if (value === undefined) return new Set(SERVICES);
   const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new CliError(`--only: name at least one service (${SERVICES.join(', ')})`, 2);
   for (const name of names) {
     if (!(SERVICES as readonly string[]).includes(name)) throw new CliError(`--only: unknown service ${name} (expected ${SERVICES.join(', ')})`, 2);
   }

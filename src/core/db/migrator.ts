@@ -44,8 +44,10 @@ export async function migrate(handle: DatabaseHandle, migrations: readonly Migra
   for (const migration of ordered) {
     if (before.has(migration.name)) continue;
     const ran = await db.transaction().execute(async (trx) => {
-      // Another replica may have applied it since we looked; the lock serialises the check with the work.
+      // Another replica may have applied it since we looked; the lock serialises the check with the work. On
+      // SQLite a no-op write takes the file's write lock up front (another process waits on busy_timeout).
       if (handle.dialect === 'postgres') await sql`select pg_advisory_xact_lock(7402119)`.execute(trx);
+      else await sql`update ${sql.table(TABLE)} set name = name where 0`.execute(trx);
       if ((await appliedNames(trx)).has(migration.name)) return false;
       await migration.up(trx, handle.dialect);
       await sql`insert into ${sql.table(TABLE)} (name, applied_at) values (${migration.name}, ${Date.now()})`.execute(trx);

@@ -39,6 +39,10 @@ function toAppError(error: FastifyError): AppError | undefined {
   if (error instanceof SyntaxError || error.statusCode === 400) return new AppError('parameter_invalid', 'malformed request');
   if (error.statusCode === 413) return new AppError('payload_too_large', 'request body is too large');
   if (error.statusCode === 415) return new AppError('unsupported_media_type', 'unsupported content type');
+  if (error.statusCode === 404) return new AppError('not_found', 'not found');
+  if (error.statusCode === 408) return new AppError('parameter_invalid', 'request timed out');
+  // Any other client error of the framework or a plugin is the client's, not an internal failure.
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new AppError('parameter_invalid', 'malformed request');
   return undefined;
 }
 
@@ -49,6 +53,7 @@ export function sendAppError(reply: FastifyReply, error: AppError): FastifyReply
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * A Fastify app with the platform's HTTP conventions: a request id per request (echoed as `x-request-id`),
@@ -60,11 +65,33 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     loggerInstance: options.log,
     trustProxy: options.trustProxy ?? false,
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's x-request-id is kept only when it looks like an id, so it cannot forge or flood log lines.
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    // A client that sends its request slowly cannot hold a connection for ever.
+    requestTimeout: 120_000,
+    // Errors raised before routing (bad URLs, unparseable bodies) still answer in the envelope.
+    frameworkErrors: (error, _request, reply) => {
+      void sendAppError(reply, toAppError(error as FastifyError) ?? new AppError('parameter_invalid', 'malformed request'));
+    },
+    // Errors at the connection level (oversized headers, broken HTTP) never reach a handler: answer them here.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return;
+      const tooLarge = (error as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW';
+      const status = tooLarge ? 431 : 400;
+      const body = JSON.stringify(errorEnvelope('parameter_invalid', tooLarge ? 'request headers are too large' : 'malformed request'));
+      socket.end(
+        `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nconnection: close\r\n` +
+          `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    },
     // Our own onResponse line logs the path without its query string (OAuth codes travel in queries).
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
-    return503OnClosing: true,
+    // Requests arriving while closing get our own 503 envelope (below) instead of Fastify's body.
+    return503OnClosing: false,
     // Path parameters are checked by their handlers, which answer in their API's own terms (an OSV id over 100
     // bytes is `ID is too long`); Fastify's default of 100 characters would answer 414 before them.
     routerOptions: { maxParamLength: 1024 },
@@ -83,15 +110,17 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     for (const method of methods) routes.push({ method: method.toUpperCase(), pattern });
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
-  });
-
   // While shutting down, answers to in-flight requests close their connection, so a keep-alive client does not
-  // hold the shutdown open after its last response.
+  // hold the shutdown open after its last response; new requests are refused with 503.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+    if (closing) return sendAppError(reply, new AppError('unavailable', 'the server is shutting down'));
+    return undefined;
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) void reply.header('connection', 'close');

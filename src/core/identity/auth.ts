@@ -54,7 +54,8 @@ export function createAuthenticator(deps: { db: Kysely<Database>; clock: Clock }
      * header never falls back to the cookie (admin spec, Authentication 5). Cookies carry session bearers only.
      */
     async authenticate(input: CredentialInput): Promise<AuthResult> {
-      if (input.authorization !== undefined && input.authorization !== '') {
+      // Present but empty still counts as present: it never falls back to the cookie.
+      if (input.authorization !== undefined) {
         const match = BEARER.exec(input.authorization);
         if (!match?.[1]) return { ok: false, reason: 'malformed' };
         return resolve(match[1], 'bearer');
