@@ -53,15 +53,20 @@ export function createSealer(deps: { secret: Buffer; previous?: readonly Buffer[
     const derived = deriveSealKey(old);
     if (!keys.has(derived.id)) keys.set(derived.id, derived.key);
   }
-  const headers = new Map<SealPurpose, string>();
-  const headerFor = (purpose: SealPurpose): string => {
+  // Encoded headers of our own values, and their AAD bytes, computed once per purpose.
+  const headers = new Map<SealPurpose, { text: string; aad: Buffer }>();
+  const headerFor = (purpose: SealPurpose): { text: string; aad: Buffer } => {
     let header = headers.get(purpose);
     if (header === undefined) {
-      header = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: current.id, typ: purpose })).toString('base64url');
+      const text = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: current.id, typ: purpose })).toString('base64url');
+      header = { text, aad: Buffer.from(text, 'ascii') };
       headers.set(purpose, header);
     }
     return header;
   };
+  /** Parsed protected headers by their encoded text (a handful of distinct values: purposes times keys). */
+  type ParsedHeader = { alg?: unknown; enc?: unknown; kid?: unknown; typ?: unknown };
+  const parsedHeaders = new Map<string, ParsedHeader>();
 
   return {
     seal(purpose, value, ttlMs) {
@@ -70,9 +75,9 @@ export function createSealer(deps: { secret: Buffer; previous?: readonly Buffer[
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', current.key, iv);
       // RFC 7516 §5.1: the additional authenticated data is the ASCII of the encoded protected header.
-      cipher.setAAD(Buffer.from(header, 'ascii'));
+      cipher.setAAD(header.aad);
       const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
-      return `${header}..${iv.toString('base64url')}.${ciphertext.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
+      return `${header.text}..${iv.toString('base64url')}.${ciphertext.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
     },
 
     unseal<T>(purpose: SealPurpose, sealed: string): UnsealResult<T> {
@@ -80,13 +85,18 @@ export function createSealer(deps: { secret: Buffer; previous?: readonly Buffer[
       const parts = sealed.split('.');
       if (parts.length !== 5 || parts[1] !== '') return { ok: false, reason: 'malformed' };
       const [header, , ivText, ciphertextText, tagText] = parts as [string, string, string, string, string];
-      let parsed: { alg?: unknown; enc?: unknown; kid?: unknown; typ?: unknown };
-      try {
-        parsed = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as typeof parsed;
-      } catch {
-        return { ok: false, reason: 'malformed' };
+      let parsed: ParsedHeader | null | undefined = parsedHeaders.get(header);
+      if (parsed === undefined) {
+        try {
+          const value = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as unknown;
+          parsed = value !== null && typeof value === 'object' ? value : null;
+        } catch {
+          parsed = null;
+        }
+        // Only well-formed headers naming one of our keys are remembered, so the map stays small.
+        if (parsed && typeof parsed.kid === 'string' && keys.has(parsed.kid) && parsedHeaders.size < 64) parsedHeaders.set(header, parsed);
       }
-      if (parsed === null || typeof parsed !== 'object' || parsed.alg !== 'dir' || parsed.enc !== 'A256GCM') return { ok: false, reason: 'malformed' };
+      if (!parsed || parsed.alg !== 'dir' || parsed.enc !== 'A256GCM') return { ok: false, reason: 'malformed' };
       const key = typeof parsed.kid === 'string' ? keys.get(parsed.kid) : undefined;
       if (!key) return { ok: false, reason: 'unknown_key' };
       const iv = Buffer.from(ivText, 'base64url');
