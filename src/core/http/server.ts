@@ -75,7 +75,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     requestTimeout: 120_000,
     // Errors raised before routing (bad URLs, unparseable bodies) still answer in the envelope.
     frameworkErrors: (error, _request, reply) => {
-      void sendAppError(reply, toAppError(error as FastifyError) ?? new AppError('parameter_invalid', 'malformed request'));
+      void sendAppError(reply, toAppError(error) ?? new AppError('parameter_invalid', 'malformed request'));
     },
     // Errors at the connection level (oversized headers, broken HTTP) never reach a handler: answer them here.
     clientErrorHandler: (error, socket) => {
