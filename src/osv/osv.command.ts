@@ -103,7 +103,7 @@ export function registerOsvCommands(program: Command, io: CliIo): void {
         report = await withContext(io, async (ctx) => {
           const view = progressView(io, total, opts.quiet === true || opts.json === true);
           try {
-            return await importRecords(ctx.database.db, readSources(files), {
+            return await importRecords(ctx.database, readSources(files), {
               batchSize,
               signal: controller.signal,
               onProgress: (p) => view.update(p),

@@ -3,11 +3,12 @@
 // records only; upserts keep the copy with the newer `modified`, so running the same import again changes nothing.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.ts';
+import type { DatabaseHandle } from '../core/db/database.ts';
 import type { Database } from '../core/db/schema.ts';
 import { computeIndexRows, type IndexRowData } from './osv.rows.ts';
 import { timestampKey, validateOsvRecord, type OsvRecord } from './osv.schema.ts';
 import type { RawRecord } from './osv.sources.ts';
-import { nextGeneration, replaceAliases, replaceIndexRows, storedModifiedKeys, upsertRecords, type RecordWrite } from './osv.store.ts';
+import { batchWriterFor, type RecordWrite } from './osv.store.ts';
 
 /** A record that was not imported, and why. */
 export interface RejectedRecord {
@@ -64,8 +65,8 @@ interface Prepared {
   aliases: string[];
 }
 
-/** Validates and prepares one record; a string is the reason it is rejected. */
-function prepare(value: unknown): Prepared | { id: string | undefined; reason: string } {
+/** Validates and prepares one record (`text`: its JSON as read, when compact); otherwise why it is rejected. */
+function prepare(value: unknown, text: string | undefined): Prepared | { id: string | undefined; reason: string } {
   const result = validateOsvRecord(value);
   if (!result.ok) return { id: result.id, reason: result.reason };
   const record: OsvRecord = result.record;
@@ -81,7 +82,7 @@ function prepare(value: unknown): Prepared | { id: string | undefined; reason: s
       modified: record.modified,
       modifiedKey: timestampKey(record.modified),
       withdrawn: record.withdrawn !== undefined,
-      json: JSON.stringify(record),
+      json: text ?? JSON.stringify(record),
     },
     rows,
     aliases: [...new Set((record.aliases ?? []).filter((a) => a !== '' && a !== record.id))],
@@ -91,9 +92,13 @@ function prepare(value: unknown): Prepared | { id: string | undefined; reason: s
 /**
  * Imports records into the corpus. Each batch runs in one transaction that first raises the corpus generation
  * (replicas see the change on their next poll), then upserts the records and replaces the index rows and aliases
- * of those it wrote.
+ * of those it wrote. Give the DatabaseHandle (not only its Kysely instance) so a SQLite file gets the fast writer.
  */
-export async function importRecords(db: Kysely<Database>, records: AsyncIterable<RawRecord> | Iterable<RawRecord>, options: ImportOptions = {}): Promise<ImportReport> {
+export async function importRecords(
+  database: DatabaseHandle | Kysely<Database>,
+  records: AsyncIterable<RawRecord | RawRecord[]> | Iterable<RawRecord | RawRecord[]>,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
   const clock = options.clock ?? { now: () => Date.now() };
   const batchSize = options.batchSize ?? 1000;
   const maxListed = options.maxRejectedListed ?? 1000;
@@ -110,18 +115,11 @@ export async function importRecords(db: Kysely<Database>, records: AsyncIterable
   };
   const progress = () => options.onProgress?.({ read: report.read, written, invalid: report.invalid, elapsedMs: clock.now() - started });
 
+  const writer = batchWriterFor(database);
+
   async function writeBatch(batch: Map<string, Prepared>): Promise<void> {
     const items = [...batch.values()];
-    const now = clock.now();
-    const { stored, done } = await db.transaction().execute(async (trx) => {
-      const generation = await nextGeneration(trx, now);
-      const before = await storedModifiedKeys(trx, items.map((p) => p.write.id));
-      const upserted = await upsertRecords(trx, items.map((p) => p.write), generation, now);
-      const ids = items.filter((p) => upserted.has(p.write.id));
-      await replaceIndexRows(trx, ids.map((p) => p.write.id), ids.flatMap((p) => p.rows.map((row) => ({ vulnId: p.write.id, row }))));
-      await replaceAliases(trx, ids.map((p) => p.write.id), ids.flatMap((p) => p.aliases.map((alias) => ({ vulnId: p.write.id, alias }))));
-      return { stored: before, done: upserted };
-    });
+    const { stored, written: done } = await writer.write(items, clock.now());
     // Counted once the transaction committed, so a failed batch reports nothing.
     for (const p of items) {
       const before = stored.get(p.write.id);
@@ -138,20 +136,16 @@ export async function importRecords(db: Kysely<Database>, records: AsyncIterable
   }
 
   let batch = new Map<string, Prepared>();
-  for await (const raw of records) {
-    if (options.signal?.aborted) {
-      report.interrupted = true;
-      break;
-    }
+  const add = async (raw: RawRecord): Promise<void> => {
     report.read++;
     if ('error' in raw) {
       reject({ source: raw.source, id: undefined, reason: raw.error });
-      continue;
+      return;
     }
-    const prepared = prepare(raw.value);
+    const prepared = prepare(raw.value, raw.text);
     if (!('write' in prepared)) {
       reject({ source: raw.source, id: prepared.id, reason: prepared.reason });
-      continue;
+      return;
     }
     const id = prepared.write.id;
     const same = batch.get(id);
@@ -159,21 +153,31 @@ export async function importRecords(db: Kysely<Database>, records: AsyncIterable
       // Two copies of one id in a batch: keep the newer (the first of equal ones), count the other as older.
       if (prepared.write.modifiedKey > same.write.modifiedKey) batch.set(id, prepared);
       report.older++;
-      continue;
+      return;
     }
     batch.set(id, prepared);
     if (batch.size >= batchSize) {
       await writeBatch(batch);
       batch = new Map();
-      if (options.signal?.aborted) {
-        report.interrupted = true;
-        break;
-      }
     }
     if (report.read % 1000 === 0) progress();
+  };
+
+  try {
+    reading: for await (const chunk of records) {
+      for (const raw of Array.isArray(chunk) ? chunk : [chunk]) {
+        if (options.signal?.aborted) {
+          report.interrupted = true;
+          break reading;
+        }
+        await add(raw);
+      }
+    }
+    // What was read before an interruption is still written: it is a whole batch of whole records.
+    if (batch.size > 0) await writeBatch(batch);
+  } finally {
+    await writer.close();
   }
-  // What was read before an interruption is still written: it is a whole batch of whole records.
-  if (batch.size > 0) await writeBatch(batch);
   report.ms = clock.now() - started;
   progress();
   return report;

@@ -4,11 +4,14 @@
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import yauzl from 'yauzl';
 
-/** One record as read: its parsed JSON, or why it could not be read. `source` says where it came from. */
-export type RawRecord = { source: string; value: unknown } | { source: string; error: string };
+/**
+ * One record as read: its parsed JSON, or why it could not be read. `source` says where it came from; `text` is the
+ * record's own compact JSON text when the input held it on one line (JSON Lines), so it need not be re-serialised.
+ */
+export type RawRecord = { source: string; value: unknown; text?: string } | { source: string; error: string };
 
 export type SourceKind = 'json' | 'jsonl' | 'zip';
 
@@ -59,9 +62,10 @@ export async function listSourceFiles(paths: readonly string[]): Promise<{ path:
   return out;
 }
 
-function parse(source: string, text: string): RawRecord {
+function parse(source: string, text: string, keepText = false): RawRecord {
   try {
-    return { source, value: JSON.parse(text) as unknown };
+    const value = JSON.parse(text) as unknown;
+    return keepText ? { source, value, text } : { source, value };
   } catch (error) {
     return { source, error: `invalid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -76,14 +80,32 @@ function* fromJsonText(source: string, text: string): Generator<RawRecord> {
   }
 }
 
-async function* readJsonLines(path: string): AsyncGenerator<RawRecord> {
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+/** Records per chunk yielded by the readers: one async step per chunk, not per record, keeps reading cheap. */
+const CHUNK_RECORDS = 256;
+
+async function* readJsonLines(path: string): AsyncGenerator<RawRecord[]> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
   let n = 0;
-  for await (const line of lines) {
-    n++;
-    if (line.trim() === '') continue;
-    yield parse(`${path}:${n}`, line);
+  let out: RawRecord[] = [];
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+    const text = rest + decoder.write(chunk as Buffer);
+    let start = 0;
+    for (let nl = text.indexOf('\n', start); nl !== -1; nl = text.indexOf('\n', start)) {
+      n++;
+      const line = text.slice(start, text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl);
+      start = nl + 1;
+      if (line.trim() !== '') out.push(parse(`${path}:${n}`, line, true));
+    }
+    rest = text.slice(start);
+    if (out.length >= CHUNK_RECORDS) {
+      yield out;
+      out = [];
+    }
   }
+  rest += decoder.end();
+  if (rest.trim() !== '') out.push(parse(`${path}:${n + 1}`, rest.trim(), true));
+  if (out.length > 0) yield out;
 }
 
 function openZip(path: string): Promise<yauzl.ZipFile> {
@@ -131,7 +153,7 @@ function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | undefined> {
   });
 }
 
-async function* readZip(path: string): AsyncGenerator<RawRecord> {
+async function* readZip(path: string): AsyncGenerator<RawRecord[]> {
   const zip = await openZip(path);
   try {
     for (;;) {
@@ -145,16 +167,18 @@ async function* readZip(path: string): AsyncGenerator<RawRecord> {
       try {
         text = await readEntry(zip, entry);
       } catch (error) {
-        yield { source, error: `cannot read archive entry: ${error instanceof Error ? error.message : String(error)}` };
+        yield [{ source, error: `cannot read archive entry: ${error instanceof Error ? error.message : String(error)}` }];
         continue;
       }
-      if (kind === 'json') yield* fromJsonText(source, text);
+      if (kind === 'json') yield [...fromJsonText(source, text)];
       else {
+        const out: RawRecord[] = [];
         let n = 0;
         for (const line of text.split('\n')) {
           n++;
-          if (line.trim() !== '') yield parse(`${source}:${n}`, line);
+          if (line.trim() !== '') out.push(parse(`${source}:${n}`, line));
         }
+        yield out;
       }
     }
   } finally {
@@ -162,13 +186,26 @@ async function* readZip(path: string): AsyncGenerator<RawRecord> {
   }
 }
 
-/** Yields every record of the given files in order. */
-export async function* readSources(files: readonly { path: string; kind: SourceKind }[]): AsyncGenerator<RawRecord> {
+/** Yields every record of the given files in order, in chunks. */
+export async function* readSources(files: readonly { path: string; kind: SourceKind }[]): AsyncGenerator<RawRecord[]> {
+  let pending: RawRecord[] = [];
   for (const file of files) {
-    if (file.kind === 'json') yield* fromJsonText(file.path, await readFile(file.path, 'utf8'));
-    else if (file.kind === 'jsonl') yield* readJsonLines(file.path);
-    else yield* readZip(file.path);
+    if (file.kind === 'json') {
+      // Directories of single-record files: gather a chunk before yielding.
+      pending.push(...fromJsonText(file.path, await readFile(file.path, 'utf8')));
+      if (pending.length >= CHUNK_RECORDS) {
+        yield pending;
+        pending = [];
+      }
+      continue;
+    }
+    if (pending.length > 0) {
+      yield pending;
+      pending = [];
+    }
+    yield* file.kind === 'jsonl' ? readJsonLines(file.path) : readZip(file.path);
   }
+  if (pending.length > 0) yield pending;
 }
 
 /**

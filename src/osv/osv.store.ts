@@ -1,6 +1,8 @@
 // SQL for the OSV corpus (osv.table.ts). Every function takes the executor first, so the importer owns its
 // transactions; multi-row statements are cut into chunks that stay under both dialects' parameter limits.
+import SQLite from 'better-sqlite3';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DatabaseHandle } from '../core/db/database.ts';
 import type { Database } from '../core/db/schema.ts';
 import { rowData, type IndexRowData, type RowKind } from './osv.rows.ts';
 import type { OsvAffectedRow } from './osv.table.ts';
@@ -233,4 +235,111 @@ export async function corpusCounts(db: Db): Promise<{ records: number; withdrawn
     .executeTakeFirstOrThrow();
   const a = await db.selectFrom('osv_affected').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
   return { records: Number(r.n), withdrawn: Number(r.w), rows: Number(a.n), generation: await readGeneration(db) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Batch writers for the importer: one transaction per batch that raises the generation, upserts the records and
+// replaces the index rows and aliases of those written.
+
+/** One record of an import batch with what goes beside it. */
+export interface BatchItem {
+  write: RecordWrite;
+  rows: readonly IndexRowData[];
+  aliases: readonly string[];
+}
+
+/** What a committed batch did: the stored `modified_key` of ids seen before, and the ids written. */
+export interface BatchOutcome {
+  stored: Map<string, string>;
+  written: Set<string>;
+}
+
+export interface BatchWriter {
+  write(items: readonly BatchItem[], now: number): Promise<BatchOutcome>;
+  close(): Promise<void>;
+}
+
+/** The portable writer: multi-row statements through Kysely (PostgreSQL, in-memory SQLite). */
+export function kyselyBatchWriter(db: Kysely<Database>): BatchWriter {
+  return {
+    async write(items, now) {
+      return db.transaction().execute(async (trx) => {
+        const generation = await nextGeneration(trx, now);
+        const stored = await storedModifiedKeys(trx, items.map((p) => p.write.id));
+        const written = await upsertRecords(trx, items.map((p) => p.write), generation, now);
+        const ids = items.filter((p) => written.has(p.write.id));
+        await replaceIndexRows(trx, ids.map((p) => p.write.id), ids.flatMap((p) => p.rows.map((row) => ({ vulnId: p.write.id, row }))));
+        await replaceAliases(trx, ids.map((p) => p.write.id), ids.flatMap((p) => p.aliases.map((alias) => ({ vulnId: p.write.id, alias }))));
+        return { stored, written };
+      });
+    },
+    async close() {},
+  };
+}
+
+/**
+ * The SQLite writer: the same statements, prepared once on a connection of its own and run row by row inside one
+ * transaction, which better-sqlite3 does several times faster than large multi-row statements (the import target
+ * is 10,000 records/s). A second connection to the file is safe in WAL mode; the busy timeout covers a server
+ * reading meanwhile.
+ */
+export function sqliteBatchWriter(path: string): BatchWriter {
+  const connection = new SQLite(path);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('busy_timeout = 5000');
+  connection.pragma('synchronous = NORMAL');
+  // Bulk writing: a larger page cache, and checkpoints every ~40 MB of WAL instead of every 4 MB (fewer fsyncs).
+  connection.pragma('cache_size = -65536');
+  connection.pragma('wal_autocheckpoint = 10000');
+  const bump = connection.prepare<[number]>('update osv_corpus set generation = generation + 1, updated_at = ? where id = 1 returning generation');
+  const find = connection.prepare<[string]>('select modified_key from osv_records where id = ?');
+  const upsert = connection.prepare<[string, string, string, number, string, number, number]>(
+    `insert into osv_records (id, modified, modified_key, withdrawn, record, imported_at, generation) values (?, ?, ?, ?, ?, ?, ?)
+     on conflict (id) do update set modified = excluded.modified, modified_key = excluded.modified_key, withdrawn = excluded.withdrawn,
+       record = excluded.record, imported_at = excluded.imported_at, generation = excluded.generation
+     where osv_records.modified_key < excluded.modified_key returning id`,
+  );
+  const dropRows = connection.prepare<[string]>('delete from osv_affected where vuln_id = ?');
+  const addRow = connection.prepare<[string, number, string, string, string, string | null, string | null, string | null]>(
+    'insert into osv_affected (vuln_id, seq, kind, ecosystem, name, coarse_min, coarse_max, data) values (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const dropAliases = connection.prepare<[string]>('delete from osv_aliases where vuln_id = ?');
+  const addAlias = connection.prepare<[string, string]>('insert into osv_aliases (alias, vuln_id) values (?, ?) on conflict do nothing');
+  // `immediate` takes the write lock at BEGIN, as nextGeneration does on the portable path.
+  const batch = connection.transaction((items: readonly BatchItem[], now: number): BatchOutcome => {
+    const generation = Number((bump.get(now) as { generation: number }).generation);
+    const stored = new Map<string, string>();
+    const written = new Set<string>();
+    for (const item of items) {
+      const w = item.write;
+      const before = find.get(w.id) as { modified_key: string } | undefined;
+      if (before !== undefined) stored.set(w.id, before.modified_key);
+      if (upsert.get(w.id, w.modified, w.modifiedKey, w.withdrawn ? 1 : 0, w.json, now, generation) === undefined) continue;
+      written.add(w.id);
+      if (before !== undefined) {
+        dropRows.run(w.id);
+        dropAliases.run(w.id);
+      }
+      for (const row of item.rows) addRow.run(w.id, row.seq, row.kind, row.ecosystem, row.name, row.coarseMin, row.coarseMax, rowData(row));
+      for (const alias of item.aliases) addAlias.run(alias, w.id);
+    }
+    return { stored, written };
+  });
+  return {
+    async write(items, now) {
+      return batch.immediate(items, now);
+    },
+    async close() {
+      connection.close();
+    },
+  };
+}
+
+/** The fastest writer for a database: SQLite files get their own connection, everything else goes through Kysely. */
+export function batchWriterFor(database: DatabaseHandle | Kysely<Database>): BatchWriter {
+  if ('dialect' in database && database.dialect === 'sqlite' && database.location.startsWith('sqlite:')) {
+    const path = database.location.slice('sqlite:'.length);
+    if (path !== ':memory:' && path !== '') return sqliteBatchWriter(path);
+  }
+  return kyselyBatchWriter('dialect' in database ? database.db : database);
 }

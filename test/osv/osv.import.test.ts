@@ -180,6 +180,18 @@ for (const dialect of dialects) {
       expect(await snapshot(interrupted)).toEqual(await snapshot(clean));
     });
 
+    it('stores the same corpus through the SQLite writer and the portable one', async () => {
+      const viaHandle = await fresh();
+      const viaKysely = await fresh();
+      const paths = [sharedPath('osv-data', 'records'), sharedPath('osv-data', 'bulk', 'pypa-pysec.jsonl')];
+      const a = await importRecords(viaHandle, readSources(await listSourceFiles(paths)), { batchSize: 700 });
+      const b = await importRecords(viaKysely.db, readSources(await listSourceFiles(paths)), { batchSize: 700 });
+      expect({ ...a, ms: 0 }).toEqual({ ...b, ms: 0 });
+      expect(await snapshot(viaHandle)).toEqual(await snapshot(viaKysely));
+      const rows = (d: TestDatabase) => d.db.selectFrom('osv_affected').selectAll().orderBy('vuln_id').orderBy('seq').execute();
+      expect(await rows(viaHandle)).toEqual(await rows(viaKysely));
+    });
+
     it('leaves only whole batches when the import process is killed, and a re-run completes it', async () => {
       const database = await fresh();
       const env = cliEnv(database);

@@ -1,0 +1,326 @@
+// `npm run bench:osv [-- --records N] [-- --pg postgres://…]`: PlatformOSV at scale, in one run.
+//  1. a synthetic corpus (default 500,000 records, bench/osv-corpus.ts) plus the real bulk files, imported into
+//     SQLite and, when a PostgreSQL URL is given (--pg, OSV_BENCH_DATABASE_URL or TEST_DATABASE_URL), PostgreSQL;
+//  2. the in-memory index: build time and memory;
+//  3. Query and QueryBatch(1000) latency over gRPC and over HTTP, against a running platform;
+//  4. the same queries matched in-process by the index, and by a naive linear scan over the same records.
+// Targets (issue 6): import ≥ 10,000 records/s on SQLite; index < 1.5 GiB for 500,000 records; Query p99 < 5 ms;
+// QueryBatch(1000) p50 < 100 ms. Not part of `npm test`. Prints the figures only.
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import * as grpc from '@grpc/grpc-js';
+import pg from 'pg';
+import { loadPlatformConfig } from '../src/app/config.ts';
+import { openContext, type PlatformContext } from '../src/app/context.ts';
+import { buildRestApp } from '../src/app/rest-app.ts';
+import { openDatabase } from '../src/core/db/database.ts';
+import { migrate } from '../src/core/db/migrator.ts';
+import { createLogger } from '../src/core/logger.ts';
+import type { ProtoGrpcType } from '../src/grpc/generated/osv.ts';
+import type { PlatformOSVClient } from '../src/grpc/generated/platform/v1/PlatformOSV.ts';
+import { createPlatformGrpcServer, platformProtos } from '../src/grpc/platform-rpcs.ts';
+import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/osv/ecosystems/index.ts';
+import { importRecords } from '../src/osv/osv.importer.ts';
+import { compareIds } from '../src/osv/osv.index.ts';
+import { buildIndex } from '../src/osv/osv.loader.ts';
+import { matchCommit, matchRows, RowMatcher } from '../src/osv/osv.matcher.ts';
+import { normalizeRepo } from '../src/osv/osv.rows.ts';
+import { closeOsvRuntime, osvRuntimeFor } from '../src/osv/osv.runtime.ts';
+import type { OsvAffected, OsvRecord } from '../src/osv/osv.schema.ts';
+import { parseQuery } from '../src/osv/osv.service.ts';
+import { listSourceFiles, readSources } from '../src/osv/osv.sources.ts';
+import { SyntheticCorpus, type SampleQuery } from './osv-corpus.ts';
+
+const MiB = 1024 * 1024;
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? undefined : process.argv[i + 1];
+}
+
+const RECORDS = Number(arg('records') ?? 500_000);
+const PG_URL = arg('pg') ?? process.env.OSV_BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const SINGLE_QUERIES = Number(arg('queries') ?? 2000);
+const BATCHES = Number(arg('batches') ?? 20);
+const SCAN_QUERIES = Number(arg('scan-queries') ?? 20);
+const BULK = ['../shared/osv-data/bulk/go-vulndb.jsonl', '../shared/osv-data/bulk/pypa-pysec.jsonl'];
+
+const gc = (globalThis as { gc?: () => void }).gc;
+function settle(): void {
+  for (let i = 0; i < 3; i++) gc?.();
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+function stats(ms: number[]): { p50: number; p99: number; mean: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), mean: ms.reduce((s, x) => s + x, 0) / ms.length };
+}
+
+const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+const lines: string[] = [];
+function report(line: string): void {
+  lines.push(line);
+  console.log(line);
+}
+
+async function writeCorpus(dir: string): Promise<{ path: string; samples: SampleQuery[]; heavy: SampleQuery[]; ms: number }> {
+  const path = join(dir, 'synthetic.jsonl');
+  const out = createWriteStream(path);
+  const corpus = new SyntheticCorpus({ records: RECORDS });
+  const started = performance.now();
+  let buffer = '';
+  for (const record of corpus.records()) {
+    buffer += JSON.stringify(record) + '\n';
+    if (buffer.length > 4 * MiB) {
+      if (!out.write(buffer)) await once(out, 'drain');
+      buffer = '';
+    }
+  }
+  out.end(buffer);
+  await once(out, 'finish');
+  return { path, samples: corpus.mix(5000), heavy: corpus.pools.get('popular') ?? [], ms: performance.now() - started };
+}
+
+async function importInto(url: string, paths: string[], label: string, schema?: string): Promise<void> {
+  const handle = await openDatabase(url, schema ? { schema } : {});
+  try {
+    await migrate(handle);
+    for (const path of paths) {
+      const files = await listSourceFiles([path]);
+      const started = performance.now();
+      const r = await importRecords(handle.db, readSources(files), { batchSize: 2000 });
+      const ms = performance.now() - started;
+      report(`import ${label} ${path.endsWith('synthetic.jsonl') ? 'synthetic' : path.split('/').pop()}: ${r.read} records in ${fmt(ms / 1000, 1)} s = ${Math.round((r.read * 1000) / ms)} records/s (${r.invalid} invalid)`);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The request objects of the sampled queries, in a fixed mixed order. */
+function queryMix(samples: SampleQuery[]): Record<string, unknown>[] {
+  return samples.map((s) => s.query as Record<string, unknown>);
+}
+
+interface Transport {
+  query(q: Record<string, unknown>): Promise<unknown>;
+  batch(qs: Record<string, unknown>[]): Promise<unknown>;
+}
+
+function httpTransport(base: string, token: string): Transport {
+  const post = async (path: string, body: unknown) => {
+    const r = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await r.text();
+    if (r.status !== 200) throw new Error(`${path}: ${r.status} ${text.slice(0, 200)}`);
+    return text;
+  };
+  return { query: (q) => post('/platform/v1/osv/query', q), batch: (qs) => post('/platform/v1/osv/querybatch', { queries: qs }) };
+}
+
+function grpcTransport(client: PlatformOSVClient, token: string): Transport {
+  const metadata = new grpc.Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  const call = <T>(fn: (cb: (e: grpc.ServiceError | null, v?: T) => void) => void) =>
+    new Promise<T | undefined>((resolve, reject) => fn((e, v) => (e ? reject(e) : resolve(v))));
+  return {
+    query: (q) => call((cb) => client.Query(q, metadata, cb as never)),
+    batch: (qs) => call((cb) => client.QueryBatch({ queries: qs }, metadata, cb as never)),
+  };
+}
+
+async function latency(label: string, t: Transport, queries: Record<string, unknown>[], heavy: Record<string, unknown>[]): Promise<void> {
+  for (const q of queries.slice(0, 200)) await t.query(q); // warm up
+  const single: number[] = [];
+  for (let i = 0; i < SINGLE_QUERIES; i++) {
+    const q = queries[i % queries.length] as Record<string, unknown>;
+    const started = performance.now();
+    await t.query(q);
+    single.push(performance.now() - started);
+  }
+  const s = stats(single);
+  report(`Query over ${label}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, mean ${fmt(s.mean)} ms (${SINGLE_QUERIES} mixed queries)`);
+  const popular: number[] = [];
+  for (const q of heavy.slice(0, 100)) {
+    const started = performance.now();
+    await t.query(q);
+    popular.push(performance.now() - started);
+  }
+  const h = stats(popular);
+  report(`Query over ${label}, popular packages only (hundreds of full records per answer): p50 ${fmt(h.p50)} ms, p99 ${fmt(h.p99)} ms (${popular.length} queries)`);
+  const batch: number[] = [];
+  for (let i = 0; i < BATCHES + 2; i++) {
+    const offset = (i * 1000) % Math.max(1, queries.length - 1000);
+    const qs = queries.length >= 1000 ? queries.slice(offset, offset + 1000) : Array.from({ length: 1000 }, (_, k) => queries[k % queries.length] as Record<string, unknown>);
+    const started = performance.now();
+    await t.batch(qs);
+    if (i >= 2) batch.push(performance.now() - started);
+  }
+  const b = stats(batch);
+  report(`QueryBatch(1000) over ${label}: p50 ${fmt(b.p50)} ms, p99 ${fmt(b.p99)} ms (${BATCHES} batches)`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The naive baseline: every record in memory, every query walks all of them with the comparator.
+
+interface ScanRecord {
+  id: string;
+  affected: OsvAffected[];
+}
+
+function scanAffected(a: OsvAffected, ecosystem: string, name: string, version: string): boolean {
+  const pkg = a.package;
+  if (!pkg) return false;
+  if (pkg.ecosystem !== ecosystem && !pkg.ecosystem.startsWith(`${ecosystem}:`)) return false;
+  if (normalizePackageName(pkg.ecosystem, pkg.name) !== name) return false;
+  if (version === '') return true;
+  const order: VersionOrder | undefined = comparatorFor(pkg.ecosystem);
+  if ((a.versions ?? []).includes(version)) return true;
+  if (!order) return false;
+  const v = order.parse(version);
+  if (v === undefined) return false;
+  for (const range of a.ranges ?? []) {
+    if (range.type === 'GIT') continue;
+    const events = range.events
+      .map((e) => {
+        const [type, value] = Object.entries(e)[0] as [string, string];
+        return { type, parsed: order.parse(value) };
+      })
+      .filter((e) => e.parsed !== undefined)
+      .sort((x, y) => order.compare(x.parsed, y.parsed));
+    let affected = false;
+    for (const e of events) {
+      const c = order.compare(v, e.parsed);
+      if (e.type === 'introduced' && c >= 0) affected = true;
+      else if ((e.type === 'fixed' || e.type === 'limit') && c >= 0) affected = false;
+      else if (e.type === 'last_affected' && c > 0) affected = false;
+    }
+    if (affected) return true;
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'osv-bench-'));
+  report(`PlatformOSV benchmark: ${RECORDS} synthetic records + bulk files, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`);
+  try {
+    // 1. Corpus and imports.
+    const corpus = await writeCorpus(dir);
+    report(`generated ${RECORDS} synthetic records in ${fmt(corpus.ms / 1000, 1)} s; ${corpus.samples.length} sampled queries (50% not affected, 8% unknown packages, 34% hits, 3% popular packages, 3% purls, 2% commits)`);
+    const sqliteUrl = `sqlite:${join(dir, 'platform.db')}`;
+    await importInto(sqliteUrl, [corpus.path, ...BULK], 'SQLite');
+    if (PG_URL) {
+      const schema = `osv_bench_${process.pid}`;
+      try {
+        await importInto(PG_URL, [corpus.path, ...BULK], 'PostgreSQL', schema);
+      } finally {
+        const admin = new pg.Client({ connectionString: PG_URL });
+        await admin.connect();
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await admin.end();
+      }
+    } else {
+      report('import PostgreSQL: skipped (give --pg postgres://… or OSV_BENCH_DATABASE_URL)');
+    }
+
+    // 2. Index build and memory, then the running platform (its replica builds the same index).
+    const handle = await openDatabase(sqliteUrl);
+    settle();
+    const before = process.memoryUsage();
+    let started = performance.now();
+    const index = await buildIndex(handle.db);
+    const buildMs = performance.now() - started;
+    settle();
+    const after = process.memoryUsage();
+    report(`index build: ${fmt(buildMs / 1000, 1)} s for ${JSON.stringify(index.stats())}`);
+    report(`index memory: heap +${fmt((after.heapUsed - before.heapUsed) / MiB, 0)} MiB, RSS +${fmt((after.rss - before.rss) / MiB, 0)} MiB (RSS now ${fmt(after.rss / MiB, 0)} MiB)`);
+
+    // In-process matching (no transport, no hydration) for the sampled queries.
+    const queries = queryMix(corpus.samples);
+    const parsed = queries.map((q) => parseQuery(q));
+    const inProcess: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const q of parsed) {
+        started = performance.now();
+        if (q.kind === 'commit') matchCommit(index, q.commit, { pageSize: 3000, after: undefined, deadline: Infinity, now: Date.now });
+        else if (q.kind === 'package') {
+          const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
+          matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), { pageSize: 3000, after: undefined, deadline: Infinity, now: Date.now });
+        }
+        if (round === 1) inProcess.push(performance.now() - started);
+      }
+    }
+    const ip = stats(inProcess);
+    report(`index matching in-process: p50 ${fmt(ip.p50, 4)} ms, p99 ${fmt(ip.p99, 4)} ms, mean ${fmt(ip.mean, 4)} ms per query`);
+    await handle.close();
+
+    const config = loadPlatformConfig({
+      DATABASE_URL: sqliteUrl,
+      PLATFORM_DATA_DIR: dir,
+      PLATFORM_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'),
+      LOG_LEVEL: 'silent',
+      OSV_REFRESH_INTERVAL_MS: '0',
+    });
+    const ctx: PlatformContext = await openContext({ config, log: createLogger({ level: 'silent' }) });
+    const owner = await ctx.identity.bootstrap({ accountName: 'bench', email: 'bench@example.test' });
+    const rest = await buildRestApp(ctx);
+    await rest.listen({ host: '127.0.0.1', port: 0 });
+    const address = rest.server.address();
+    const httpBase = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const server = createPlatformGrpcServer(ctx);
+    const { port } = await server.listen({ host: '127.0.0.1', port: 0 });
+    const loaded = grpc.loadPackageDefinition(platformProtos().packageDefinition) as unknown as ProtoGrpcType;
+    const client = new loaded.platform.v1.PlatformOSV(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    started = performance.now();
+    await osvRuntimeFor(ctx).keeper.whenReady(Date.now() + 600_000);
+    report(`platform ready: its replica index built in ${fmt((performance.now() - started) / 1000, 1)} s`);
+
+    // 3. Latency over both transports.
+    try {
+      const heavy = queryMix(corpus.heavy);
+      await latency('HTTP', httpTransport(httpBase, owner.platform_token), queries, heavy);
+      await latency('gRPC', grpcTransport(client, owner.platform_token), queries, heavy);
+    } finally {
+      client.close();
+      await server.close(1000);
+      await rest.close();
+      await closeOsvRuntime(ctx);
+      await ctx.database.close();
+    }
+
+    // 4. Naive linear scan over the same records, in this process.
+    const scan: ScanRecord[] = [];
+    for await (const chunk of readSources(await listSourceFiles([corpus.path, ...BULK]))) {
+      for (const raw of chunk) if ('value' in raw) {
+        const r = raw.value as OsvRecord;
+        if (r.withdrawn === undefined) scan.push({ id: r.id, affected: r.affected ?? [] });
+      }
+    }
+    const scanMs: number[] = [];
+    let agree = 0;
+    const packageQueries = parsed.filter((q) => q.kind === 'package').slice(0, SCAN_QUERIES);
+    for (const q of packageQueries) {
+      if (q.kind !== 'package') continue;
+      started = performance.now();
+      const found: string[] = [];
+      for (const r of scan) if (r.affected.some((a) => scanAffected(a, q.ecosystem, q.ecosystem === 'GIT' ? normalizeRepo(q.name) : q.name, q.version))) found.push(r.id);
+      found.sort(compareIds);
+      scanMs.push(performance.now() - started);
+      const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
+      const indexed = matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), { pageSize: 100_000, after: undefined, deadline: Infinity, now: Date.now }).vulns.map((v) => v.id);
+      if (q.ecosystem === 'GIT' || JSON.stringify(found) === JSON.stringify(indexed)) agree++;
+    }
+    const sc = stats(scanMs);
+    report(`naive linear scan in-process: p50 ${fmt(sc.p50)} ms, p99 ${fmt(sc.p99)} ms per query over ${scan.length} records (${packageQueries.length} queries; same ids as the index for ${agree})`);
+    report(`speed-up of the index over the scan (p50, matching only): ${fmt(sc.p50 / ip.p50, 0)}×`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
