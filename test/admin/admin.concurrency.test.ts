@@ -1,4 +1,6 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- response bodies are untyped JSON (Reply.body); the assertions pin their shape */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelPlane, type ModelPlane } from '../../src/admin/model-plane.ts';
 import { emptyDocument, parseDocument, serializeDocument } from '../../src/admin/policy/policy.document.ts';
@@ -6,6 +8,7 @@ import { findPolicy, insertPolicyIfAbsent } from '../../src/admin/policy/policy.
 import { openDatabase, type DatabaseHandle } from '../../src/core/db/database.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { dialects } from '../support/databases.ts';
+import { repoRoot } from '../support/shared.ts';
 import { openHarness, P, writeCatalog, type Harness } from './admin-harness.ts';
 
 const WRITERS = 32;
@@ -24,11 +27,12 @@ function errorCode(result: PromiseSettledResult<unknown>): string | undefined {
 
 describe.each(dialects)('concurrent writers on %s', (dialect) => {
   let h: Harness;
+  let catalogDir: string;
   let second: DatabaseHandle;
   let planeA: ModelPlane;
   let planeB: ModelPlane;
   beforeAll(async () => {
-    const catalogDir = writeCatalog(CATALOG);
+    catalogDir = writeCatalog(CATALOG);
     h = await openHarness(dialect, { catalog: catalogDir });
     // A second, independent connection to the same database: two "replicas" racing.
     second = await openDatabase(h.platform.database.url);
@@ -86,6 +90,31 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
       expect(policy?.lock_version).toBe(version + 1);
     }
   });
+
+  it('[ADM-LOCK-5] [ADM-CLI-1] gives one success and one conflict to two operator processes racing on one version', async () => {
+    const { token, accountId } = await newAccount();
+    await h.call('PUT', P('race', '/lane'), { token, body: { command: { enabled: true } } });
+    const env = {
+      ...process.env,
+      DATABASE_URL: h.platform.database.url,
+      PLATFORM_DATA_DIR: catalogDir,
+      PLATFORM_CATALOG_DIR: catalogDir,
+      PLATFORM_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+    };
+    // Two separate OS processes, each with its own database connection, both sending version 0.
+    const run = (ref: string) =>
+      new Promise<number>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(repoRoot, 'bin', 'platform.js'), 'models', 'hide', '--account', accountId, ref, '--expected-lock-version', '0'], { env, stdio: 'ignore' });
+        child.once('error', reject);
+        child.once('exit', (code) => resolve(code ?? -1));
+      });
+    const codes = await Promise.all([run('race/m-00'), run('race/m-01')]);
+    expect(codes.sort()).toEqual([0, 3]);
+    const provider = await h.call('GET', P('race'), { token });
+    expect(provider.body.model_provider.lock_version).toBe(1);
+    const hidden = (await h.call('GET', '/api/v1/admin/models', { token })).body.models.filter((m: { visible: boolean }) => !m.visible);
+    expect(hidden).toHaveLength(1);
+  }, 90_000);
 
   it(`[ADM-LOCK-5] loses no update with ${WRITERS} concurrent read-then-write writers over HTTP`, async () => {
     const { token } = await newAccount();
