@@ -53,13 +53,24 @@ describe('bearer validation cache', () => {
     expect(calls).toHaveLength(2);
   });
 
-  it('[VALIDATE-DROP-401] forgetting a token (the forge answered 401) makes the next request ask the forge again', async () => {
+  it('[VALIDATE-DROP-401] a token the forge answered 401 for is dropped: the next request is refused without trusting the cache', async () => {
     const { forge, calls } = countingForge(() => good);
     const validator = createBearerValidator({ forge, clock: fakeClock(), log: silentLogger() });
-    await validator.validate('t');
+    expect((await validator.validate('t')).ok).toBe(true);
     validator.forget('t');
     expect(validator.size()).toBe(0);
-    await validator.validate('t');
+    expect(await validator.validate('t')).toEqual({ ok: false, reason: 'invalid' });
+    expect(calls).toHaveLength(1);
+  });
+
+  it('[VALIDATE-CACHE] remembers refusals for the TTL, so repeating a bad token costs one forge request', async () => {
+    const clock = fakeClock();
+    const { forge, calls } = countingForge(() => ({ ok: false, kind: 'invalid', status: 401 }));
+    const validator = createBearerValidator({ forge, clock, log: silentLogger() });
+    for (let i = 0; i < 5; i += 1) expect(await validator.validate('bad')).toEqual({ ok: false, reason: 'invalid' });
+    expect(calls).toHaveLength(1);
+    clock.advance(60_000);
+    await validator.validate('bad');
     expect(calls).toHaveLength(2);
   });
 

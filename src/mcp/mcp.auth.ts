@@ -2,7 +2,7 @@
  * Bearer validation for `/mcp` (spec "Authentication" 1; issue 3 item 9): the forge decides whether a token is
  * good (`/oauth/token/info`), and a bounded cache keyed by a hash of the token (never the token itself) keeps a
  * burst of tool calls to one forge check per token per TTL (at most 60 s). Concurrent first requests share one
- * check. An entry is dropped when the forge answers 401 to a tool call.
+ * check. An entry is dropped when the forge answers 401 to a tool call; refusals are remembered for the same TTL.
  */
 import { createHash } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -43,15 +43,27 @@ export function createBearerValidator(deps: {
   const ttl = Math.min(deps.ttlMs ?? MAX_VALIDATION_TTL_MS, MAX_VALIDATION_TTL_MS);
   const cache = new LRUCache<string, { authInfo: AuthInfo; validUntil: number }>({ max: deps.max ?? 10_000, ttl: Math.max(ttl, 1), ttlResolution: 0, perf: { now: () => deps.clock.now() } });
   const inflight = new Map<string, Promise<BearerResult>>();
+  // Refusals are remembered too: a token the forge refused never becomes valid, and a client (or an attacker)
+  // repeating a bad token must not cost a forge request each time.
+  const refused = new LRUCache<string, { reason: 'invalid' | 'expired' | 'wrong_application'; until: number }>({
+    max: deps.max ?? 10_000,
+    ttl: Math.max(ttl, 1),
+    ttlResolution: 0,
+    perf: { now: () => deps.clock.now() },
+  });
+  const refuse = (key: string, reason: 'invalid' | 'expired' | 'wrong_application'): BearerResult => {
+    if (ttl > 0) refused.set(key, { reason, until: deps.clock.now() + ttl });
+    return { ok: false, reason };
+  };
 
   const check = async (token: string, key: string): Promise<BearerResult> => {
     const info = await deps.forge.tokenInfo(token);
-    if (!info.ok) return { ok: false, reason: info.kind === 'invalid' ? 'invalid' : 'unavailable' };
+    if (!info.ok) return info.kind === 'invalid' ? refuse(key, 'invalid') : { ok: false, reason: 'unavailable' };
     const { expiresIn, applicationUid, scopes, resourceOwnerId } = info.info;
-    if (expiresIn !== null && expiresIn <= 0) return { ok: false, reason: 'expired' };
+    if (expiresIn !== null && expiresIn <= 0) return refuse(key, 'expired');
     if (deps.appId !== undefined && applicationUid !== undefined && applicationUid !== deps.appId) {
       deps.log.warn('bearer refused: token issued to another forge application');
-      return { ok: false, reason: 'wrong_application' };
+      return refuse(key, 'wrong_application');
     }
     const now = deps.clock.now();
     const authInfo: AuthInfo = {
@@ -78,6 +90,8 @@ export function createBearerValidator(deps: {
         if (cached.validUntil > deps.clock.now()) return { ok: true, authInfo: cached.authInfo };
         cache.delete(key);
       }
+      const known = ttl > 0 ? refused.get(key) : undefined;
+      if (known && known.until > deps.clock.now()) return { ok: false, reason: known.reason };
       let pending = inflight.get(key);
       if (!pending) {
         pending = check(token, key).finally(() => inflight.delete(key));
@@ -86,7 +100,10 @@ export function createBearerValidator(deps: {
       return pending;
     },
     forget(token) {
-      cache.delete(tokenCacheKey(token));
+      // The forge answered 401 to a tool call: the token is no longer good.
+      const key = tokenCacheKey(token);
+      cache.delete(key);
+      if (ttl > 0) refused.set(key, { reason: 'invalid', until: deps.clock.now() + ttl });
     },
     size: () => cache.size,
   };

@@ -1,9 +1,10 @@
 /**
  * `/mcp` (spec "Endpoints" POST /mcp): bearer validation against the forge, then the SDK's Streamable HTTP
- * transport in stateless form (a server and transport per request, JSON responses), so any replica answers any
+ * transport in stateless form (a transport per request, servers reused from an idle pool, JSON responses), so any replica answers any
  * request. Without a valid bearer: 401 with the challenge real clients follow (forge-facts.md); an expired token is
  * 401 too, never 400 (some clients loop on 400).
  */
+import { performance } from 'node:perf_hooks';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -89,7 +90,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     // The reply is written by the transport from here on; headers set so far are copied to the raw response.
     reply.hijack();
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    const startedAt = performance.now();
     reply.raw.on('close', () => {
+      // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
+      request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.raw.statusCode, ms: Math.round(performance.now() - startedAt) }, 'request completed');
       void transport.close().then(() => {
         if (reusable && idle.length < MAX_IDLE_SERVERS && !idle.includes(server)) idle.push(server);
       });
