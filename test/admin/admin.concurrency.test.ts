@@ -112,7 +112,8 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
     expect(codes.sort()).toEqual([0, 3]);
     const provider = await h.call('GET', P('race'), { token });
     expect(provider.body.model_provider.lock_version).toBe(1);
-    const hidden = (await h.call('GET', '/api/v1/admin/models', { token })).body.models.filter((m: { visible: boolean }) => !m.visible);
+    const models = (await h.call('GET', '/api/v1/admin/models', { token })).body.models as { visible: boolean }[];
+    const hidden = models.filter((m) => !m.visible);
     expect(hidden).toHaveLength(1);
   }, 90_000);
 
