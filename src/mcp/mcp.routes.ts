@@ -1,8 +1,8 @@
 /**
  * `/mcp` (spec "Endpoints" POST /mcp): bearer validation against the forge, then the SDK's Streamable HTTP
  * transport in stateless form (a transport per request, servers reused from an idle pool, JSON responses), so any
- * replica answers any request. Without a valid bearer: 401 with the challenge real clients follow (forge-facts.md); an expired token is
- * 401 too, never 400 (some clients loop on 400).
+ * replica answers any request. Without a valid bearer: 401 with the challenge real clients follow (forge-facts.md);
+ * an expired token is 401 too, never 400 (some clients loop on 400).
  */
 import { performance } from 'node:perf_hooks';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
