@@ -335,11 +335,67 @@ export function sqliteBatchWriter(path: string): BatchWriter {
   };
 }
 
-/** The fastest writer for a database: SQLite files get their own connection, everything else goes through Kysely. */
+/**
+ * The PostgreSQL writer: each statement takes its rows as arrays and `unnest`s them, so a batch is six statements
+ * whatever its size (multi-row VALUES lists cost a parse and plan per chunk and hit the parameter limit).
+ */
+export function postgresBatchWriter(db: Kysely<Database>): BatchWriter {
+  return {
+    async write(items, now) {
+      return db.transaction().execute(async (trx) => {
+        const generation = await nextGeneration(trx, now);
+        const ids = items.map((p) => p.write.id);
+        const before = await sql<{ id: string; modified_key: string }>`select id, modified_key from osv_records where id = any(${ids}::text[])`.execute(trx);
+        const stored = new Map(before.rows.map((r) => [r.id, r.modified_key]));
+        const upserted = await sql<{ id: string }>`
+          insert into osv_records (id, modified, modified_key, withdrawn, record, imported_at, generation)
+          select id, modified, modified_key, withdrawn, record, ${now}::bigint, ${generation}::bigint
+          from unnest(${ids}::text[], ${items.map((p) => p.write.modified)}::text[], ${items.map((p) => p.write.modifiedKey)}::text[],
+                      ${items.map((p) => (p.write.withdrawn ? 1 : 0))}::int[], ${items.map((p) => p.write.json)}::text[])
+            as t(id, modified, modified_key, withdrawn, record)
+          on conflict (id) do update set modified = excluded.modified, modified_key = excluded.modified_key, withdrawn = excluded.withdrawn,
+            record = excluded.record, imported_at = excluded.imported_at, generation = excluded.generation
+          where osv_records.modified_key < excluded.modified_key
+          returning id`.execute(trx);
+        const written = new Set(upserted.rows.map((r) => r.id));
+        const done = items.filter((p) => written.has(p.write.id));
+        const doneIds = done.map((p) => p.write.id);
+        if (doneIds.length > 0) {
+          await sql`delete from osv_affected where vuln_id = any(${doneIds}::text[])`.execute(trx);
+          await sql`delete from osv_aliases where vuln_id = any(${doneIds}::text[])`.execute(trx);
+          const rows = done.flatMap((p) => p.rows.map((row) => ({ id: p.write.id, row })));
+          if (rows.length > 0) {
+            await sql`
+              insert into osv_affected (vuln_id, seq, kind, ecosystem, name, coarse_min, coarse_max, data)
+              select * from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.row.seq)}::int[], ${rows.map((r) => r.row.kind)}::text[],
+                                   ${rows.map((r) => r.row.ecosystem)}::text[], ${rows.map((r) => r.row.name)}::text[], ${rows.map((r) => r.row.coarseMin)}::text[],
+                                   ${rows.map((r) => r.row.coarseMax)}::text[], ${rows.map((r) => rowData(r.row))}::text[])`.execute(trx);
+          }
+          const aliases = done.flatMap((p) => p.aliases.map((alias) => ({ alias, id: p.write.id })));
+          if (aliases.length > 0) {
+            await sql`
+              insert into osv_aliases (alias, vuln_id)
+              select * from unnest(${aliases.map((a) => a.alias)}::text[], ${aliases.map((a) => a.id)}::text[])
+              on conflict do nothing`.execute(trx);
+          }
+        }
+        return { stored, written };
+      });
+    },
+    async close() {},
+  };
+}
+
+/**
+ * The fastest writer for a database: SQLite files get their own prepared-statement connection, PostgreSQL the
+ * array-based statements; a bare Kysely instance (or in-memory SQLite) the portable multi-row statements.
+ */
 export function batchWriterFor(database: DatabaseHandle | Kysely<Database>): BatchWriter {
-  if ('dialect' in database && database.dialect === 'sqlite' && database.location.startsWith('sqlite:')) {
-    const path = database.location.slice('sqlite:'.length);
+  if ('dialect' in database) {
+    if (database.dialect === 'postgres') return postgresBatchWriter(database.db);
+    const path = database.location.startsWith('sqlite:') ? database.location.slice('sqlite:'.length) : '';
     if (path !== ':memory:' && path !== '') return sqliteBatchWriter(path);
+    return kyselyBatchWriter(database.db);
   }
-  return kyselyBatchWriter('dialect' in database ? database.db : database);
+  return kyselyBatchWriter(database);
 }
