@@ -24,12 +24,12 @@ import { createPlatformGrpcServer, platformProtos } from '../src/grpc/platform-r
 import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/osv/ecosystems/index.ts';
 import { importRecords } from '../src/osv/osv.importer.ts';
 import { compareIds } from '../src/osv/osv.index.ts';
-import { buildIndex } from '../src/osv/osv.loader.ts';
+import { buildIndex, staticIndexSource } from '../src/osv/osv.loader.ts';
 import { matchCommit, matchRows, RowMatcher } from '../src/osv/osv.matcher.ts';
 import { normalizeRepo } from '../src/osv/osv.rows.ts';
 import { closeOsvRuntime, osvRuntimeFor } from '../src/osv/osv.runtime.ts';
 import type { OsvAffected, OsvRecord } from '../src/osv/osv.schema.ts';
-import { parseQuery } from '../src/osv/osv.service.ts';
+import { createOsvService, parseQuery } from '../src/osv/osv.service.ts';
 import { listSourceFiles, readSources } from '../src/osv/osv.sources.ts';
 import { SyntheticCorpus, type SampleQuery } from './osv-corpus.ts';
 
@@ -263,6 +263,36 @@ async function main(): Promise<void> {
     }
     const ip = stats(inProcess);
     report(`index matching in-process: p50 ${fmt(ip.p50, 4)} ms, p99 ${fmt(ip.p99, 4)} ms, mean ${fmt(ip.mean, 4)} ms per query`);
+
+    // The service in-process (matching plus hydration of full records from SQLite), without a transport.
+    const service = createOsvService({
+      db: handle.db,
+      index: staticIndexSource(index),
+      config: loadPlatformConfig({}).osv,
+      clock: { now: () => Date.now() },
+      log: createLogger({ level: 'silent' }),
+    });
+    const serviceSingle: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const q of queries.slice(0, SINGLE_QUERIES)) {
+        started = performance.now();
+        await service.query(q);
+        if (round === 1) serviceSingle.push(performance.now() - started);
+      }
+    }
+    const ss = stats(serviceSingle);
+    report(`Query in-process (matching + full records from SQLite, no transport): p50 ${fmt(ss.p50)} ms, p99 ${fmt(ss.p99)} ms`);
+    const serviceBatch: number[] = [];
+    let entries = 0;
+    for (let i = 0; i < BATCHES; i++) {
+      const offset = (i * 1000) % Math.max(1, queries.length - 1000);
+      started = performance.now();
+      const result = await service.queryBatch({ queries: queries.slice(offset, offset + 1000) });
+      serviceBatch.push(performance.now() - started);
+      entries += (result.results ?? []).reduce((n, r) => n + (r.vulns?.length ?? 0), 0);
+    }
+    const sb = stats(serviceBatch);
+    report(`QueryBatch(1000) in-process: p50 ${fmt(sb.p50)} ms, p99 ${fmt(sb.p99)} ms (${Math.round(entries / BATCHES)} {id, modified} entries per answer)`);
     await handle.close();
 
     const config = loadPlatformConfig({

@@ -35,7 +35,8 @@ export interface VulnEntry {
   readonly id: string;
   modified: string;
   rows: IndexRow[];
-  commits: string[];
+  /** Commit hashes of its GIT ranges (null: none, the common case). */
+  commits: string[] | null;
 }
 
 /** Lazily computed fuzzy forms of a row's versions (string mode, §4.2 step 7). */
@@ -114,7 +115,6 @@ export class CorpusIndex {
   generation = 0;
   private readonly vulns = new Map<string, VulnEntry>();
   private readonly byEco = new Map<string, Map<string, IndexRow[]>>();
-  private readonly byName = new Map<string, IndexRow[]>();
   private readonly commits = new Map<string, VulnEntry[]>();
   private readonly ecos = new Map<string, EcoInfo>();
   /** Interned strings of versions, event values and names; dropped after a build (`seal`). */
@@ -126,9 +126,25 @@ export class CorpusIndex {
     return this.byEco.get(ecosystem)?.get(name);
   }
 
-  /** Every row with this name in any ecosystem, in id order (queries without an ecosystem, §4.2 step 3). */
+  /**
+   * Every row with this name in any ecosystem, in id order (queries without an ecosystem, §4.2 step 3). OSV.dev
+   * calls these queries unsupported and they are rare, so the list is merged from the per-ecosystem lists on demand
+   * instead of keeping a second index by name.
+   */
   nameRows(name: string): readonly IndexRow[] | undefined {
-    return this.byName.get(name);
+    const lists: IndexRow[][] = [];
+    for (const ecosystem of this.ecos.keys()) {
+      const list = this.byEco.get(ecosystem)?.get(name);
+      // Only rows filed under their own full ecosystem, so a row is taken once.
+      if (list !== undefined) lists.push(list.filter((row) => row.eco.name === ecosystem));
+    }
+    if (lists.length === 0) return undefined;
+    if (lists.length === 1) return lists[0];
+    const rows = lists.flat();
+    const order = new Map<IndexRow, number>();
+    rows.forEach((row, i) => order.set(row, i));
+    // Stable by id: rows of one record keep their order.
+    return rows.sort((a, b) => compareIds(a.vuln.id, b.vuln.id) || (order.get(a) as number) - (order.get(b) as number));
   }
 
   /** Live records whose GIT ranges name this (lower-case) commit, in id order. */
@@ -174,11 +190,11 @@ export class CorpusIndex {
     const old = this.vulns.get(id);
     if (old !== undefined) this.removeVuln(old);
     if (rows === null) return;
-    const entry: VulnEntry = { id, modified, rows: [], commits: [] };
+    const entry: VulnEntry = { id, modified, rows: [], commits: null };
     this.vulns.set(id, entry);
     for (const data of rows) {
       if (data.kind === 'C') {
-        entry.commits.push(data.name);
+        (entry.commits ??= []).push(data.name);
         insertSorted(getOrCreate(this.commits, data.name, () => []), entry);
         continue;
       }
@@ -199,7 +215,6 @@ export class CorpusIndex {
       entry.rows.push(row);
       this.rowCount++;
       for (const key of eco.keys) insertRow(getOrCreate(getOrCreate(this.byEco, key, () => new Map<string, IndexRow[]>()), name, () => []), row);
-      insertRow(getOrCreate(this.byName, name, () => []), row);
     }
   }
 
@@ -216,14 +231,9 @@ export class CorpusIndex {
           if (names.size === 0) this.byEco.delete(key);
         }
       }
-      const list = this.byName.get(row.name);
-      if (list !== undefined) {
-        removeRows(list, entry);
-        if (list.length === 0) this.byName.delete(row.name);
-      }
       this.rowCount--;
     }
-    for (const commit of entry.commits) {
+    for (const commit of entry.commits ?? []) {
       const list = this.commits.get(commit);
       if (list === undefined) continue;
       const i = list.indexOf(entry);
@@ -231,7 +241,7 @@ export class CorpusIndex {
       if (list.length === 0) this.commits.delete(commit);
     }
     entry.rows = [];
-    entry.commits = [];
+    entry.commits = null;
   }
 
   /** Starts sharing equal strings between the records applied until `seal()` (a refresh batch). */
