@@ -4,9 +4,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../core/db/schema.ts';
 import type { Logger } from '../core/logger.ts';
-import { CorpusIndex } from './osv.index.ts';
+import { compareIds, CorpusIndex } from './osv.index.ts';
 import type { IndexRowData } from './osv.rows.ts';
-import { indexRowFromStored, readGeneration, readIndexRowsBetween, readIndexRowsOf, readRecordHeads, type RecordHead } from './osv.store.ts';
+import { changedRecordIds, indexRowFromStored, readGeneration, readIndexRowsBetween, readIndexRowsOf, readRecordHeads, readRecordHeadsOf, type RecordHead } from './osv.store.ts';
 import type { OsvAffectedRow } from './osv.table.ts';
 
 /** Records per page while loading. */
@@ -57,25 +57,19 @@ export async function buildIndex(db: Kysely<Database>, signal?: AbortSignal): Pr
 export async function refreshIndex(db: Kysely<Database>, index: CorpusIndex): Promise<number> {
   const generation = await readGeneration(db);
   if (generation <= index.generation) return 0;
-  const since = index.generation;
-  let changed = 0;
-  let after = '';
+  const ids = (await changedRecordIds(db, index.generation)).sort(compareIds);
   index.startInterning();
   try {
-    for (;;) {
-      const heads = await readRecordHeads(db, after, PAGE, since);
-      const last = heads[heads.length - 1];
-      if (last === undefined) break;
+    for (let i = 0; i < ids.length; i += PAGE) {
+      const heads = (await readRecordHeadsOf(db, ids.slice(i, i + PAGE))).sort((a, b) => compareIds(a.id, b.id));
       const live = heads.filter((h) => h.withdrawn !== 1).map((h) => h.id);
       applyPage(index, heads, groupRows(await readIndexRowsOf(db, live)));
-      changed += heads.length;
-      after = last.id;
     }
   } finally {
     index.seal();
   }
   index.generation = generation;
-  return changed;
+  return ids.length;
 }
 
 /** Where the service gets the current index from. */

@@ -138,14 +138,22 @@ export interface RecordHead {
   withdrawn: number;
 }
 
-/**
- * One page of records in id order after `after` ('' for the first page); with `sinceGeneration`, only records
- * written by a later generation.
- */
-export async function readRecordHeads(db: Db, after: string, limit: number, sinceGeneration?: number): Promise<RecordHead[]> {
-  let query = db.selectFrom('osv_records').select(['id', 'modified', 'withdrawn']).where('id', '>', after);
-  if (sinceGeneration !== undefined) query = query.where('generation', '>', sinceGeneration);
-  return query.orderBy('id').limit(limit).execute();
+/** One page of records in id order after `after` ('' for the first page). */
+export async function readRecordHeads(db: Db, after: string, limit: number): Promise<RecordHead[]> {
+  return db.selectFrom('osv_records').select(['id', 'modified', 'withdrawn']).where('id', '>', after).orderBy('id').limit(limit).execute();
+}
+
+/** Ids of the records written by a generation later than `since` (through the generation index). */
+export async function changedRecordIds(db: Db, since: number): Promise<string[]> {
+  const rows = await db.selectFrom('osv_records').select('id').where('generation', '>', since).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Heads of the given records. */
+export async function readRecordHeadsOf(db: Db, ids: readonly string[]): Promise<RecordHead[]> {
+  const out: RecordHead[] = [];
+  for (const part of chunks(ids)) out.push(...(await db.selectFrom('osv_records').select(['id', 'modified', 'withdrawn']).where('id', 'in', part).execute()));
+  return out;
 }
 
 /** Index rows of every record with `first <= id <= last`, in id and seq order. */
