@@ -9,6 +9,11 @@ export const osvEnvSpec = {
   OSV_QUERY_PAGE_SIZE: env.integer(3000, 1, 100_000),
   /** Results per page of each QueryBatch item (OSV.dev `maxBatchQueryResponses`). */
   OSV_BATCH_PAGE_SIZE: env.integer(1000, 1, 100_000),
+  /**
+   * Results in one QueryBatch answer, over all its items: items past it get only a page token (OSV.dev's docs page a
+   * batch at 3,000 results overall). Bounds memory and encoding time when a batch asks for many large packages.
+   */
+  OSV_BATCH_MAX_RESULTS: env.integer(100_000, 1000, 10_000_000),
   /** Matching time budget of a single Query; when it passes, the partial page comes back with a token. */
   OSV_QUERY_TIMEOUT_MS: env.integer(20_000, 0, 600_000),
   /** Matching time budget of a whole QueryBatch. */

@@ -180,6 +180,18 @@ for (const dialect of dialects) {
       expect(await s.queryBatch({ queries: [] })).toEqual({});
     });
 
+    it('caps the results of one batch answer; later items resume from their tokens', async () => {
+      const s = await service({ OSV_BATCH_PAGE_SIZE: 1000, OSV_BATCH_MAX_RESULTS: 3 });
+      const q = { package: { ecosystem: 'npm', name: 'paged' } };
+      const first = await s.queryBatch({ queries: [q, q] });
+      expect(first.results?.[0]?.vulns?.map((v) => v.id)).toEqual(['GHSA-a', 'GHSA-b', 'GHSA-c']);
+      expect(first.results?.[1]).toEqual({ next_page_token: FIRST_PAGE_TOKEN });
+      const next = await s.queryBatch({ queries: [{ ...q, page_token: first.results![0]!.next_page_token! }, { ...q, page_token: first.results![1]!.next_page_token! }] });
+      expect(next.results?.[0]?.vulns?.map((v) => v.id)).toEqual(['GHSA-d', 'GHSA-e']);
+      expect(next.results?.[0]?.next_page_token).toBeUndefined();
+      expect(next.results?.[1]?.vulns?.map((v) => v.id)).toEqual(['GHSA-a']);
+    });
+
     it('returns a partial page with a token when the deadline passes, and the rest on the next pages', async () => {
       // Every clock reading moves 30 s: the 20 s budget has passed at the first deadline check (every 256 rows).
       const s = await service({}, steppingClock(30_000));

@@ -172,7 +172,10 @@ export function parseBatch(request: unknown): ParsedQuery[] {
 export interface OsvServiceDeps {
   db: Kysely<Database>;
   index: IndexSource;
-  config: Pick<OsvConfig, 'OSV_QUERY_PAGE_SIZE' | 'OSV_BATCH_PAGE_SIZE' | 'OSV_QUERY_TIMEOUT_MS' | 'OSV_BATCH_TIMEOUT_MS' | 'OSV_RESPONSE_SOFT_LIMIT_BYTES'>;
+  config: Pick<
+    OsvConfig,
+    'OSV_QUERY_PAGE_SIZE' | 'OSV_BATCH_PAGE_SIZE' | 'OSV_BATCH_MAX_RESULTS' | 'OSV_QUERY_TIMEOUT_MS' | 'OSV_BATCH_TIMEOUT_MS' | 'OSV_RESPONSE_SOFT_LIMIT_BYTES'
+  >;
   clock: Clock;
   log: Logger;
 }
@@ -278,6 +281,7 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
       const deadline = budget(config.OSV_BATCH_TIMEOUT_MS, options);
       const index = await readyIndex(deadline);
       const results: VulnerabilityListJson[] = [];
+      let budgetLeft = config.OSV_BATCH_MAX_RESULTS;
       let sliceStart = clock.now();
       for (const q of queries) {
         if (clock.now() - sliceStart >= SLICE_MS) {
@@ -290,7 +294,13 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
           results.push({ next_page_token: FIRST_PAGE_TOKEN });
           continue;
         }
-        const page = matchOne(index, q, config.OSV_BATCH_PAGE_SIZE, deadline);
+        if (q.kind !== 'nothing' && budgetLeft === 0) {
+          // The answer is full: this item resumes where its page token pointed.
+          results.push({ next_page_token: encodePageToken(q.kind, q.after ?? '') });
+          continue;
+        }
+        const page = matchOne(index, q, Math.min(config.OSV_BATCH_PAGE_SIZE, budgetLeft), deadline);
+        budgetLeft -= page.vulns.length;
         const item: VulnerabilityListJson = {};
         // Batch hydration is only `{id, modified}`, answered from memory (§3).
         if (page.vulns.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));

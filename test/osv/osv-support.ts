@@ -38,6 +38,7 @@ export async function cliImport(database: TestDatabase, paths: string[], extra: 
 export const TEST_OSV_CONFIG: OsvConfig = {
   OSV_QUERY_PAGE_SIZE: 3000,
   OSV_BATCH_PAGE_SIZE: 1000,
+  OSV_BATCH_MAX_RESULTS: 100_000,
   OSV_QUERY_TIMEOUT_MS: 20_000,
   OSV_BATCH_TIMEOUT_MS: 35_000,
   OSV_RESPONSE_SOFT_LIMIT_BYTES: 10 * 1024 * 1024,
