@@ -80,7 +80,7 @@ function query(index: CorpusIndex, ecosystem: string, name: string, version: str
   return { ids: page.vulns.map((v) => v.id), cursor: page.cursor };
 }
 
-describe('osv.dev MatchPackages cases', () => {
+describe('[OSV-MATCH-EVENTS] [OSV-MATCH-STRING] [OSV-MATCH-BARE-DISTRO] [OSV-MATCH-NOECOSYSTEM] [OSV-DEDUP] osv.dev MatchPackages cases', () => {
   const index = indexOf(matchCases.index_entities);
   for (const c of matchCases.cases) {
     it(c.name, () => {
@@ -88,7 +88,7 @@ describe('osv.dev MatchPackages cases', () => {
     });
   }
 
-  it('pages through results with the cursor, each id once (pagination cases)', () => {
+  it('[OSV-PAGES] [OSV-DEDUP] pages through results with the cursor, each id once (pagination cases)', () => {
     for (const p of matchCases.pagination_cases.filter((x) => x.entities && x.pages)) {
       const idx = indexOf(p.entities ?? []);
       const got: string[][] = [];
@@ -103,7 +103,7 @@ describe('osv.dev MatchPackages cases', () => {
     }
   });
 
-  it('matches commits of live records only (withdrawn and missing ones are left out)', () => {
+  it('[OSV-MATCH-COMMIT] [OSV-MATCH-WITHDRAWN] matches commits of live records only (withdrawn and missing ones are left out)', () => {
     const c = matchCases.pagination_cases.find((x) => x.commit_index);
     const idx = new CorpusIndex();
     for (const entry of c?.commit_index ?? []) {
@@ -127,16 +127,16 @@ describe('osv.dev MatchPackages cases', () => {
     expect(pages).toEqual(c?.pages);
   });
 
-  it('normalises tags like osv.dev', () => {
+  it('[OSV-MATCH-STRING] normalises tags like osv.dev', () => {
     for (const c of matchCases.normalize_tag_cases) expect(normalizeTag(c.tag), c.tag).toBe(c.want);
   });
 
-  it('strips repository prefixes from tags like osv.dev', () => {
+  it('[OSV-MATCH-STRING] strips repository prefixes from tags like osv.dev', () => {
     for (const c of matchCases.strip_repo_prefix_cases) expect(stripRepoPrefix(c.versions, c.repo), c.repo).toEqual(c.want);
   });
 });
 
-describe('osv-scalibr IsAffected groups', () => {
+describe('[OSV-MATCH-EVENTS] [OSV-MATCH-VERSIONS-FIRST] [OSV-MATCH-NOVERSION] osv-scalibr IsAffected groups', () => {
   for (const g of scalibr.groups) {
     it(g.name, () => {
       const index = indexOfRecords([{ id: 'OSV-1', modified: '2024-01-01T00:00:00Z', affected: g.affected }]);
@@ -158,7 +158,7 @@ describe('osv-scalibr IsAffected groups', () => {
 });
 
 describe('matching details', () => {
-  it('compares canonical forms in string mode', () => {
+  it('[OSV-MATCH-STRING] compares canonical forms in string mode', () => {
     expect(canonicalizeVersion('V1_0-RC.1')).toBe('v1.0.rc.1');
     const index = indexOfRecords([
       { id: 'OSV-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'OSS-Fuzz', name: 'proj' }, versions: ['release-1_2_3', 'v2.0'] }] },
@@ -169,7 +169,7 @@ describe('matching details', () => {
     expect(query(index, 'OSS-Fuzz', 'proj', '2.1').ids).toEqual([]);
   });
 
-  it('uses equality of the comparator for listed versions (PyPI 3.1 == 3.1.0, NuGet 4 parts)', () => {
+  it('[OSV-MATCH-VERSIONS-FIRST] [OSV-MATCH-PEP503] uses equality of the comparator for listed versions (PyPI 3.1 == 3.1.0, NuGet 4 parts)', () => {
     const index = indexOfRecords([
       { id: 'PYSEC-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'PyPI', name: 'Crypto_Graphy' }, versions: ['3.0', '3.1', '3.3'] }] },
       { id: 'GHSA-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'NuGet', name: 'SkiaSharp' }, versions: ['2.80.3'] }] },
@@ -180,7 +180,7 @@ describe('matching details', () => {
     expect(query(index, 'NuGet', 'skiasharp', '2.80.3').ids).toEqual([]);
   });
 
-  it('treats limit like fixed and keeps ranges of one record apart', () => {
+  it('[OSV-MATCH-EVENTS] [OSV-MATCH-ROWS] treats limit like fixed and keeps ranges of one record apart', () => {
     const index = indexOfRecords([
       {
         id: 'OSV-1',
@@ -196,7 +196,7 @@ describe('matching details', () => {
     expect(hit('2.1.0')).toEqual([]);
   });
 
-  it('files Ubuntu rows under the release without :Pro/:LTS and under the base', () => {
+  it('[OSV-MATCH-KEYS] [OSV-MATCH-BARE-DISTRO] files Ubuntu rows under the release without :Pro/:LTS and under the base', () => {
     const index = indexOfRecords([
       { id: 'UBUNTU-CVE-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'Ubuntu:Pro:18.04:LTS', name: 'openssl' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.1.1-1ubuntu2.1~18.04.23' }] }], versions: ['1.1.1-1ubuntu2.1~18.04.20'] }] },
     ]);
@@ -208,7 +208,7 @@ describe('matching details', () => {
     expect(query(index, 'Ubuntu:22.04', 'openssl', '1.1.1-1ubuntu2.1~18.04.21').ids).toEqual([]);
   });
 
-  it('stops at the deadline with a cursor after the last record judged', () => {
+  it('[OSV-DEADLINE] stops at the deadline with a cursor after the last record judged', () => {
     const records: OsvRecord[] = [];
     for (let i = 0; i < 1000; i++) records.push({ id: `OSV-${String(i).padStart(4, '0')}`, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name: 'p' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }] }] }] });
     const index = indexOfRecords(records);
@@ -226,7 +226,7 @@ describe('matching details', () => {
     expect(page.vulns.length + rest.vulns.length).toBe(1000);
   });
 
-  it('applies refreshes in place: replaced and withdrawn records leave no rows behind', () => {
+  it('[OSV-REFRESH] applies refreshes in place: replaced and withdrawn records leave no rows behind', () => {
     const rec = (id: string, fixed: string): OsvRecord => ({ id, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name: 'p' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed }] }] }] });
     const index = indexOfRecords([rec('GHSA-a', '2.0.0'), rec('GHSA-c', '2.0.0')]);
     index.applyVuln('GHSA-b', '2024-01-02T00:00:00Z', computeIndexRows(rec('GHSA-b', '3.0.0')));

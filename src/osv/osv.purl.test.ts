@@ -12,7 +12,7 @@ interface PurlCases {
 const cases = JSON.parse(readFileSync(sharedPath('osv-data', 'matching-cases', 'osvdev-purl-cases.json'), 'utf8')) as PurlCases;
 
 describe('purl mapping', () => {
-  it('maps every parse case of osv.dev', () => {
+  it('[OSV-PURL-MAP] maps every parse case of osv.dev', () => {
     for (const c of cases.parse_cases) {
       if (c.error === false) {
         expect(purlToPackage(c.purl), c.purl).toEqual({ ecosystem: c.want_ecosystem, name: c.want_name, version: c.want_version });
@@ -24,7 +24,7 @@ describe('purl mapping', () => {
     }
   });
 
-  it('maps every purl type and namespace of the table', () => {
+  it('[OSV-PURL-MAP] maps every purl type and namespace of the table', () => {
     for (const row of cases.type_namespace_to_ecosystem) {
       const fixed = row.namespace !== null && !row.namespace.startsWith('(');
       const purl = `pkg:${row.purl_type}/${fixed ? `${row.namespace}/` : ''}pkg@1.0.0`;
@@ -48,7 +48,7 @@ describe('purl mapping', () => {
     expect(purlToPackage('pkg:rpm/redhat/bash@1:5.1-6')).toEqual({ ecosystem: 'Red Hat', name: 'bash', version: '1:5.1-6' });
   });
 
-  it('treats unknown types and distributions as unknown, and malformed purls as errors', () => {
+  it('[OSV-PURL-UNKNOWN] treats unknown types and distributions as unknown, and malformed purls as errors', () => {
     expect(purlToPackage('pkg:yeet/github.com/tianon/gosu@(devel)?package-id=656546dcfdff37ca')).toBe(UNKNOWN_PURL_TYPE);
     expect(purlToPackage('pkg:deb/kali/curl@1')).toBe(UNKNOWN_PURL_TYPE);
     expect(purlToPackage('pkg:rpm/fedora/curl@1')).toBe(UNKNOWN_PURL_TYPE);

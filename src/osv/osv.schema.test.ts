@@ -112,7 +112,7 @@ const MUTATIONS: { name: string; apply: (r: Record<string, unknown>) => void }[]
 describe('OSV record validation', () => {
   const ajv = loadAjv();
 
-  it('agrees with the published schema on every shared record, fixture and bulk record', () => {
+  it('[OSV-IMPORT-VALIDATE] agrees with the published schema on every shared record, fixture and bulk record', () => {
     const all = [
       ...jsonFiles(sharedPath('osv-data', 'records')),
       ...jsonFiles(sharedPath('osv-data', 'records-test-fixtures')),

@@ -45,7 +45,7 @@ function messageOf(fn: () => unknown): string {
 }
 
 describe('query validation (§2)', () => {
-  it('follows the Go server unit cases', () => {
+  it('[OSV-VALIDATION-ORDER] [OSV-GETVULN-ERRORS] follows the Go server unit cases', () => {
     const cases = readCases<GoUnitCases>('osvdev-go-unit-cases.json');
     for (const c of cases.query_affected_validation) expect(messageOf(() => parseQuery(c.query)), c.name).toBe(`parameter_invalid: ${c.message_contains}`);
     for (const c of cases.query_affected_batch_validation) {
@@ -54,14 +54,14 @@ describe('query validation (§2)', () => {
     }
   });
 
-  it('answers the 120-case field matrix with OSV.dev statuses', () => {
+  it('[OSV-VALIDATION-ORDER] [OSV-ONEOF] answers the 120-case field matrix with OSV.dev statuses', () => {
     const matrix = readCases<Matrix>('osvdev-query-matrix.json');
     expect(matrix.cases).toHaveLength(120);
     const wrong = matrix.cases.filter((c) => (messageOf(() => parseQuery(c.request)) === 'ok' ? 200 : 400) !== c.http_status);
     expect(wrong).toEqual([]);
   });
 
-  it('checks in OSV.dev order with its exact messages', () => {
+  it('[OSV-VALIDATION-ORDER] [OSV-PURL-UNKNOWN] [OSV-TOKENS-INVALID] checks in OSV.dev order with its exact messages', () => {
     const m = (q: unknown) => messageOf(() => parseQuery(q)).replace(/^parameter_invalid: /, '');
     expect(m(null)).toBe('no query provided');
     expect(m({ commit: 'zz', package: { ecosystem: 'Bogus' } })).toBe('invalid hash');
@@ -86,7 +86,7 @@ describe('query validation (§2)', () => {
     expect(m({ package: { name: 7, ecosystem: 'PyPI' } })).toBe('invalid query');
   });
 
-  it('checks the batch size after parsing every item, before the first item error', () => {
+  it('[OSV-BATCH-LIMIT] [OSV-BATCH-ITEM-ERROR] checks the batch size after parsing every item, before the first item error', () => {
     const valid = { package: { name: 'a', ecosystem: 'npm' }, version: '1' };
     expect(messageOf(() => parseBatch({ queries: [valid, { commit: '' }, ...Array.from({ length: 999 }, () => valid)] }))).toBe('parameter_invalid: too many queries');
     expect(messageOf(() => parseBatch({ queries: Array.from({ length: 1000 }, () => valid) }))).toBe('ok');
@@ -96,7 +96,7 @@ describe('query validation (§2)', () => {
     expect(parseBatch({})).toEqual([]);
   });
 
-  it('round-trips opaque page tokens and refuses forged ones', () => {
+  it('[OSV-PAGES] [OSV-TOKENS-INVALID] round-trips opaque page tokens and refuses forged ones', () => {
     const token = encodePageToken('package', 'GHSA-xxxx-yyyy-zzzz');
     expect(token).not.toContain('GHSA');
     expect(decodePageToken('package', token)).toBe('GHSA-xxxx-yyyy-zzzz');
@@ -147,7 +147,7 @@ for (const dialect of dialects) {
       await database?.close();
     });
 
-    it('pages a Query with a small page size, each id once, in id order', async () => {
+    it('[OSV-PAGES] [OSV-DEDUP] [OSV-ORDER] pages a Query with a small page size, each id once, in id order', async () => {
       const s = await service({ OSV_QUERY_PAGE_SIZE: 2 });
       const pages: string[][] = [];
       let token: string | undefined;
@@ -159,14 +159,14 @@ for (const dialect of dialects) {
       expect(pages).toEqual([['GHSA-a', 'GHSA-b'], ['GHSA-c', 'GHSA-d'], ['GHSA-e']]);
     });
 
-    it('keeps tokens valid across a restart and a rebuilt index', async () => {
+    it('[OSV-PAGES] keeps tokens valid across a restart and a rebuilt index', async () => {
       const first = await (await service({ OSV_QUERY_PAGE_SIZE: 2 })).query({ package: { ecosystem: 'npm', name: 'paged' } });
       expect(first.next_page_token).toBeDefined();
       const restarted = await service({ OSV_QUERY_PAGE_SIZE: 2 });
       expect(ids(await restarted.query({ package: { ecosystem: 'npm', name: 'paged' }, page_token: first.next_page_token! }))).toEqual(['GHSA-c', 'GHSA-d']);
     });
 
-    it('pages each batch item on its own and leaves exhausted items without a token', async () => {
+    it('[OSV-PAGES] [OSV-API-SHAPES] [OSV-API-EMPTY] pages each batch item on its own and leaves exhausted items without a token', async () => {
       const s = await service({ OSV_BATCH_PAGE_SIZE: 2 });
       const q = { package: { ecosystem: 'npm', name: 'paged' } };
       const first = await s.queryBatch({ queries: [q, { package: { ecosystem: 'npm', name: 'nothing' }, version: '1' }, { package: { purl: 'pkg:unknown/x@1' } }] });
@@ -180,7 +180,7 @@ for (const dialect of dialects) {
       expect(await s.queryBatch({ queries: [] })).toEqual({});
     });
 
-    it('caps the results of one batch answer; later items resume from their tokens', async () => {
+    it('[OSV-BATCH-BOUND] caps the results of one batch answer; later items resume from their tokens', async () => {
       const s = await service({ OSV_BATCH_PAGE_SIZE: 1000, OSV_BATCH_MAX_RESULTS: 3 });
       const q = { package: { ecosystem: 'npm', name: 'paged' } };
       const first = await s.queryBatch({ queries: [q, q] });
@@ -192,7 +192,7 @@ for (const dialect of dialects) {
       expect(next.results?.[1]?.vulns?.map((v) => v.id)).toEqual(['GHSA-a']);
     });
 
-    it('returns a partial page with a token when the deadline passes, and the rest on the next pages', async () => {
+    it('[OSV-DEADLINE] returns a partial page with a token when the deadline passes, and the rest on the next pages', async () => {
       // Every clock reading moves 30 s: the 20 s budget has passed at the first deadline check (every 256 rows).
       const s = await service({}, steppingClock(30_000));
       const seen: string[] = [];
@@ -209,7 +209,7 @@ for (const dialect of dialects) {
       expect(new Set(seen).size).toBe(600);
     });
 
-    it('gives batch items that could not start before the deadline the start-over token', async () => {
+    it('[OSV-DEADLINE] [OSV-TOKENS-INVALID] gives batch items that could not start before the deadline the start-over token', async () => {
       const s = await service({ OSV_BATCH_TIMEOUT_MS: 0 }, steppingClock(1));
       const result = await s.queryBatch({ queries: [{ package: { ecosystem: 'npm', name: 'paged' } }, { package: { purl: 'pkg:yeet/x' } }] });
       expect(result.results).toEqual([{ next_page_token: FIRST_PAGE_TOKEN }, {}]);
@@ -218,7 +218,7 @@ for (const dialect of dialects) {
       expect(ids(again)).toHaveLength(5);
     });
 
-    it('cuts a Query page at the response size soft limit', async () => {
+    it('[OSV-SIZE-LIMIT] cuts a Query page at the response size soft limit', async () => {
       const s = await service({ OSV_RESPONSE_SOFT_LIMIT_BYTES: 2048 });
       const first = await s.query({ package: { ecosystem: 'npm', name: 'big' } });
       expect(ids(first).length).toBeGreaterThan(0);
@@ -227,13 +227,13 @@ for (const dialect of dialects) {
       expect(ids(second)[0]! > ids(first)[ids(first).length - 1]!).toBe(true);
     });
 
-    it('never matches withdrawn records but returns them by id', async () => {
+    it('[OSV-MATCH-WITHDRAWN] [OSV-GETVULN-WITHDRAWN] never matches withdrawn records but returns them by id', async () => {
       const s = await service();
       expect(ids(await s.query({ package: { ecosystem: 'npm', name: 'paged' } }))).not.toContain('GHSA-gone');
       expect(await s.getVuln({ id: 'GHSA-gone' })).toMatchObject({ id: 'GHSA-gone', withdrawn: '2024-02-01T00:00:00Z' });
     });
 
-    it('validates GetVuln ids', async () => {
+    it('[OSV-GETVULN-ERRORS] validates GetVuln ids', async () => {
       const s = await service();
       await expect(s.getVuln({})).rejects.toMatchObject({ code: 'parameter_invalid', message: 'ID is required' });
       await expect(s.getVuln({ id: 'x'.repeat(101) })).rejects.toMatchObject({ code: 'parameter_invalid', message: 'ID is too long' });

@@ -12,7 +12,7 @@ import { CASES, pkg } from './osv-cases.ts';
 import { cliImport, ids, serviceOver, sharedCorpusPaths } from './osv-support.ts';
 
 for (const dialect of dialects) {
-  describe(`OSV corpus on ${dialect}`, () => {
+  describe(`[OSV-DIALECTS] [OSV-MATCH-ROWS] [OSV-MATCH-KEYS] [OSV-MATCH-PEP503] [OSV-MATCH-COMMIT] [OSV-MATCH-WITHDRAWN] OSV corpus on ${dialect}`, () => {
     let database: TestDatabase;
     let service: OsvService;
 
@@ -57,12 +57,12 @@ for (const dialect of dialects) {
       });
     }
 
-    it('answers a batch in input order, each item on its own', async () => {
+    it('[OSV-ORDER] [OSV-API-SHAPES] answers a batch in input order, each item on its own', async () => {
       const batch = await service.queryBatch({ queries: CASES.map((c) => c.query) });
       expect(batch.results?.map((r) => (r.vulns ?? []).map((v) => v.id))).toEqual(CASES.map((c) => c.want));
     });
 
-    it('returns withdrawn records by id, and full records as stored', async () => {
+    it('[OSV-GETVULN-WITHDRAWN] [OSV-API-SHAPES] returns withdrawn records by id, and full records as stored', async () => {
       const withdrawn = await service.getVuln({ id: 'GHSA-35c4-f3rq-f9g3' });
       expect(withdrawn).toMatchObject({ id: 'GHSA-35c4-f3rq-f9g3', withdrawn: '2018-10-11T17:29:49Z' });
       const stored = JSON.parse(readFileSync(sharedPath('osv-data', 'records', 'GHSA-qc84-gqf4-9926.json'), 'utf8')) as unknown;
@@ -71,7 +71,7 @@ for (const dialect of dialects) {
       expect(single.vulns?.[0]).toEqual(stored);
     });
 
-    it('names the alias group of an unknown id', async () => {
+    it('[OSV-GETVULN-ALIASES] names the alias group of an unknown id', async () => {
       const error = await service.getVuln({ id: 'CVE-2022-23639' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppError);
       expect(error).toMatchObject({ code: 'not_found', message: 'Vulnerability not found, but the following aliases were: GHSA-qc84-gqf4-9926 RUSTSEC-2022-0041' });
@@ -80,7 +80,7 @@ for (const dialect of dialects) {
       await expect(service.getVuln({ id: 'ghsa-qc84-gqf4-9926' })).rejects.toMatchObject({ code: 'not_found' });
     });
 
-    it('lists every record of a GIT repository without a version', async () => {
+    it('[OSV-MATCH-NOVERSION] [OSV-ORDER] lists every record of a GIT repository without a version', async () => {
       const all = await service.query(pkg('GIT', 'https://github.com/curl/curl'));
       // 96 records name github.com/curl/curl in their first GIT range (read from the records).
       expect(ids(all)).toHaveLength(96);

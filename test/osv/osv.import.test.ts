@@ -94,7 +94,7 @@ for (const dialect of dialects) {
       for (const d of open.splice(0)) await d.close();
     });
 
-    it('reports invalid records with id and reason, prints a summary, and changes nothing on a re-run', async () => {
+    it('[OSV-IMPORT-VALIDATE] [OSV-IMPORT-UPSERT] [OSV-IMPORT-SOURCES] reports invalid records with id and reason, prints a summary, and changes nothing on a re-run', async () => {
       const database = await fresh();
       const env = cliEnv(database);
       const run = await runCli(['osv', 'import', sharedPath('osv-data', 'records-test-fixtures')], env);
@@ -112,7 +112,7 @@ for (const dialect of dialects) {
       expect((await runCli(['osv', 'status', '--json'], env)).stdout).toContain(`"records":${before.records.length}`);
     });
 
-    it('keeps the copy with the newer modified, and drops the index rows of a withdrawn record', async () => {
+    it('[OSV-IMPORT-UPSERT] [OSV-IMPORT-WITHDRAWN] keeps the copy with the newer modified, and drops the index rows of a withdrawn record', async () => {
       const database = await fresh();
       const dir = tmp();
       await cliImport(database, [sharedPath('osv-data', 'records')]);
@@ -139,7 +139,7 @@ for (const dialect of dialects) {
       await expectConsistent(database);
     });
 
-    it('imports OSV.dev all.zip archives of one or many ecosystems', async () => {
+    it('[OSV-IMPORT-SOURCES] imports OSV.dev all.zip archives of one or many ecosystems', async () => {
       const database = await fresh();
       const dir = tmp();
       const entry = (file: string) => ({ name: file.replace(/\.json$/u, '').replace(/\.[a-z-]+$/u, '') + '.json', data: readFileSync(sharedPath('osv-data', 'records', file)) });
@@ -155,7 +155,7 @@ for (const dialect of dialects) {
       expect(ids(await service.query({ package: { ecosystem: 'PyPI', name: 'py' }, version: '1.0.0' }))).toEqual(['PYSEC-2022-42969']);
     });
 
-    it('stops an import between batches and finishes it on a re-run, as a clean import would', async () => {
+    it('[OSV-IMPORT-RESUME] stops an import between batches and finishes it on a re-run, as a clean import would', async () => {
       const clean = await fresh();
       const interrupted = await fresh();
       const files = await listSourceFiles([sharedPath('osv-data', 'bulk', 'go-vulndb.jsonl')]);
@@ -192,7 +192,7 @@ for (const dialect of dialects) {
       expect(await rows(viaHandle)).toEqual(await rows(viaKysely));
     });
 
-    it('leaves only whole batches when the import process is killed, and a re-run completes it', async () => {
+    it('[OSV-IMPORT-RESUME] leaves only whole batches when the import process is killed, and a re-run completes it', async () => {
       const database = await fresh();
       const env = cliEnv(database);
       const child = spawnPlatform(['osv', 'import', '--batch-size', '50', '--quiet', sharedPath('osv-data', 'bulk', 'go-vulndb.jsonl')], env);
@@ -216,7 +216,7 @@ for (const dialect of dialects) {
       await expectConsistent(database);
     }, 120_000);
 
-    it('brings a running replica up to date after an import, without a restart', async () => {
+    it('[OSV-REFRESH] brings a running replica up to date after an import, without a restart', async () => {
       const database = await fresh();
       const keeper = createIndexKeeper({ db: database.db, log: createLogger({ level: 'silent' }), intervalMs: 50 });
       keeper.start();

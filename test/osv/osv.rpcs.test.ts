@@ -122,7 +122,7 @@ for (const dialect of dialects) {
       await p?.close();
     });
 
-    it('answers the 120-case field matrix with the recorded HTTP statuses and OSV.dev error bodies', async () => {
+    it('[OSV-API-ERRORS-HTTP] [OSV-ONEOF] [OSV-BOTH-TRANSPORTS] answers the 120-case field matrix with the recorded HTTP statuses and OSV.dev error bodies', async () => {
       const matrix = apiCases('osvdev-query-matrix.json') as { cases: { http_status: number; request: Json }[] };
       for (const c of matrix.cases) {
         const r = await http('query', c.request);
@@ -142,7 +142,7 @@ for (const dialect of dialects) {
       }
     }, 120_000);
 
-    it('answers the error cases with the exact bodies and gRPC statuses', async () => {
+    it('[OSV-API-ERRORS-HTTP] [OSV-BATCH-LIMIT] [OSV-BATCH-ITEM-ERROR] answers the error cases with the exact bodies and gRPC statuses', async () => {
       const integration = apiCases('osvdev-integration-tests.json') as { cases: { name: string; method: string; request?: Json; expect: { status: number; body?: Json } }[] };
       const errors = integration.cases.filter((c) => c.expect.status >= 400);
       expect(errors.length).toBeGreaterThanOrEqual(5);
@@ -173,7 +173,7 @@ for (const dialect of dialects) {
       }
     }, 120_000);
 
-    it('refuses callers without a platform token carrying CAP_PLATFORM_OSV_READ', async () => {
+    it('[OSV-AUTH] refuses callers without a platform token carrying CAP_PLATFORM_OSV_READ', async () => {
       const q = { package: { ecosystem: 'npm', name: 'lodash' } };
       const none = await http('query', q, null);
       expect(none.status).toBe(401);
@@ -186,7 +186,7 @@ for (const dialect of dialects) {
       expect((await http('vulns/GHSA-qc84-gqf4-9926', undefined, other)).status).toBe(403);
     });
 
-    it('answers every hand-derived corpus case, across pages of 2 and both transports', async () => {
+    it('[OSV-BOTH-TRANSPORTS] [OSV-PAGES] [OSV-DEDUP] answers every hand-derived corpus case, across pages of 2 and both transports', async () => {
       for (const c of CASES) {
         const q = c.query as Json;
         expect(await allIds(q, 'http'), `${JSON.stringify(q)}: ${c.why}`).toEqual(c.want);
@@ -197,7 +197,7 @@ for (const dialect of dialects) {
       expect(await allBatchIds(queries, 'grpc')).toEqual(CASES.map((c) => c.want));
     }, 180_000);
 
-    it('leaves out empty fields: no hits is {} and an empty batch item is {}', async () => {
+    it('[OSV-API-EMPTY] [OSV-PURL-UNKNOWN] leaves out empty fields: no hits is {} and an empty batch item is {}', async () => {
       const none = await http('query', { package: { ecosystem: 'npm', name: 'no-such-package' }, version: '1.0.0' });
       expect([none.status, none.body]).toEqual([200, {}]);
       const batch = await http('querybatch', { queries: [{ package: { ecosystem: 'npm', name: 'no-such-package' }, version: '1.0.0' }, { package: { purl: 'pkg:unknown/purl@1.0.0' } }] });
@@ -209,7 +209,7 @@ for (const dialect of dialects) {
       expect((full.body.vulns as Json[])[0]).toEqual(record);
     });
 
-    it('serves GetVuln on both transports: records, withdrawn ones, aliases and errors', async () => {
+    it('[OSV-GETVULN-ERRORS] [OSV-GETVULN-ALIASES] [OSV-GETVULN-WITHDRAWN] serves GetVuln on both transports: records, withdrawn ones, aliases and errors', async () => {
       const record = JSON.parse(readFileSync(sharedPath('osv-data', 'records', 'GHSA-qc84-gqf4-9926.json'), 'utf8')) as Json;
       const r = await http('vulns/GHSA-qc84-gqf4-9926');
       expect([r.status, r.body]).toEqual([200, record]);
