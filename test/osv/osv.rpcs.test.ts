@@ -173,6 +173,30 @@ for (const dialect of dialects) {
       }
     }, 120_000);
 
+    it('[OSV-API-ERRORS-HTTP] answers malformed requests with 400 and keeps serving', async () => {
+      const raw = async (path: string, body: string) => {
+        const r = await fetch(`${p.restUrl}/platform/v1/osv/${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+        return { status: r.status, body: (await r.json()) as Json };
+      };
+      for (const [path, body] of [
+        ['query', '{"package": "x"}'],
+        ['query', '{"package": {"name": ["a"]}}'],
+        ['query', '{"version": 1}'],
+        ['query', '{"package": {"name": "a", "ecosystem": "npm"}, "page_token": 5}'],
+        ['query', '{not json'],
+        ['query', '[]'],
+        ['querybatch', '{"queries": "x"}'],
+        ['querybatch', '{"queries": [1, 2]}'],
+        ['querybatch', `{"queries": [${'{"package":{"name":"a"}},'.repeat(3)}{}]}`],
+      ] as const) {
+        const r = await raw(path, body);
+        expect(r.status, body).toBe(400);
+        expect(Object.keys(r.body).sort(), body).toEqual(['code', 'message']);
+      }
+      const ok = await http('query', { package: { purl: 'pkg:cargo/crossbeam-utils@0.8.6' } });
+      expect(ok.status).toBe(200);
+    });
+
     it('[OSV-AUTH] refuses callers without a platform token carrying CAP_PLATFORM_OSV_READ', async () => {
       const q = { package: { ecosystem: 'npm', name: 'lodash' } };
       const none = await http('query', q, null);
