@@ -21,7 +21,21 @@ export const coreEnvSpec = {
   PLATFORM_SECRET_KEY: env.base64Key(32),
   PLATFORM_SECRET_KEY_PREVIOUS: env.base64Key(32),
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
-  TRUST_PROXY: env.boolean(false),
+  // Forwarded headers count only when they come from a trusted proxy, and the client address is the first
+  // untrusted one counted from the nearest hop, so a client cannot choose its own address by writing
+  // X-Forwarded-For. `true` trusts proxies on loopback and private networks; a list names them.
+  TRUST_PROXY: env.custom<TrustProxy>(
+    'false, true (proxies on loopback and private networks), or a comma-separated list of proxy addresses/CIDRs',
+    (raw) => {
+      const lower = raw.toLowerCase();
+      if (['false', '0', 'no', 'off'].includes(lower)) return false;
+      if (['true', '1', 'yes', 'on'].includes(lower)) return 'loopback,linklocal,uniquelocal';
+      const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+      const ok = entries.every((e) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e) || ['loopback', 'linklocal', 'uniquelocal'].includes(e));
+      return entries.length > 0 && ok ? entries.join(',') : invalid;
+    },
+    false,
+  ),
   PLATFORM_TLS_CERT: env.readableFile(),
   PLATFORM_TLS_KEY: env.readableFile(),
   PLATFORM_BODY_LIMIT_BYTES: env.integer(1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -29,6 +43,9 @@ export const coreEnvSpec = {
   PLATFORM_PASSWORD_COST: env.integer(17, 14, 20),
 } as const;
 
+
+/** Fastify's `trustProxy`: off, or the trusted proxy addresses (comma-separated addresses, CIDRs or presets). */
+export type TrustProxy = boolean | string;
 
 export type CoreConfig = EnvValues<typeof coreEnvSpec>;
 

@@ -65,3 +65,12 @@ describe('core config', () => {
     expect(parseCoreConfig({ DATABASE_URL: 'postgres://db/x', PLATFORM_SECRET_KEY: Buffer.alloc(32).toString('base64') }).DATABASE_URL).toBe('postgres://db/x');
   });
 });
+
+describe('TRUST_PROXY', () => {
+  it('reads true as the proxies on loopback and private networks, and lists as proxy addresses', () => {
+    expect(parseCoreConfig({}).TRUST_PROXY).toBe(false);
+    expect(parseCoreConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe('loopback,linklocal,uniquelocal');
+    expect(parseCoreConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).TRUST_PROXY).toBe('10.0.0.0/8,127.0.0.1');
+    expect(() => parseCoreConfig({ TRUST_PROXY: 'everyone' })).toThrowError(/TRUST_PROXY: expected false, true \(proxies on loopback/);
+  });
+});

@@ -7,7 +7,7 @@ import { hkdfSync } from 'node:crypto';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Clock } from '../core/clock.ts';
-import type { CoreConfig } from '../core/config.core.ts';
+import type { CoreConfig, TrustProxy } from '../core/config.core.ts';
 import { closeGracefully, createHttpApp } from '../core/http/server.ts';
 import type { Logger } from '../core/logger.ts';
 import { createBearerValidator, type BearerValidator } from './mcp.auth.ts';
@@ -43,7 +43,7 @@ export interface McpSettings {
    * so approvals survive restarts). In stateless mode the stateless secret is used instead.
    */
   localSecret: Buffer;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   bodyLimit: number;
   /** Bearer validation cache lifetime (ms, at most 60 s; 0 turns the cache off). */
   validationCacheTtlMs?: number;

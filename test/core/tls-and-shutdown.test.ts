@@ -50,6 +50,16 @@ describe('TLS, proxies and shutdown', () => {
     }
   });
 
+  it('takes the client address from the nearest untrusted hop, never from what the client wrote', async () => {
+    platform = await openTestPlatform('sqlite', { env: { TRUST_PROXY: '127.0.0.1' } });
+    const app = await buildRestApp(platform.ctx);
+    app.get('/probe/ip', async (req) => ({ ip: req.ip }));
+    // The client wrote 10.9.9.9; the proxy on 127.0.0.1 appended the client's real address 203.0.113.7.
+    const res = await app.inject({ method: 'GET', url: '/probe/ip', headers: { 'x-forwarded-for': '10.9.9.9, 203.0.113.7' } });
+    expect(res.json()).toEqual({ ip: '203.0.113.7' });
+    await app.close();
+  });
+
   it('trusts X-Forwarded-Proto only with TRUST_PROXY', async () => {
     for (const trust of [false, true]) {
       platform = await openTestPlatform('sqlite', { env: { TRUST_PROXY: String(trust) } });

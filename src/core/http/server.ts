@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../errors.ts';
+import type { TrustProxy } from '../config.core.ts';
 import type { Logger } from '../logger.ts';
 
 export interface HttpAppOptions {
   log: Logger;
-  /** Honour `X-Forwarded-For` (and friends) from a reverse proxy. */
-  trustProxy?: boolean;
+  /** Honour `X-Forwarded-For` (and friends) from the listed proxy addresses (see TRUST_PROXY). */
+  trustProxy?: TrustProxy;
   /** Largest accepted request body in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** TLS key and certificate (PEM); plain HTTP when absent. */
