@@ -17,6 +17,7 @@ export const REQUIREMENTS = {
   'ADM-CAT-1': { source: 'issue 4 §1', text: 'The catalog is read from YAML/JSON files in PLATFORM_CATALOG_DIR, by default the repository catalog resolved from the package root' },
   'ADM-CAT-2': { source: 'issue 4 §1', text: 'The default catalog ships an OpenAI-compatible provider, Anthropic, Google Gemini, Mistral and a local OpenAI-compatible server, several models each, inheriting shared definitions' },
   'ADM-CAT-3': { source: 'Errors: 503 model_plane_unavailable', text: 'A missing or invalid catalog file makes reads 503 model_plane_unavailable (never an empty list) and a log line names the file and the reason' },
+  'ADM-CAT-5': { source: 'Errors: 503 model_plane_unavailable (never an empty list); issue 4 §1', text: 'An empty or truncated catalog file (null, or declaring neither providers nor model_definitions) and a catalog with zero providers make the model plane unavailable, with a log line naming the file' },
   'ADM-CAT-4': { source: 'Provider configuration: model_definitions; Model definition fields: pricing', text: 'Shared model definitions are price-free; prices are never inherited' },
   // Model definition grammar and composition
   'ADM-DEF-1': { source: 'Inheritance and composition', text: 'Objects merge recursively except limits; arrays and scalars replace; null keeps its meaning; an unknown inherit is invalid' },

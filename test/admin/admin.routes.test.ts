@@ -514,6 +514,30 @@ describe.each(dialects)('an unavailable catalog on %s', (dialect) => {
     }
   });
 
+  it('[ADM-CAT-5] regression: an empty catalog file or a catalog without providers is 503, never {"models":[]}', async () => {
+    const cases: [Record<string, string>, string, RegExp][] = [
+      [{ ...TEST_CATALOG, 'zz-truncated.yaml': '' }, 'zz-truncated.yaml', /the file is empty/],
+      [{ 'definitions.yaml': TEST_CATALOG['definitions.yaml'] ?? '' }, 'definitions.yaml', /no provider is declared/],
+    ];
+    for (const [files, culprit, reason] of cases) {
+      const dir = writeCatalog(files);
+      const h = await openHarness(dialect, { catalog: dir });
+      try {
+        const member = (await h.platform.ctx.identity.createToken({ humanId: h.platform.owner.human_id, plane: 'member' })).token;
+        for (const [path, token] of [['/api/v1/admin/models', h.token], ['/api/v1/admin/model_providers', h.token], ['/agent_api/v1/models', member]] as const) {
+          const r = await h.call('GET', path, { token });
+          expect(r.status, `${culprit} ${path}`).toBe(503);
+          expect(r.body.error.code).toBe('model_plane_unavailable');
+        }
+        const line = h.platform.logs.lines.find((l) => l.includes('model plane unavailable'));
+        expect(line).toContain(`${dir}/${culprit}`);
+        expect(line).toMatch(reason);
+      } finally {
+        await h.close();
+      }
+    }
+  });
+
   it('[ADM-CAT-3] treats a missing catalog directory the same way', async () => {
     const h = await openHarness(dialect, { catalog: '/nonexistent/platform-catalog' });
     try {

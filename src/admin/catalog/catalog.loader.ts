@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
@@ -52,6 +52,10 @@ function describeIssue(error: z.ZodError): string {
   return path ? `${path}: ${message}` : message;
 }
 
+function isEmptyMap(value: Record<string, unknown> | undefined | null): boolean {
+  return value === undefined || value === null || Object.keys(value).length === 0;
+}
+
 function parseFile(path: string): { ok: true; value: unknown } | { ok: false; reason: string } {
   let text: string;
   try {
@@ -92,8 +96,14 @@ export function loadCatalog(dir: string): CatalogState {
     files.push(file);
     const parsed = parseFile(file);
     if (!parsed.ok) return { ok: false, file, reason: parsed.reason };
-    const checked = catalogFileSchema.safeParse(parsed.value ?? {});
+    // An empty or comment-only file parses to null. It is refused rather than read as "nothing": a file truncated
+    // by a failed deploy must not silently take its providers out of the catalog (spec: 503, never an empty list).
+    if (parsed.value === null || parsed.value === undefined) return { ok: false, file, reason: 'the file is empty' };
+    const checked = catalogFileSchema.safeParse(parsed.value);
     if (!checked.success) return { ok: false, file, reason: describeIssue(checked.error) };
+    if (isEmptyMap(checked.data.providers) && isEmptyMap(checked.data.model_definitions)) {
+      return { ok: false, file, reason: 'the file is empty: it declares neither providers nor model_definitions' };
+    }
     for (const [defName, definition] of Object.entries(checked.data.model_definitions ?? {})) {
       if (Object.hasOwn(shared, defName)) return { ok: false, file, reason: `model_definitions.${defName} is also defined in ${sharedFile[defName]}` };
       shared[defName] = definition;
@@ -108,6 +118,11 @@ export function loadCatalog(dir: string): CatalogState {
       }
       providers.set(id, { id, file, declaration, models: new Map(Object.entries(models ?? {})) });
     }
+  }
+
+  // A catalog without providers would serve `{"models":[]}`, the empty list the spec forbids in place of 503.
+  if (providers.size === 0) {
+    return { ok: false, file: files.length === 1 ? (files[0] ?? root) : root, reason: `no provider is declared (files read: ${files.length > 0 ? files.map((f) => basename(f)).join(', ') : 'none'})` };
   }
 
   const composed = new Map<string, ComposedModel>();

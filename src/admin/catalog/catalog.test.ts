@@ -103,6 +103,40 @@ describe('catalog files', () => {
     expect(`${state.file}: ${state.reason}`).toMatch(reason);
   });
 
+  it.each([
+    ['an empty YAML file', { 'defs.yaml': 'model_definitions:\n  d: {}\n', 'x.yaml': '' }, 'x.yaml', /the file is empty/],
+    ['a comment-only YAML file', { 'defs.yaml': 'model_definitions:\n  d: {}\n', 'x.yml': '# providers were here\n' }, 'x.yml', /the file is empty/],
+    ['a whitespace-only YAML file', { 'x.yaml': '\n   \n' }, 'x.yaml', /the file is empty/],
+    ['an empty JSON file', { 'x.json': '' }, 'x.json', /is not valid JSON/],
+    ['a JSON null', { 'x.json': 'null' }, 'x.json', /the file is empty/],
+    ['an empty JSON object', { 'a.yaml': 'providers:\n  p: { display_name: P, base_url: "https://p", api_format: openai_chat, credentials: none }\n', 'x.json': '{}' }, 'x.json', /declares neither providers nor model_definitions/],
+    ['empty providers and model_definitions maps', { 'x.yaml': 'providers: {}\nmodel_definitions: {}\n' }, 'x.yaml', /declares neither providers nor model_definitions/],
+    ['a file truncated after its first key', { 'x.yaml': 'providers:\n' }, 'x.yaml', /providers/],
+  ])('[ADM-CAT-5] regression: an empty or truncated catalog file is refused, not loaded as "nothing" (%s)', (_name, files, culprit, reason) => {
+    const dir = dirWith(files);
+    const state = loadCatalog(dir);
+    expect(state.ok).toBe(false);
+    if (state.ok) return;
+    expect(state.file).toBe(join(dir, culprit));
+    expect(state.reason).toMatch(reason);
+  });
+
+  it('[ADM-CAT-5] regression: a catalog with zero providers is refused (it would answer {"models":[]})', () => {
+    const dir = dirWith({ 'definitions.yaml': 'model_definitions:\n  chat: { capabilities: { workload: text_generation } }\n' });
+    const state = loadCatalog(dir);
+    expect(state.ok).toBe(false);
+    if (state.ok) return;
+    expect(state.file).toBe(join(dir, 'definitions.yaml'));
+    expect(state.reason).toMatch(/no provider is declared \(files read: definitions\.yaml\)/);
+    // With several files none of which declares a provider, the directory is named and the files are listed.
+    const two = dirWith({ 'a.yaml': 'model_definitions:\n  a: {}\n', 'b.yaml': 'model_definitions:\n  b: {}\n' });
+    const both = loadCatalog(two);
+    expect(both.ok).toBe(false);
+    if (both.ok) return;
+    expect(both.file).toBe(two);
+    expect(both.reason).toMatch(/files read: a\.yaml, b\.yaml/);
+  });
+
   it('[ADM-CAT-4] refuses prices in shared definitions and never inherits them', () => {
     const state = loadCatalog(dirWith({ 'x.yaml': 'model_definitions:\n  d:\n    pricing: { unit: USD, input_per_million_tokens: "1" }\n' }));
     expect(state.ok).toBe(false);
