@@ -56,6 +56,7 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
             return await plane.setAvailability(opts.account, providerId, ref, action === 'restore', version);
           } catch (error) {
             if (isAppError(error) && error.code === 'stale_object') {
+              if (version === MAX_LOCK_VERSION) throw new CliError(`conflict: ${error.message}; nothing was changed.`, CONFLICT_EXIT_CODE);
               throw new CliError(
                 `conflict: the policy of provider ${providerId} is no longer at lock_version ${version ?? 'null'} (another change won); nothing was changed. Read the provider again and re-run.`,
                 CONFLICT_EXIT_CODE,

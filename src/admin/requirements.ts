@@ -45,6 +45,7 @@ export const REQUIREMENTS = {
   'ADM-LOCK-4': { source: 'Side rules', text: 'A same-value visibility or availability request with an existing policy leaves the version unchanged' },
   'ADM-LOCK-5': { source: 'issue 4 §2; Versioning', text: 'Two commands racing on one version give one success and one 409 stale_object, on SQLite and PostgreSQL; no update is lost' },
   'ADM-LOCK-6': { source: 'issue 4 §2', text: 'Creating an absent policy is race-safe: a unique key, and the loser gets 409 stale_object' },
+  'ADM-LOCK-7': { source: 'Limits: expected_lock_version; Errors: 409 stale_object', text: 'A policy at lock_version 2147483647 refuses further changes with 409 stale_object (declared in OpenAPI); same-value requests still succeed' },
   // Lane, visibility, availability
   'ADM-LANE-1': { source: 'States: Lane PUT lane enabled true; rule 5', text: 'Enabling with a matching (null when untouched) version enables and creates the policy if missing' },
   'ADM-LANE-2': { source: 'States: Lane PUT lane enabled false', text: 'Disabling keeps policy and credentials; without a policy it is 404 not_found' },

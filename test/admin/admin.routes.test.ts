@@ -264,6 +264,31 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       expect(rows.find((m: { ref: string }) => m.ref === 'alpha/a-2').visible).toBe(true);
     });
 
+    it('[ADM-LOCK-7] regression: a change at the version ceiling 2147483647 is 409 stale_object (a spec code), not conflict', async () => {
+      const { token, accountId } = await newAccount(h);
+      await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false });
+      const db = h.platform.ctx.database.db;
+      await db.updateTable('model_provider_policies').set({ lock_version: 2147483647 }).where('account_id', '=', accountId).where('provider_id', '=', 'alpha').execute();
+      const attempts: [string, unknown][] = [
+        ['/model_visibility', { model: 'alpha/a-2', visible: false, expected_lock_version: 2147483647 }],
+        ['/model_availability', { model: 'alpha/a-1', available: false, expected_lock_version: 2147483647 }],
+        ['/lane', { enabled: true, expected_lock_version: 2147483647 }],
+        // PUT api_key enables the provider, which needs a version bump too.
+        ['/api_key', { api_key: 'sk-ceiling' }],
+      ];
+      for (const [path, command] of attempts) {
+        const r = await put(token, P('alpha', path), command);
+        expect(r.status, path).toBe(409);
+        expect(r.body.error.code, path).toBe('stale_object');
+        expect(r.body.error.message).toMatch(/highest lock_version \(2147483647\)/);
+      }
+      // Same-value requests leave the version unchanged, so they still succeed at the ceiling.
+      const same = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false, expected_lock_version: 2147483647 });
+      expect(same.status).toBe(200);
+      const after = await h.call('GET', P('alpha'), { token });
+      expect(after.body.model_provider).toMatchObject({ lock_version: 2147483647, enabled: false, configured: false });
+    });
+
     it('[ADM-LOCK-3] treats null as "no policy" and a number as "this policy"', async () => {
       const { token } = await newAccount(h);
       // A number against an absent policy conflicts, for all three commands.

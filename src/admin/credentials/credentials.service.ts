@@ -5,7 +5,7 @@ import type { Database } from '../../core/db/schema.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { emptyDocument, serializeDocument } from '../policy/policy.document.ts';
-import { MAX_LOCK_VERSION, staleObject } from '../policy/policy.service.ts';
+import { MAX_LOCK_VERSION, staleObject, versionExhausted } from '../policy/policy.service.ts';
 import { findPolicy, insertPolicyIfAbsent, updatePolicyIfVersion, type PolicyKey } from '../policy/policy.store.ts';
 import { credentialAad, type EffectiveProvider } from '../projection/projection.ts';
 import {
@@ -74,7 +74,7 @@ export function createCredentialService(deps: CredentialServiceDeps) {
       return;
     }
     if (policy.enabled === 1) return;
-    if (policy.lock_version >= MAX_LOCK_VERSION) throw new AppError('conflict', 'the provider policy version is exhausted (2147483647)');
+    if (policy.lock_version >= MAX_LOCK_VERSION) throw versionExhausted();
     // The same optimistic idiom as the versioned commands, with the version just read under this transaction.
     if (!(await updatePolicyIfVersion(trx, key, policy.lock_version, { enabled: true, document: policy.document }, now))) throw new LostRace();
   }

@@ -24,6 +24,15 @@ export function staleObject(message = 'the provider policy changed since it was 
   return new AppError('stale_object', message);
 }
 
+/**
+ * A policy at the highest `lock_version` (spec Limits: 2147483647) cannot take another change. It is reported as the
+ * spec's version conflict, 409 `stale_object`, with a message saying that re-reading will not help; same-value
+ * requests still succeed because they leave the version unchanged.
+ */
+export function versionExhausted(): AppError {
+  return staleObject(`the provider policy has reached the highest lock_version (${MAX_LOCK_VERSION}) and cannot change any more`);
+}
+
 /** Looks up a provider for a command: unknown (and removed custom) providers are 404 (spec: Errors). */
 export function requireProvider(providers: readonly EffectiveProvider[], providerId: string): EffectiveProvider {
   const provider = providers.find((p) => p.id === providerId);
@@ -77,7 +86,7 @@ export function createPolicyService(deps: PolicyServiceDeps) {
     const next = mutate({ enabled: row.enabled === 1, document: parseDocument(row.document) });
     if (next === 'noop') return 'noop';
     const text = serializeDocument(next.document);
-    if (row.lock_version >= MAX_LOCK_VERSION) throw new AppError('conflict', 'the provider policy version is exhausted (2147483647)');
+    if (row.lock_version >= MAX_LOCK_VERSION) throw versionExhausted();
     const updated = await updatePolicyIfVersion(db, key, expected, { enabled: next.enabled, document: text }, now);
     if (!updated) {
       const again = await findPolicy(db, key);
