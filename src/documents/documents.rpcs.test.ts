@@ -16,6 +16,7 @@ import type { PlatformDocumentsClient } from '../grpc/generated/platform/v1/Plat
 
 const MAX_BYTES = 4096;
 const PAGE_MAX_BYTES = 16 * 1024;
+const MiB = 1024 * 1024;
 
 /** A document as a test sees it, whatever the transport. */
 interface Doc {
@@ -144,6 +145,18 @@ function httpApi(base: string): Api {
       await call(`${base}/platform/v1/documents/${encodeURIComponent(id)}`, { method: 'DELETE', token });
     },
   };
+}
+
+/** Every document of the caller, page by page. */
+async function listAll(api: Api, token: string): Promise<Doc[]> {
+  const all: Doc[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await api.list(token, pageToken ? { page_token: pageToken } : {});
+    all.push(...page.documents);
+    pageToken = page.next_page_token;
+  } while (pageToken);
+  return all;
 }
 
 async function failure(promise: Promise<unknown>): Promise<RpcFailure> {
@@ -394,6 +407,64 @@ for (const dialect of dialects) {
         const page = await httpJson(`${p.restUrl}/platform/v1/documents?pageSize=1`, { token: org.token });
         expect((page.body.documents as unknown[]).length).toBe(1);
       });
+    });
+  });
+
+  describe(`PlatformDocuments with the default limits (${dialect})`, () => {
+    let p: GrpcTestPlatform;
+    beforeAll(async () => {
+      p = await startGrpcTestPlatform(dialect);
+    });
+    afterAll(async () => p?.close());
+
+    it('stores, lists and deletes exactly 8 MiB documents over gRPC and HTTP (regression: base64 check overflowed the stack above ~3.2 MiB)', async () => {
+      const token = await tokenWith(p.platform, ALL);
+      // A page holding an 8 MiB document exceeds the 4 MiB default receive limit of gRPC clients (docs/documents.md).
+      const apis = { grpc: grpcApi(p.documentsClient({ 'grpc.max_receive_message_length': 16 * MiB })), http: httpApi(p.restUrl) };
+      const sent = { grpc: sampleDoc(8 * MiB), http: sampleDoc(8 * MiB) };
+      const created = { grpc: await apis.grpc.create(token, sent.grpc), http: await apis.http.create(token, sent.http) };
+      for (const via of ['grpc', 'http'] as const) {
+        expect(created[via].size_bytes).toBe(String(8 * MiB));
+        expect(created[via].ciphertext.equals(sent[via].ciphertext as Buffer)).toBe(true);
+      }
+      for (const via of ['grpc', 'http'] as const) {
+        const listed = await listAll(apis[via], token);
+        expect(listed.map((d) => d.id).sort()).toEqual([created.grpc.id, created.http.id].sort());
+        for (const doc of listed) {
+          const origin = doc.id === created.grpc.id ? sent.grpc : sent.http;
+          expect(doc.ciphertext.equals(origin.ciphertext as Buffer), `${via} lists ${doc.id} intact`).toBe(true);
+        }
+      }
+      // Each deleted over the other transport.
+      await apis.http.remove(token, created.grpc.id);
+      await apis.grpc.remove(token, created.http.id);
+      for (const via of ['grpc', 'http'] as const) expect(await listAll(apis[via], token)).toEqual([]);
+      expect(p.platform.logs.text()).not.toContain('rpc failed');
+    });
+
+    it('keeps ListDocuments pages under the 4 MiB default receive limit of gRPC clients (regression: the default page bound was 32 MiB)', async () => {
+      const owner = await p.platform.ctx.identity.bootstrap({ accountName: 'Pages', email: `pages-${randomUUID()}@example.test` });
+      const token = (await p.platform.ctx.identity.createToken({ humanId: owner.human_id, plane: 'platform', capabilities: ALL })).token;
+      // A client with grpc-js's default limits, as grpcurl and other standard clients have.
+      const standard = grpcApi(p.documentsClient());
+      for (let i = 0; i < 5; i++) await standard.create(token, sampleDoc(MiB));
+      const sizes: number[] = [];
+      let pageToken: string | undefined;
+      do {
+        const page = await standard.list(token, { page_size: 100, ...(pageToken ? { page_token: pageToken } : {}) });
+        sizes.push(page.documents.length);
+        pageToken = page.next_page_token;
+      } while (pageToken);
+      // 3 MiB of document bytes per page: two documents of 1 MiB (and their metadata) fit, a third does not.
+      expect(sizes).toEqual([2, 2, 1]);
+
+      // A single document larger than the client's limit comes alone in its page: such a client must raise its
+      // limit (CreateDocument answers with the document, so creating one needs the raised limit too).
+      const raised = grpcApi(p.documentsClient({ 'grpc.max_receive_message_length': 8 * MiB }));
+      await raised.create(token, sampleDoc(5 * MiB));
+      const last = await failure(listAll(standard, token));
+      expect(last.grpcCode).toBe(grpc.status.RESOURCE_EXHAUSTED);
+      expect((await listAll(raised, token)).map((d) => d.size_bytes)).toEqual([...Array.from({ length: 5 }, () => String(MiB)), String(5 * MiB)]);
     });
   });
 }

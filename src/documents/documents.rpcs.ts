@@ -8,9 +8,9 @@ import {
   listDocumentsRequestJson,
   type CreateDocumentRequestJson,
   type DeleteDocumentRequestJson,
-  type DocumentJson,
+  type DocumentMessage,
   type ListDocumentsRequestJson,
-  type ListDocumentsResponseJson,
+  type ListDocumentsResponseMessage,
 } from './documents.schemas.ts';
 import type { DocumentsService } from './documents.service.ts';
 import { MAX_METADATA_BYTES } from './documents.service.ts';
@@ -18,15 +18,15 @@ import type { DocumentRow } from './documents.table.ts';
 
 const SERVICE = 'platform.v1.PlatformDocuments';
 
-/** A stored row as the Document message. */
-export function documentJson(row: DocumentRow): DocumentJson {
+/** A stored row as the Document message; the blobs stay Buffers (no base64 on the gRPC path). */
+export function documentMessage(row: DocumentRow): DocumentMessage {
   return {
     id: row.id,
     creator_id: row.creator_human_id,
     size_bytes: String(row.size_bytes),
-    ciphertext: row.ciphertext.toString('base64'),
-    encryption: { algorithm: row.algorithm, key_id: row.key_id, nonce: row.nonce.toString('base64') },
-    encrypted_metadata: row.encrypted_metadata.toString('base64'),
+    ciphertext: row.ciphertext,
+    encryption: { algorithm: row.algorithm, key_id: row.key_id, nonce: row.nonce },
+    encrypted_metadata: row.encrypted_metadata,
     ...(row.request_id === null ? {} : { request_id: row.request_id }),
     create_time: new Date(row.created_at).toISOString(),
   };
@@ -47,7 +47,7 @@ export function createDocumentBodyLimit(config: DocumentsConfig): number {
  */
 export function createDocumentsRpcs(deps: { service: DocumentsService; config: DocumentsConfig }): RpcMethod[] {
   const { service } = deps;
-  const create: RpcMethod<CreateDocumentRequestJson, DocumentJson> = {
+  const create: RpcMethod<CreateDocumentRequestJson, DocumentMessage> = {
     service: SERVICE,
     method: 'CreateDocument',
     capability: 'CAP_PLATFORM_DOCUMENTS_CREATE',
@@ -55,20 +55,20 @@ export function createDocumentsRpcs(deps: { service: DocumentsService; config: D
     async handler({ principal, request }) {
       const input = parseInput(createDocumentRequestJson, request, 'body');
       if (!input.encryption?.algorithm) throw new AppError('parameter_missing', 'encryption.algorithm is required: documents are encrypted by the client');
-      const nonce = Buffer.from(input.encryption.nonce ?? '', 'base64');
+      const nonce = input.encryption.nonce ?? Buffer.alloc(0);
       if (nonce.length > 64) throw new AppError('parameter_invalid', 'encryption.nonce must be at most 64 bytes');
       const row = await service.create(principal, {
-        ciphertext: Buffer.from(input.ciphertext ?? '', 'base64'),
+        ciphertext: input.ciphertext ?? Buffer.alloc(0),
         algorithm: input.encryption.algorithm,
         keyId: input.encryption.key_id ?? '',
         nonce,
-        encryptedMetadata: Buffer.from(input.encrypted_metadata ?? '', 'base64'),
+        encryptedMetadata: input.encrypted_metadata ?? Buffer.alloc(0),
         requestId: input.request_id,
       });
-      return documentJson(row);
+      return documentMessage(row);
     },
   };
-  const list: RpcMethod<ListDocumentsRequestJson, ListDocumentsResponseJson> = {
+  const list: RpcMethod<ListDocumentsRequestJson, ListDocumentsResponseMessage> = {
     service: SERVICE,
     method: 'ListDocuments',
     capability: 'CAP_PLATFORM_DOCUMENTS_LIST',
@@ -76,7 +76,7 @@ export function createDocumentsRpcs(deps: { service: DocumentsService; config: D
     async handler({ principal, request }) {
       const input = parseInput(listDocumentsRequestJson, request, 'request');
       const page = await service.list(principal, { pageSize: input.page_size, pageToken: input.page_token });
-      return { documents: page.documents.map(documentJson), ...(page.nextPageToken ? { next_page_token: page.nextPageToken } : {}) };
+      return { documents: page.documents.map(documentMessage), ...(page.nextPageToken ? { next_page_token: page.nextPageToken } : {}) };
     },
   };
   const remove: RpcMethod<DeleteDocumentRequestJson, Record<string, never>> = {

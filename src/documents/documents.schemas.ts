@@ -1,22 +1,22 @@
 import { z } from 'zod';
 
 /**
- * The PlatformDocuments messages in canonical proto3 JSON (proto/platform/v1/documents.proto), as RPC handlers
- * receive and return them. Types and shapes are already checked by the proto codec; these schemas add the
- * semantic rules (required fields, lengths) and are the source of the TypeScript types.
+ * The PlatformDocuments messages in the canonical form RPC handlers receive and return them (proto3 JSON with
+ * `bytes` fields as Buffers; proto/platform/v1/documents.proto). Types and shapes are already checked by the proto
+ * codec; these schemas add the semantic rules (required fields, lengths) and are the source of the TypeScript types.
  */
-const base64 = z.string();
+const bytes = z.instanceof(Buffer);
 
 export const encryptionHeaderJson = z.object({
   algorithm: z.string().min(1).max(64).optional(),
   key_id: z.string().max(128).optional(),
-  nonce: base64.optional(),
+  nonce: bytes.optional(),
 });
 
 export const createDocumentRequestJson = z.object({
-  ciphertext: base64.optional(),
+  ciphertext: bytes.optional(),
   encryption: encryptionHeaderJson.optional(),
-  encrypted_metadata: base64.optional(),
+  encrypted_metadata: bytes.optional(),
   request_id: z
     .string()
     .max(128)
@@ -36,9 +36,26 @@ export const deleteDocumentRequestJson = z.object({
 });
 export type DeleteDocumentRequestJson = z.infer<typeof deleteDocumentRequestJson>;
 
+/** A document as a handler returns it (the transports write the Buffers as bytes or base64). */
+export interface DocumentMessage {
+  id: string;
+  creator_id: string;
+  size_bytes: string;
+  ciphertext: Buffer;
+  encryption: { algorithm: string; key_id: string; nonce: Buffer };
+  encrypted_metadata: Buffer;
+  request_id?: string;
+  create_time: string;
+}
+
+export interface ListDocumentsResponseMessage {
+  documents: DocumentMessage[];
+  next_page_token?: string;
+}
+
 /**
- * A document as returned (ListDocuments, CreateDocument). Proto3 JSON leaves out empty values, so a reader must
- * treat the optional members as empty when absent (an empty ciphertext, no key id, no metadata).
+ * A document as the HTTP mapping writes it (ListDocuments, CreateDocument). Proto3 JSON leaves out empty values,
+ * so a reader must treat the optional members as empty when absent (an empty ciphertext, no key id, no metadata).
  */
 export interface DocumentJson {
   id: string;

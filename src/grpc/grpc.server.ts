@@ -84,7 +84,8 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
       const finish = (code: number) => callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
       invokeRpc(deps, b, {
         authorization: metadataValue(call.metadata, 'authorization'),
-        decode: () => protos.codec.fromProto(b.proto.requestType, call.request),
+        // Bytes stay the Buffers grpc-js decoded: a document is never base64-encoded on the gRPC path.
+        decode: () => protos.codec.fromProto(b.proto.requestType, call.request, { bytes: 'buffer' }),
         clientDeadline: deadlineMs(call.getDeadline()),
         signal: controller.signal,
         transport: 'grpc',

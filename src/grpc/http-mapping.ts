@@ -3,7 +3,7 @@ import protobuf from 'protobufjs';
 import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
 import type { Authenticator } from '../core/identity/auth.ts';
 import type { Logger } from '../core/logger.ts';
-import type { JsonObject, JsonValue, ProtoJsonCodec } from './proto-json.ts';
+import type { CanonicalObject, JsonObject, JsonValue, ProtoJsonCodec } from './proto-json.ts';
 import type { LoadedProtos } from './protos.ts';
 import { pathParamsOf, type HttpErrorStyle, type RpcMethod } from './rpc.ts';
 import { asAppError, bindRpcs, invokeRpc, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
@@ -78,7 +78,7 @@ function setParam(codec: ProtoJsonCodec, typeName: string, target: JsonObject, p
   }
 }
 
-function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyRequest): JsonObject {
+function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyRequest): CanonicalObject {
   const typeName = b.proto.requestType;
   let raw: JsonObject = {};
   if (b.rpc.http.body === '*') {
@@ -101,7 +101,8 @@ function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyR
     const value = params[name];
     if (value !== undefined) setParam(codec, typeName, raw, name, [value], 'path parameter');
   }
-  return codec.fromJson(typeName, raw, { where: b.rpc.http.body === '*' ? 'body' : 'request' });
+  // Handlers get bytes as Buffers on both transports; base64 text is decoded here, once.
+  return codec.fromJson(typeName, raw, { where: b.rpc.http.body === '*' ? 'body' : 'request', bytes: 'buffer' });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../core/errors.ts';
-import { formatTimestamp, parseTimestamp } from './proto-json.ts';
+import { randomBytes } from 'node:crypto';
+import { formatTimestamp, isCanonicalBase64, parseTimestamp } from './proto-json.ts';
 import { loadProtos } from './protos.ts';
 
 /**
@@ -95,6 +96,34 @@ describe('proto3 JSON codec', () => {
     expect(codec.fromJson('platform.v1.ListDocumentsRequest', { pageSize: '7', pageToken: 't' })).toEqual({ page_size: 7, page_token: 't' });
     expect(codec.fromJson('platform.v1.Document', { sizeBytes: 12, ciphertext: '-_8' })).toEqual({ size_bytes: '12', ciphertext: '+/8=' });
     expect(codec.fromJson('platform.v1.Severity', { type: 2 })).toEqual({ type: 'CVSS_V3' });
+  });
+
+  it('checks base64 of 12 MiB without overflowing the stack (regression: a repeated-group regex failed above ~3.2 MiB)', () => {
+    const bytes = randomBytes(12 * 1024 * 1024);
+    const text = bytes.toString('base64');
+    expect(codec.fromJson('platform.v1.Document', { ciphertext: text })).toEqual({ ciphertext: text });
+    const url = codec.fromJson('platform.v1.Document', { ciphertext: bytes.toString('base64url') }, { bytes: 'buffer' });
+    expect((url.ciphertext as Buffer).equals(bytes)).toBe(true);
+    expect(() => codec.fromJson('platform.v1.Document', { ciphertext: `${text.slice(0, -4)}AA!=` })).toThrow(/base64/);
+    expect(() => codec.fromJson('platform.v1.Document', { ciphertext: `${text}A` })).toThrow(/base64/);
+  });
+
+  it('tells canonical base64 (standard alphabet, padded) from the rest in linear time', () => {
+    for (const good of ['', 'AA==', 'AAA=', 'AAAA', '+/8=', 'AAAAAA==']) expect(isCanonicalBase64(good), good).toBe(true);
+    for (const bad of ['A', 'AA', 'AA=', 'A===', 'AA=A', '====', '-_8=', 'AA== ', 'AAAA\n']) expect(isCanonicalBase64(bad), bad).toBe(false);
+  });
+
+  it('passes Buffers through on the gRPC side: no base64 round trip, no copy', () => {
+    const ciphertext = randomBytes(64);
+    const canonical = codec.fromJson('platform.v1.Document', { ciphertext, encryption: { nonce: Buffer.alloc(0) } }, { bytes: 'buffer' });
+    expect(canonical.ciphertext).toBe(ciphertext);
+    // An empty Buffer is the default value and left out, as empty base64 text is.
+    expect(canonical).toEqual({ ciphertext, encryption: {} });
+    expect(codec.toProto('platform.v1.Document', canonical).ciphertext).toBe(ciphertext);
+    expect(codec.fromJson('platform.v1.Document', { ciphertext })).toEqual({ ciphertext: ciphertext.toString('base64') });
+    const decoded = codec.fromProto('platform.v1.Document', { ciphertext }, { bytes: 'buffer' });
+    expect(decoded.ciphertext).toBe(ciphertext);
+    expect(codec.fromProto('platform.v1.Document', { ciphertext })).toEqual({ ciphertext: ciphertext.toString('base64') });
   });
 
   it('parses and formats RFC 3339 timestamps as proto3 JSON does (UTC, 0/3/6/9 fractional digits)', () => {

@@ -6,6 +6,19 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type JsonObject = { [key: string]: JsonValue };
 
 /**
+ * A message in the canonical form handlers see: proto3 JSON, except that a `bytes` field may hold a Buffer (see
+ * `BytesForm`), so a large document is never base64-encoded and decoded between the gRPC wire and a handler.
+ */
+export type CanonicalValue = null | boolean | number | string | Buffer | CanonicalValue[] | { [key: string]: CanonicalValue };
+export type CanonicalObject = { [key: string]: CanonicalValue };
+
+/**
+ * How `bytes` fields come out of the codec: `base64` (standard alphabet with padding, as proto3 JSON writes them)
+ * or `buffer` (a Buffer; for handlers and the gRPC wire). Either form is accepted as input.
+ */
+export type BytesForm = 'base64' | 'buffer';
+
+/**
  * What to do with a JSON member the message does not declare: requests reject it (proto3 JSON parsers do by
  * default), responses drop it (a stored record may carry fields newer than the proto, and both transports then
  * drop them alike).
@@ -16,19 +29,22 @@ export type UnknownFields = 'reject' | 'drop';
  * The one place where messages change shape between the transports (STYLE.md 6: translate once, at the edge).
  *
  * RPC handlers see requests and return responses in *canonical proto3 JSON*: proto field names (snake_case),
- * 64-bit integers as decimal strings, bytes as standard base64, enums by name, `google.protobuf.Timestamp` as an
+ * 64-bit integers as decimal strings, bytes as standard base64 (or Buffers, below), enums by name, `google.protobuf.Timestamp` as an
  * RFC 3339 UTC string with 0, 3, 6 or 9 fractional digits, `Struct`/`Value`/`ListValue` as plain JSON, a oneof as
  * its one set member, and fields holding their default value left out (OSV.dev's JSON relies on this; facts §1).
  * Set message fields stay, even when empty (`{}`), as proto3 JSON writes them.
+ *
+ * `bytes` fields are base64 text or Buffers, as the `bytes` option asks (default `base64`); a Buffer given as input
+ * is taken as is, without a check or a copy.
  *
  * - `fromJson` validates JSON from an HTTP request (or a handler's response) and returns the canonical form.
  * - `toProto` turns canonical JSON into the object proto-loader serializes (Buffers, `{seconds, nanos}`, `{fields}`).
  * - `fromProto` turns what proto-loader deserialized (with `LOADER_OPTIONS`) into canonical JSON.
  */
 export interface ProtoJsonCodec {
-  fromJson(typeName: string, value: unknown, options?: { unknownFields?: UnknownFields; where?: string }): JsonObject;
-  toProto(typeName: string, value: JsonObject): Record<string, unknown>;
-  fromProto(typeName: string, value: Record<string, unknown>): JsonObject;
+  fromJson(typeName: string, value: unknown, options?: { unknownFields?: UnknownFields; where?: string; bytes?: BytesForm }): CanonicalObject;
+  toProto(typeName: string, value: CanonicalObject): Record<string, unknown>;
+  fromProto(typeName: string, value: Record<string, unknown>, options?: { bytes?: BytesForm }): CanonicalObject;
   /** The message type by full name (for field lookups by the HTTP mapping). */
   type(typeName: string): protobuf.Type;
 }
@@ -44,8 +60,34 @@ const INT64 = new Set(['int64', 'sint64', 'sfixed64']);
 const UINT64 = new Set(['uint64', 'fixed64']);
 const FLOAT = new Set(['float', 'double']);
 
-const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// Base64 checks must stay linear: a regex with a repeated group (such as `(?:[A-Za-z0-9+/]{4})*`) recurses
+// per repetition in V8 and overflows the stack on a few MiB of text, which an 8 MiB document is.
+const BASE64_ALPHABET = /^[A-Za-z0-9+/]*={0,2}$/;
 const ANY_BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Standard base64 with padding (the form proto3 JSON writes); linear in the length. */
+export function isCanonicalBase64(text: string): boolean {
+  return text.length % 4 === 0 && BASE64_ALPHABET.test(text);
+}
+
+/**
+ * Base64 text as proto3 JSON parsers accept it (standard or URL-safe alphabet, padding optional) as bytes in the
+ * requested form; undefined when it is not base64.
+ */
+export function bytesFromBase64(text: string, form: BytesForm): string | Buffer | undefined {
+  if (isCanonicalBase64(text)) return form === 'buffer' ? Buffer.from(text, 'base64') : text;
+  if (!ANY_BASE64.test(text)) return undefined;
+  const unpadded = text.endsWith('==') ? text.length - 2 : text.endsWith('=') ? text.length - 1 : text.length;
+  if (unpadded % 4 === 1) return undefined;
+  // Node's base64 decoder also takes the URL-safe alphabet.
+  const bytes = Buffer.from(text, 'base64');
+  return form === 'buffer' ? bytes : bytes.toString('base64');
+}
+
+/** A Uint8Array (a Buffer or not) as a Buffer over the same memory. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 /** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, the range proto3 JSON allows. */
 const MIN_SECONDS = -62_135_596_800n;
@@ -152,7 +194,7 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
 
   // ---- JSON (HTTP or handler) -> canonical JSON -------------------------------------------------------------
 
-  function scalarFromJson(f: protobuf.Field, raw: unknown, path: string): JsonValue {
+  function scalarFromJson(f: protobuf.Field, raw: unknown, path: string, bytes: BytesForm): CanonicalValue {
     const kind = f.type;
     if (kind === 'string') {
       if (typeof raw !== 'string') throw invalidAt(path, 'expected a string');
@@ -163,10 +205,11 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
       return raw;
     }
     if (kind === 'bytes') {
-      if (typeof raw !== 'string') throw invalidAt(path, 'expected base64 text');
-      if (CANONICAL_BASE64.test(raw)) return raw;
-      if (!ANY_BASE64.test(raw) || raw.replace(/=+$/, '').length % 4 === 1) throw invalidAt(path, 'expected base64 text');
-      return Buffer.from(raw, 'base64').toString('base64');
+      // A handler's own Buffer needs no check (and, on the gRPC side, no copy).
+      if (raw instanceof Uint8Array) return bytes === 'buffer' ? asBuffer(raw) : asBuffer(raw).toString('base64');
+      const decoded = typeof raw === 'string' ? bytesFromBase64(raw, bytes) : undefined;
+      if (decoded === undefined) throw invalidAt(path, 'expected base64 text');
+      return decoded;
     }
     if (INT32.has(kind) || UINT32.has(kind)) {
       const n = typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : raw;
@@ -202,13 +245,14 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     throw invalidAt(path, 'expected an enum name');
   }
 
-  function isDefault(f: protobuf.Field, v: JsonValue): boolean {
+  function isDefault(f: protobuf.Field, v: CanonicalValue): boolean {
     if (f.resolvedType instanceof protobuf.Type) return false;
     if (f.resolvedType instanceof protobuf.Enum) return v === 0 || (typeof v === 'string' && f.resolvedType.values[v] === 0);
     switch (f.type) {
       case 'string':
-      case 'bytes':
         return v === '';
+      case 'bytes':
+        return v === '' || (Buffer.isBuffer(v) && v.length === 0);
       case 'bool':
         return v === false;
       default:
@@ -217,14 +261,20 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     }
   }
 
-  function singleFromJson(f: protobuf.Field, raw: unknown, path: string, unknown: UnknownFields): JsonValue {
-    const rt = f.resolvedType;
-    if (rt instanceof protobuf.Type) return messageFromJson(rt, raw, path, unknown);
-    if (rt instanceof protobuf.Enum) return enumFromJson(rt, raw, path);
-    return scalarFromJson(f, raw, path);
+  /** How `fromJson` treats unknown members and which form bytes take. */
+  interface FromJsonOptions {
+    unknown: UnknownFields;
+    bytes: BytesForm;
   }
 
-  function messageFromJson(t: protobuf.Type, raw: unknown, path: string, unknown: UnknownFields): JsonValue {
+  function singleFromJson(f: protobuf.Field, raw: unknown, path: string, options: FromJsonOptions): CanonicalValue {
+    const rt = f.resolvedType;
+    if (rt instanceof protobuf.Type) return messageFromJson(rt, raw, path, options);
+    if (rt instanceof protobuf.Enum) return enumFromJson(rt, raw, path);
+    return scalarFromJson(f, raw, path, options.bytes);
+  }
+
+  function messageFromJson(t: protobuf.Type, raw: unknown, path: string, options: FromJsonOptions): CanonicalValue {
     const name = fullName(t);
     if (name === TIMESTAMP) {
       const parsed = typeof raw === 'string' ? parseTimestamp(raw) : undefined;
@@ -242,13 +292,13 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     }
     if (!isPlainObject(raw)) throw invalidAt(path, 'expected a JSON object');
     const lookup = fieldLookup(t);
-    const found: JsonObject = {};
+    const found: CanonicalObject = {};
     const oneofs = new Map<string, string>();
     for (const [key, value] of Object.entries(raw)) {
       const f = lookup.get(key);
       const at = `${path}.${key}`;
       if (!f) {
-        if (unknown === 'reject') throw invalidAt(at, 'unknown field');
+        if (options.unknown === 'reject') throw invalidAt(at, 'unknown field');
         continue;
       }
       // proto3 JSON: null means "default", except for google.protobuf.Value where it is the JSON null.
@@ -265,17 +315,17 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
         if (!Array.isArray(value)) throw invalidAt(at, 'expected an array');
         const items = value.map((item: unknown, i) => {
           if (item === null) throw invalidAt(`${at}[${i}]`, 'null is not allowed in a repeated field');
-          return singleFromJson(f, item, `${at}[${i}]`, unknown);
+          return singleFromJson(f, item, `${at}[${i}]`, options);
         });
         if (items.length > 0) found[f.name] = items;
         continue;
       }
-      const v = singleFromJson(f, value, at, unknown);
+      const v = singleFromJson(f, value, at, options);
       // A oneof member has presence, so its default value is kept (it says which member is set).
       if (oneof || !isDefault(f, v)) found[f.name] = v;
     }
     // Members in declaration order, as proto3 JSON printers (and `fromProto`) write them.
-    const out: JsonObject = {};
+    const out: CanonicalObject = {};
     for (const f of t.fieldsArray) {
       const v = found[f.name];
       if (v !== undefined) out[f.name] = v;
@@ -310,14 +360,14 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     return { fields };
   }
 
-  function singleToProto(f: protobuf.Field, v: JsonValue): unknown {
+  function singleToProto(f: protobuf.Field, v: CanonicalValue): unknown {
     const rt = f.resolvedType;
     if (rt instanceof protobuf.Type) return messageToProto(rt, v);
-    if (f.type === 'bytes') return Buffer.from(v as string, 'base64');
+    if (f.type === 'bytes') return Buffer.isBuffer(v) ? v : Buffer.from(v as string, 'base64');
     return v;
   }
 
-  function messageToProto(t: protobuf.Type, v: JsonValue): Record<string, unknown> {
+  function messageToProto(t: protobuf.Type, v: CanonicalValue): Record<string, unknown> {
     const name = fullName(t);
     if (name === TIMESTAMP) {
       const parsed = parseTimestamp(v as string);
@@ -325,13 +375,13 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
       return { seconds: parsed.seconds.toString(), nanos: parsed.nanos };
     }
     if (name === STRUCT) return structToProto(v as JsonObject);
-    if (name === VALUE) return valueToProto(v);
+    if (name === VALUE) return valueToProto(v as JsonValue);
     if (name === LIST_VALUE) return { values: (v as JsonValue[]).map(valueToProto) };
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as JsonObject)) {
+    for (const [k, x] of Object.entries(v as CanonicalObject)) {
       const f = t.fields[k];
       if (!f) continue;
-      out[k] = f.repeated ? (x as JsonValue[]).map((item) => singleToProto(f, item)) : singleToProto(f, x);
+      out[k] = f.repeated ? (x as CanonicalValue[]).map((item) => singleToProto(f, item)) : singleToProto(f, x);
     }
     return out;
   }
@@ -354,23 +404,26 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     return out;
   }
 
-  function singleFromProto(f: protobuf.Field, v: unknown): JsonValue {
+  function singleFromProto(f: protobuf.Field, v: unknown, bytes: BytesForm): CanonicalValue {
     const rt = f.resolvedType;
-    if (rt instanceof protobuf.Type) return messageFromProto(rt, v as Record<string, unknown>);
+    if (rt instanceof protobuf.Type) return messageFromProto(rt, v as Record<string, unknown>, bytes);
     if (rt instanceof protobuf.Enum) return typeof v === 'number' ? (rt.valuesById[v] ?? v) : (v as string);
-    if (f.type === 'bytes') return Buffer.isBuffer(v) ? v.toString('base64') : Buffer.from(v as Uint8Array).toString('base64');
+    if (f.type === 'bytes') {
+      const buffer = asBuffer(v as Uint8Array);
+      return bytes === 'buffer' ? buffer : buffer.toString('base64');
+    }
     if (INT64.has(f.type) || UINT64.has(f.type)) return String(v);
     if (FLOAT.has(f.type) && typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
     return v as JsonValue;
   }
 
-  function messageFromProto(t: protobuf.Type, v: Record<string, unknown>): JsonValue {
+  function messageFromProto(t: protobuf.Type, v: Record<string, unknown>, bytes: BytesForm): CanonicalValue {
     const name = fullName(t);
     if (name === TIMESTAMP) return formatTimestamp(BigInt(String((v.seconds as string | number | undefined) ?? 0)), Number(v.nanos ?? 0));
     if (name === STRUCT) return structFromProto(v);
     if (name === VALUE) return valueFromProto(v);
     if (name === LIST_VALUE) return ((v.values as Record<string, unknown>[] | undefined) ?? []).map(valueFromProto);
-    const out: JsonObject = {};
+    const out: CanonicalObject = {};
     for (const f of t.fieldsArray) {
       const x = v[f.name];
       if (x === undefined || x === null) continue;
@@ -378,11 +431,11 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
       // With `oneofs: true` the virtual field names the member that counts (the last one on the wire).
       if (oneof && typeof v[oneof.name] === 'string' && v[oneof.name] !== f.name) continue;
       if (f.repeated) {
-        const items = (x as unknown[]).map((item) => singleFromProto(f, item));
+        const items = (x as unknown[]).map((item) => singleFromProto(f, item, bytes));
         if (items.length > 0) out[f.name] = items;
         continue;
       }
-      const value = singleFromProto(f, x);
+      const value = singleFromProto(f, x, bytes);
       if (oneof || !isDefault(f, value)) out[f.name] = value;
     }
     return out;
@@ -391,13 +444,13 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
   return {
     type,
     fromJson(typeName, value, options = {}) {
-      return messageFromJson(type(typeName), value, options.where ?? 'body', options.unknownFields ?? 'reject') as JsonObject;
+      return messageFromJson(type(typeName), value, options.where ?? 'body', { unknown: options.unknownFields ?? 'reject', bytes: options.bytes ?? 'base64' }) as CanonicalObject;
     },
     toProto(typeName, value) {
       return messageToProto(type(typeName), value);
     },
-    fromProto(typeName, value) {
-      return messageFromProto(type(typeName), value) as JsonObject;
+    fromProto(typeName, value, options = {}) {
+      return messageFromProto(type(typeName), value, options.bytes ?? 'base64') as CanonicalObject;
     },
   };
 }

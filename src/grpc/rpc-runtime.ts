@@ -1,7 +1,7 @@
 import { AppError, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
 import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
 import type { Logger } from '../core/logger.ts';
-import type { JsonObject, ProtoJsonCodec } from './proto-json.ts';
+import type { CanonicalObject, ProtoJsonCodec } from './proto-json.ts';
 import type { LoadedMethod, LoadedProtos } from './protos.ts';
 import { fastifyPathOf, type RpcMethod } from './rpc.ts';
 
@@ -47,12 +47,19 @@ export interface RpcRuntimeDeps {
 export interface RpcInvocation {
   /** The raw `authorization` value (gRPC metadata or HTTP header). */
   authorization: string | undefined;
-  /** Produces the canonical request; called only after authentication, so strangers learn nothing from validation. */
-  decode(): JsonObject;
+  /**
+   * Produces the canonical request (bytes as Buffers); called only after authentication, so strangers learn
+   * nothing from validation.
+   */
+  decode(): CanonicalObject;
   /** The client's deadline in epoch ms (Infinity or undefined when none). */
   clientDeadline?: number | undefined;
   /** Aborted when the client goes away. */
   signal?: AbortSignal | undefined;
+  /**
+   * Which transport carries the call. It also decides the form of `bytes` fields in the returned response:
+   * Buffers for gRPC (serialized as they are), base64 text for HTTP (written as JSON).
+   */
   transport: 'grpc' | 'http';
   log: Logger;
 }
@@ -71,7 +78,7 @@ export function asAppError(error: unknown, log: Logger): AppError {
  * Runs one call of a bound RPC, whatever the transport: authenticate and authorize, decode, run the handler under
  * the deadline, and return the response in canonical JSON. Throws an AppError (deadline: `deadline_exceeded`).
  */
-export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<JsonObject> {
+export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<CanonicalObject> {
   const { rpc, proto } = bound;
   const principal = requireCapability(await deps.auth.authenticate({ authorization: call.authorization }), rpc.capability);
   const request = call.decode();
@@ -96,7 +103,8 @@ export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: Rpc
     work.catch(() => undefined);
     const response = await Promise.race([work, aborted]);
     try {
-      return deps.codec.fromJson(proto.responseType, response, { unknownFields: 'drop', where: 'response' });
+      // Buffers from the handler pass without a check or a copy; only base64 text is checked (in linear time).
+      return deps.codec.fromJson(proto.responseType, response, { unknownFields: 'drop', where: 'response', bytes: call.transport === 'grpc' ? 'buffer' : 'base64' });
     } catch (error) {
       throw new AppError('internal', INTERNAL_MESSAGE, { cause: error });
     }

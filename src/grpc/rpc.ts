@@ -28,8 +28,9 @@ export interface RpcCall<Req> {
   principal: Principal;
   /**
    * The request in canonical proto3 JSON (see `proto-json.ts`): snake_case proto field names, fields at their
-   * default value left out, int64 as strings, bytes as base64, enums by name, Timestamps as RFC 3339, Structs as
-   * JSON, a oneof as its one set member. Unknown fields were rejected and types checked before the call.
+   * default value left out, int64 as strings, enums by name, Timestamps as RFC 3339, Structs as JSON, a oneof as
+   * its one set member; `bytes` fields are Buffers on both transports (no base64 round trip for large payloads).
+   * Unknown fields were rejected and types checked before the call.
    */
   request: Req;
   /** Epoch milliseconds by which the answer is due: the client's gRPC deadline, capped by `PLATFORM_RPC_DEADLINE_MS`. */
@@ -58,7 +59,10 @@ export interface RpcMethod<Req = unknown, Res = unknown> {
   /** The capability the caller's platform token must carry. */
   capability: Capability;
   http: RpcHttpMapping;
-  /** The implementation; returns the response in canonical proto3 JSON (empty fields may be present or absent). */
+  /**
+   * The implementation; returns the response in canonical proto3 JSON (empty fields may be present or absent),
+   * `bytes` fields preferably as Buffers (base64 text is accepted too, and checked).
+   */
   handler(call: RpcCall<Req>): Promise<Res>;
 }
 

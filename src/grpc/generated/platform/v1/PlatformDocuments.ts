@@ -51,8 +51,10 @@ export interface PlatformDocumentsClient extends grpc.Client {
   
   /**
    * Lists the organization's documents, oldest first, with their ciphertext. A page holds at most `page_size`
-   * documents and at most 32 MiB of document bytes (always at least one document); `next_page_token` is set while
-   * more remain. gRPC clients should accept messages of 40 MiB or more (the default client limit is 4 MiB).
+   * documents and at most PLATFORM_DOCUMENT_PAGE_MAX_BYTES of document bytes (default 3 MiB, so that a page fits
+   * the 4 MiB default receive limit of gRPC clients), but always at least one document; `next_page_token` is set
+   * while more remain. A single document larger than about 4 MiB needs a client with a raised receive limit (for
+   * example `grpcurl -max-msg-sz 16777216`), as does creating one, since CreateDocument returns the document.
    */
   ListDocuments(argument: _platform_v1_ListDocumentsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_platform_v1_ListDocumentsResponse__Output>): grpc.ClientUnaryCall;
   ListDocuments(argument: _platform_v1_ListDocumentsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_platform_v1_ListDocumentsResponse__Output>): grpc.ClientUnaryCall;
@@ -60,8 +62,10 @@ export interface PlatformDocumentsClient extends grpc.Client {
   ListDocuments(argument: _platform_v1_ListDocumentsRequest, callback: grpc.requestCallback<_platform_v1_ListDocumentsResponse__Output>): grpc.ClientUnaryCall;
   /**
    * Lists the organization's documents, oldest first, with their ciphertext. A page holds at most `page_size`
-   * documents and at most 32 MiB of document bytes (always at least one document); `next_page_token` is set while
-   * more remain. gRPC clients should accept messages of 40 MiB or more (the default client limit is 4 MiB).
+   * documents and at most PLATFORM_DOCUMENT_PAGE_MAX_BYTES of document bytes (default 3 MiB, so that a page fits
+   * the 4 MiB default receive limit of gRPC clients), but always at least one document; `next_page_token` is set
+   * while more remain. A single document larger than about 4 MiB needs a client with a raised receive limit (for
+   * example `grpcurl -max-msg-sz 16777216`), as does creating one, since CreateDocument returns the document.
    */
   listDocuments(argument: _platform_v1_ListDocumentsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_platform_v1_ListDocumentsResponse__Output>): grpc.ClientUnaryCall;
   listDocuments(argument: _platform_v1_ListDocumentsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_platform_v1_ListDocumentsResponse__Output>): grpc.ClientUnaryCall;
@@ -89,8 +93,10 @@ export interface PlatformDocumentsHandlers extends grpc.UntypedServiceImplementa
   
   /**
    * Lists the organization's documents, oldest first, with their ciphertext. A page holds at most `page_size`
-   * documents and at most 32 MiB of document bytes (always at least one document); `next_page_token` is set while
-   * more remain. gRPC clients should accept messages of 40 MiB or more (the default client limit is 4 MiB).
+   * documents and at most PLATFORM_DOCUMENT_PAGE_MAX_BYTES of document bytes (default 3 MiB, so that a page fits
+   * the 4 MiB default receive limit of gRPC clients), but always at least one document; `next_page_token` is set
+   * while more remain. A single document larger than about 4 MiB needs a client with a raised receive limit (for
+   * example `grpcurl -max-msg-sz 16777216`), as does creating one, since CreateDocument returns the document.
    */
   ListDocuments: grpc.handleUnaryCall<_platform_v1_ListDocumentsRequest__Output, _platform_v1_ListDocumentsResponse>;
   
