@@ -43,7 +43,13 @@ export const modelsQuerySchema = z.object({
   available: z.enum(['true', 'false']).optional().describe('true: only available models; false: only unavailable ones'),
 });
 
-export const providerIdParamsSchema = z.object({ provider_id: z.string().min(1).max(63) });
+/**
+ * Any path segment is accepted here: a provider id that names no provider (too long or malformed included) is an
+ * unknown provider, 404 `not_found` (spec: Errors), answered by the lookup rather than as a malformed parameter.
+ */
+export const providerIdParamsSchema = z.object({
+  provider_id: z.string().describe('Provider id (lower-case letters, digits, ".", "_", "-"; at most 63 characters); an unknown id is 404 not_found'),
+});
 
 const parameterDescriptorView = z.object({
   kind: z.enum(['integer', 'number', 'string', 'boolean']),

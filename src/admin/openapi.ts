@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { SESSION_COOKIE } from '../core/identity/auth.ts';
 import { errorResponseSchema } from './admin.schemas.ts';
-import { fastifyPath, type AnyApiRoute, type ApiRoute } from './http/api-route.ts';
+import { fastifyPath, routeErrors, type AnyApiRoute, type ApiRoute } from './http/api-route.ts';
 
 /** Where the document is served. */
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -73,7 +73,7 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject
         : {}),
       responses: {
         '200': { description: 'Success', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } },
-        ...errorResponses(route.errors),
+        ...errorResponses(routeErrors(anyRoute)),
       },
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;

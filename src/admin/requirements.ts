@@ -84,6 +84,7 @@ export const REQUIREMENTS = {
   'ADM-MEM-3': { source: 'What the service does', text: 'Admin changes are visible to the next member read' },
   // CLI and OpenAPI
   'ADM-CLI-1': { source: 'Endpoints rule 12', text: 'platform models hide|unhide|invalidate|restore read the provider version first and report a conflict without retrying' },
+  'ADM-API-2': { source: 'Errors; issue 4 §9', text: 'OpenAPI declares every error a route can answer: 401 on authenticated routes, 403 on admin routes, 400/413/415 on routes with a body, 409 stale_object on versioned commands; the server answers 413 and 415 in the envelope' },
   'ADM-API-1': { source: 'issue 4 §9', text: 'GET /api/v1/openapi.json describes every admin and member route in OpenAPI 3.1 from the schemas that validate requests' },
 } as const satisfies Record<string, Requirement>;
 

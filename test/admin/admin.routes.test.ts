@@ -212,6 +212,38 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
         expect(r.body).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
       }
     });
+
+    it('[ADM-READ-3] regression: a provider_id longer than 63 characters (or otherwise malformed) is 404 not_found, not 400', async () => {
+      const { token } = await newAccount(h);
+      for (const id of ['a'.repeat(64), 'x'.repeat(1000), 'Alpha', 'al%20pha', '-alpha']) {
+        const cases: [string, string, unknown][] = [
+          ['GET', P(id), undefined],
+          ['PUT', P(id, '/lane'), { command: { enabled: true } }],
+          ['PUT', P(id, '/model_visibility'), { command: { model: 'alpha/a-1', visible: false } }],
+          ['PUT', P(id, '/model_availability'), { command: { model: 'alpha/a-1', available: false, expected_lock_version: null } }],
+          ['PUT', P(id, '/api_key'), { command: { api_key: 'sk-long-id' } }],
+          ['DELETE', P(id, '/api_key'), undefined],
+        ];
+        for (const [method, path, body] of cases) {
+          const r = await h.call(method, path, { token, ...(body ? { body } : {}) });
+          expect(r.status, `${method} ${path.slice(0, 80)}`).toBe(404);
+          expect(r.body.error.code).toBe('not_found');
+        }
+      }
+    });
+  });
+
+  describe('body handling', () => {
+    it('[ADM-API-2] answers an oversized body with 413 and a non-JSON body with 415, in the envelope', async () => {
+      const { token } = await newAccount(h);
+      const huge = await h.call('PUT', P('alpha', '/api_key'), { token, rawBody: JSON.stringify({ command: { api_key: 'k'.repeat(2 * 1024 * 1024) } }) });
+      expect(huge.status).toBe(413);
+      expect(huge.body).toEqual({ error: { code: 'payload_too_large', message: expect.any(String) } });
+      const text = await h.call('PUT', P('alpha', '/lane'), { token, rawBody: '<command enabled="true"/>', headers: { 'content-type': 'application/xml' } });
+      expect(text.status).toBe(415);
+      expect(text.body).toEqual({ error: { code: 'unsupported_media_type', message: expect.any(String) } });
+      expect((await h.call('GET', P('alpha'), { token })).body.model_provider.lock_version).toBeNull();
+    });
   });
 
   describe('commands and versions', () => {

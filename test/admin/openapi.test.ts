@@ -51,6 +51,31 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/v1/admin/model_providers/{provider_id}/model_visibility'].put.responses['409']).toBeDefined();
   });
 
+  it('[ADM-API-2] regression: declares 401 everywhere, 403 on admin routes, 413/415/400 on routes with a body, and stale_object rather than conflict on versioned commands', () => {
+    const codesOf = (op: any, status: string): string => op.responses[status]?.description ?? ''; // eslint-disable-line @typescript-eslint/no-explicit-any -- untyped JSON
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, typeof doc>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        const where = `${method} ${path}`;
+        expect(codesOf(op, '401'), where).toMatch(/unauthorized/);
+        if (path.startsWith('/api/v1/admin')) expect(codesOf(op, '403'), where).toMatch(/administrator_required/);
+        if (op.requestBody) {
+          expect(codesOf(op, '400'), where).toMatch(/parameter_invalid/);
+          expect(codesOf(op, '413'), where).toMatch(/payload_too_large/);
+          expect(codesOf(op, '415'), where).toMatch(/unsupported_media_type/);
+        }
+      }
+    }
+    for (const suffix of ['lane', 'model_visibility', 'model_availability', 'api_key']) {
+      const op = doc.paths[`/api/v1/admin/model_providers/{provider_id}/${suffix}`].put;
+      expect(codesOf(op, '409'), suffix).toMatch(/stale_object/);
+      expect(codesOf(op, '409'), suffix).not.toMatch(/\bconflict\b/);
+      // An unknown (also a too-long) provider id is 404 not_found, not a malformed parameter.
+      expect(codesOf(op, '404'), suffix).toMatch(/not_found/);
+      const param = op.parameters.find((p: { name: string }) => p.name === 'provider_id');
+      expect(param.schema.maxLength).toBeUndefined();
+    }
+  });
+
   it('[ADM-API-1] uses the very schemas the routes validate with', async () => {
     const lane = doc.paths['/api/v1/admin/model_providers/{provider_id}/lane'].put.requestBody.content['application/json'].schema;
     const fromZod = z.toJSONSchema(z.strictObject({ command: laneCommandSchema }), { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;

@@ -68,6 +68,20 @@ export interface ApiRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   handler(input: RouteInput<P, Q, C>): Promise<unknown>;
 }
 
+/**
+ * Every error a route can answer: its own list plus what the shared machinery adds. Authentication runs before
+ * the handler (401 on every authenticated route, 403 on admin routes for a member's session), and a route that
+ * takes a body can meet the server's body limit (413), a non-JSON content type (415) and malformed JSON (400).
+ * The OpenAPI document declares exactly this list.
+ */
+export function routeErrors(route: AnyApiRoute): ErrorCode[] {
+  const codes = new Set<ErrorCode>(route.errors);
+  if (route.auth !== 'public') codes.add('unauthorized');
+  if (route.auth === 'administrator') codes.add('administrator_required');
+  if (route.command) for (const code of ['parameter_missing', 'parameter_invalid', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
+  return [...codes];
+}
+
 /** Keeps the generic parameters of one route while building a heterogeneous table. */
 export function defineRoute<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType>(route: ApiRoute<P, Q, C>): AnyApiRoute {
   return route;
