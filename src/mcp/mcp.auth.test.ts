@@ -116,10 +116,18 @@ describe('register rate limit', () => {
 
   it('[REG-TRUST-PROXY] normalizes forwarded addresses with ports to one key per client', () => {
     expect(normalizeClientAddress('203.0.113.7:5312')).toBe('203.0.113.7');
-    expect(normalizeClientAddress('[2001:db8::1]:443')).toBe('2001:db8::1');
-    expect(normalizeClientAddress('[2001:DB8::1]')).toBe('2001:db8::1');
     expect(normalizeClientAddress('::ffff:198.51.100.4')).toBe('198.51.100.4');
     expect(normalizeClientAddress('not-an-ip:99')).toBe('not-an-ip:99');
     expect(normalizeClientAddress(undefined)).toBe('unknown');
+  });
+
+  it('[RATE-IPV6] regression: IPv6 clients were counted per full address; now by /64, IPv4-mapped as IPv4', () => {
+    expect(normalizeClientAddress('[2001:db8::1]:443')).toBe('2001:db8:0:0::/64');
+    expect(normalizeClientAddress('[2001:DB8::1]')).toBe('2001:db8:0:0::/64');
+    expect(normalizeClientAddress('2001:db8:0:0:ffff:ffff:ffff:ffff')).toBe('2001:db8:0:0::/64');
+    expect(normalizeClientAddress('2001:db8:0:1::1')).toBe('2001:db8:0:1::/64');
+    expect(normalizeClientAddress('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(normalizeClientAddress('::ffff:c633:6404')).toBe('198.51.100.4');
+    expect(normalizeClientAddress('[::ffff:198.51.100.4]:80')).toBe('198.51.100.4');
   });
 });

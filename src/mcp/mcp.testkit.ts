@@ -86,7 +86,8 @@ export interface StackOptions {
   serverPath?: string;
   allowlist?: string;
   registerLimitPerHour?: number;
-  trustProxy?: boolean;
+  /** `true` as TRUST_PROXY=true reads it (proxies on loopback and private networks), or a list of proxies. */
+  trustProxy?: boolean | string;
   validationCacheTtlMs?: number;
   /** Extra redirect URIs registered at the forge (passthrough registers CLIENT_CALLBACK by default). */
   forgeRedirectUris?: string[];
@@ -144,7 +145,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         }
       : undefined,
     localSecret: randomBytes(32),
-    trustProxy: options.trustProxy ?? false,
+    trustProxy: options.trustProxy === true ? 'loopback,linklocal,uniquelocal' : (options.trustProxy ?? false),
     bodyLimit: 1024 * 1024,
     ...(options.validationCacheTtlMs !== undefined ? { validationCacheTtlMs: options.validationCacheTtlMs } : {}),
   };

@@ -198,17 +198,44 @@ describe('registration limits', () => {
     }
   });
 
-  it('[REG-TRUST-PROXY] with TRUST_PROXY each forwarded client has its own budget; a port in the address is no 500', async () => {
+  it('[REG-TRUST-PROXY] behind a trusted proxy a client is counted by the address the proxy appended, not by what it writes itself', async () => {
+    // The test connects from 127.0.0.1, a trusted proxy under TRUST_PROXY=true (loopback and private networks): the
+    // last X-Forwarded-For entry is what that proxy appended, the entries before it are what the client wrote.
     const stack = await startStack({ mode: 'callback_proxy', registerLimitPerHour: 1, trustProxy: true });
     try {
       const body = { redirect_uris: [CLIENT_CALLBACK] };
+      expect((await register(stack.url, body, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(201);
+      // The same client writing other addresses in front of the proxy's entry still counts as 198.51.100.9.
+      expect((await register(stack.url, body, { 'x-forwarded-for': '203.0.113.1, 198.51.100.9' })).status).toBe(429);
+      expect((await register(stack.url, body, { 'x-forwarded-for': '203.0.113.2,198.51.100.9' })).status).toBe(429);
+      // Through a second, internal proxy (a private address, trusted) the client is still the first untrusted hop.
+      expect((await register(stack.url, body, { 'x-forwarded-for': '203.0.113.3, 198.51.100.9, 10.0.0.1' })).status).toBe(429);
+      // Another client behind the proxy has its own budget.
+      expect((await register(stack.url, body, { 'x-forwarded-for': '203.0.113.1, 198.51.100.10' })).status).toBe(201);
+      // A forwarded address with a port is one client, never a 500.
       expect((await register(stack.url, body, { 'x-forwarded-for': '203.0.113.9:1234' })).status).toBe(201);
       expect((await register(stack.url, body, { 'x-forwarded-for': '203.0.113.9:5678' })).status).toBe(429);
       expect((await register(stack.url, body, { 'x-forwarded-for': '203.0.113.9' })).status).toBe(429);
       expect((await register(stack.url, body, { 'x-forwarded-for': '[2001:db8::7]:443' })).status).toBe(201);
-      expect((await register(stack.url, body, { 'x-forwarded-for': '198.51.100.2, 10.0.0.1' })).status).toBe(201);
       expect((await register(stack.url, body, { 'x-forwarded-for': 'garbage:::' })).status).toBe(201);
       expect((await register(stack.url, body, { 'x-forwarded-for': 'garbage:::' })).status).toBe(429);
+    } finally {
+      await stack.close();
+    }
+  });
+
+  it('[RATE-IPV6] regression: an IPv6 client took a new budget per address; now one /64 shares one budget', async () => {
+    const stack = await startStack({ mode: 'callback_proxy', registerLimitPerHour: 1, trustProxy: true });
+    try {
+      const body = { redirect_uris: [CLIENT_CALLBACK] };
+      expect((await register(stack.url, body, { 'x-forwarded-for': '2001:db8:aa:bb::1' })).status).toBe(201);
+      for (const other of ['2001:db8:aa:bb::2', '2001:db8:aa:bb:ffff:ffff:ffff:ffff', '[2001:DB8:AA:BB::3]:443']) {
+        expect((await register(stack.url, body, { 'x-forwarded-for': other })).status, other).toBe(429);
+      }
+      expect((await register(stack.url, body, { 'x-forwarded-for': '2001:db8:aa:bc::1' })).status).toBe(201);
+      // IPv4-mapped IPv6 counts as the IPv4 address.
+      expect((await register(stack.url, body, { 'x-forwarded-for': '198.51.100.77' })).status).toBe(201);
+      expect((await register(stack.url, body, { 'x-forwarded-for': '::ffff:198.51.100.77' })).status).toBe(429);
     } finally {
       await stack.close();
     }

@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
+import { addressKey } from './oauth.ip.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -38,9 +39,10 @@ export function createWindowRateLimiter(deps: { clock: Clock; limit: number; win
 }
 
 /**
- * The client address used as the limit key. Fastify gives the socket address, or with `TRUST_PROXY` the
- * forwarded one, which proxies sometimes write with a port (`203.0.113.7:5312`, `[2001:db8::1]:443`): the port is
- * removed so one client counts once, and anything unparsable falls back to the raw text rather than failing.
+ * The client address used as the limit key. Fastify gives the socket address, or with `TRUST_PROXY` the first
+ * untrusted forwarded hop, which proxies sometimes write with a port (`203.0.113.7:5312`, `[2001:db8::1]:443`): the
+ * port is removed so one client counts once. IPv4-mapped IPv6 counts as the IPv4 address and IPv6 by its /64
+ * ({@link addressKey}); anything unparsable falls back to the raw text rather than failing.
  */
 export function normalizeClientAddress(raw: string | undefined): string {
   if (!raw) return 'unknown';
@@ -48,7 +50,5 @@ export function normalizeClientAddress(raw: string | undefined): string {
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(value);
   if (bracketed?.[1]) value = bracketed[1];
   else if (/^\d{1,3}(\.\d{1,3}){3}:\d+$/.test(value)) value = value.slice(0, value.lastIndexOf(':'));
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(value);
-  if (mapped?.[1]) value = mapped[1];
-  return isIP(value) !== 0 ? value.toLowerCase() : value.slice(0, 100);
+  return isIP(value.replace(/%.*$/, '')) !== 0 ? addressKey(value.toLowerCase()) : value.slice(0, 100);
 }
