@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- the OpenAPI document is untyped JSON; the assertions pin its shape */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-argument -- the OpenAPI document is untyped JSON; the assertions pin its shape */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -52,7 +52,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('[ADM-API-2] regression: declares 401 everywhere, 403 on admin routes, 413/415/400 on routes with a body, and stale_object rather than conflict on versioned commands', () => {
-    const codesOf = (op: any, status: string): string => op.responses[status]?.description ?? ''; // eslint-disable-line @typescript-eslint/no-explicit-any -- untyped JSON
+    const codesOf = (op: { responses: Record<string, { description?: string } | undefined> }, status: string): string => op.responses[status]?.description ?? '';
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, typeof doc>>)) {
       for (const [method, op] of Object.entries(item)) {
         const where = `${method} ${path}`;
