@@ -79,6 +79,35 @@ describe('allowlist', () => {
     expect(() => parseAllowlist(' , ')).toThrow(/empty/);
   });
 
+  it('[ALLOW-PREFIX-STRICT] regression: a /* prefix admitted queries and encoded separators after the prefix', () => {
+    for (const uri of [
+      'https://chatgpt.com/connector/oauth/x?redirect=https://evil.example',
+      'https://chatgpt.com/connector/oauth/x?',
+      'https://chatgpt.com/connector/oauth/%2F..%2F..%2Fevil',
+      'https://chatgpt.com/connector/oauth/%2f..%2f..%2fevil',
+      'https://chatgpt.com/connector/oauth/x%5C..%5Cevil',
+      'https://chatgpt.com/connector/oauth/x%5c..%5cevil',
+      'https://chatgpt.com/connector/oauth/%2E%2E/evil',
+      'https://chatgpt.com/connector/oauth/x/%2e%2e/y',
+      'https://chatgpt.com/connector/oauth/x/%2e/y',
+      'https://chatgpt.com/connector/oauth/x/../y',
+      'https://chatgpt.com/connector/oauth/x/./y',
+      'https://chatgpt.com/connector/oauth/x/..',
+    ]) {
+      expect(isAllowedRedirectUri(defaults, uri), uri).toBe(false);
+    }
+    const custom = parseAllowlist('https://hooks.example/mcp/*');
+    expect(isAllowedRedirectUri(custom, 'https://hooks.example/mcp/tenant?next=/x')).toBe(false);
+    expect(isAllowedRedirectUri(custom, 'https://hooks.example/mcp/a%2Fb')).toBe(false);
+    // Plain paths under the prefix still match, dots inside a name included.
+    expect(isAllowedRedirectUri(defaults, 'https://chatgpt.com/connector/oauth/abc123')).toBe(true);
+    expect(isAllowedRedirectUri(defaults, 'https://chatgpt.com/connector/oauth/a.b/c..d')).toBe(true);
+    expect(isAllowedRedirectUri(custom, 'https://hooks.example/mcp/tenant-1/callback')).toBe(true);
+    // Exact entries keep their own query rules (the query must match exactly), and loopback callbacks may carry one.
+    expect(isAllowedRedirectUri(parseAllowlist('https://app.example/cb?x=1'), 'https://app.example/cb?x=1')).toBe(true);
+    expect(isAllowedRedirectUri(defaults, 'http://127.0.0.1:51234/callback?x=1')).toBe(true);
+  });
+
   it('[ALLOW-STAR] * admits every safe URI but still refuses unsafe ones', () => {
     const any = parseAllowlist('*');
     expect(any.any).toBe(true);

@@ -5,7 +5,10 @@
  * - `defaults`: the built-in list ({@link DEFAULT_ALLOWED_REDIRECT_URIS});
  * - an exact URI (`https://app.example/cb`, `myapp://oauth/callback`), compared after URL normalization;
  * - an https prefix ending in `/*` (`https://app.example/oauth/*`): any URI that starts with everything before the
- *   `*` (the trailing slash is kept, so `https://app.example.evil/` never matches);
+ *   `*` (the trailing slash is kept, so `https://app.example.evil/` never matches), without a query, and without
+ *   encoded slashes, backslashes or dots (`%2F`, `%5C`, `%2E`) or dot segments — a server behind the prefix may
+ *   decode them and route the browser out of the prefix (`…/oauth/%2F..%2F..%2Fevil`), or pass a query on
+ *   (`…/oauth/x?redirect=https://evil`);
  * - a loopback prefix `http://localhost/*`, `http://127.0.0.1/*` or `http://[::1]/*`: any port and path (a port in
  *   the entry pins it);
  * - `*`: no allowlist at all (logged as a warning; not recommended).
@@ -100,13 +103,24 @@ export function parseAllowlist(raw: string): Allowlist {
   return Object.freeze({ any, entries: Object.freeze(entries), appSchemes });
 }
 
-/** Whether one entry admits a (safe, parsed) URI. */
-function entryMatches(entry: AllowlistEntry, url: URL): boolean {
+/** Percent-encoded slash, backslash and dot, in any case: a server may decode them into path separators or dot segments. */
+const ENCODED_SEPARATOR = /%(2f|5c|2e)/i;
+/** A `.` or `..` path segment (URL parsing resolves them, so the raw text is checked too). */
+const DOT_SEGMENT = /(^|\/)\.{1,2}(\/|$)/;
+
+/** Whether the part of a URI after a prefix entry could lead out of the prefix once a server decodes it. */
+function escapesPrefix(rest: string, raw: string): boolean {
+  const rawPath = raw.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
+  return [rest, rawPath].some((path) => ENCODED_SEPARATOR.test(path) || DOT_SEGMENT.test(path)) || raw.includes('?');
+}
+
+/** Whether one entry admits a (safe, parsed) URI; `raw` is the URI as the client wrote it. */
+function entryMatches(entry: AllowlistEntry, url: URL, raw: string): boolean {
   switch (entry.kind) {
     case 'exact':
       return url.href === entry.uri;
     case 'prefix':
-      return url.href.startsWith(entry.prefix);
+      return url.href.startsWith(entry.prefix) && url.search === '' && !escapesPrefix(url.href.slice(entry.prefix.length), raw);
     case 'loopback':
       return (
         isLoopbackRedirect(url) &&
@@ -125,5 +139,5 @@ export function isAllowedRedirectUri(list: Allowlist, uri: string): boolean {
   const check = checkRedirectUri(uri, list.appSchemes);
   if (!check.ok) return false;
   if (list.any) return true;
-  return list.entries.some((entry) => entryMatches(entry, check.url));
+  return list.entries.some((entry) => entryMatches(entry, check.url, uri));
 }

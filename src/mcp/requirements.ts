@@ -56,6 +56,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
   { id: 'AUTH-PUBLIC-CLIENT', source: 'spec "Authentication" 4', rule: 'no client secret is used with the forge; registered clients are public (token_endpoint_auth_method none)' },
   { id: 'ALLOW-DEFAULTS', source: 'spec "Authentication" 5; issue item 4', rule: 'defaults: loopback on any port and the well-known shared callbacks' },
   { id: 'ALLOW-SYNTAX', source: 'issue item 4', rule: 'entries combined by commas; exact entries; https prefixes ending in /* keep their trailing slash; invalid entries stop the start' },
+  { id: 'ALLOW-PREFIX-STRICT', source: 'review 9', rule: 'a /* prefix entry admits no query, no %2F, %5C or %2E (any case) and no dot segments after the prefix' },
   { id: 'ALLOW-STAR', source: 'spec "Authentication" 5; issue item 4', rule: '* disables the allowlist, with a warning' },
   { id: 'CONSENT-PAGE', source: 'spec "Authentication" 6; issue item 6', rule: 'the consent page shows the client name and where the browser goes next (host, or "this device" for loopback); Approve is required' },
   { id: 'CONSENT-CSRF', source: 'issue item 6', rule: 'consent is CSRF-protected by a token bound to a cookie: a post without or with a wrong token is refused' },
