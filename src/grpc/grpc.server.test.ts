@@ -21,6 +21,22 @@ import { createGrpcServer } from './grpc.server.ts';
 
 type Unary = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, value?: Record<string, unknown>) => void) => grpc.ClientUnaryCall;
 
+/** A client of the standard health service. */
+function healthClient(address: string): grpc.Client {
+  const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String });
+  const loaded = grpc.loadPackageDefinition(healthDefinition) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+  return new loaded.grpc.health.v1.Health(address, grpc.credentials.createInsecure());
+}
+
+/** A client of server reflection v1. */
+function reflectionClient(address: string): grpc.Client {
+  const require = createRequire(import.meta.url);
+  const reflectionDir = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto', 'grpc', 'reflection', 'v1');
+  const definition = protoLoader.loadSync(join(reflectionDir, 'reflection.proto'), { keepCase: true, longs: String, defaults: false, oneofs: true });
+  const loaded = grpc.loadPackageDefinition(definition) as unknown as { grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } } };
+  return new loaded.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure());
+}
+
 function unary(client: grpc.Client, method: string, request: object, metadata = new grpc.Metadata(), options: grpc.CallOptions = {}): Promise<Record<string, unknown>> {
   const fn = (client as unknown as Record<string, Unary>)[method];
   if (!fn) throw new Error(`no method ${method}`);
@@ -216,6 +232,38 @@ describe('gRPC graceful shutdown', () => {
       expect([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]).toContain(after.code);
     } finally {
       client.close();
+      await p.close();
+    }
+  });
+
+  it('ends open health Watch and reflection streams at close instead of waiting the shutdown timeout (regression: close waited PLATFORM_GRPC_SHUTDOWN_TIMEOUT_MS)', async () => {
+    const p = await startGrpcTestPlatform('sqlite');
+    const health = healthClient(p.grpcAddress);
+    const reflection = reflectionClient(p.grpcAddress);
+    try {
+      const statuses: string[] = [];
+      const watch = (health as unknown as { Watch(request: object): grpc.ClientReadableStream<{ status: string }> }).Watch({ service: '' });
+      watch.on('data', (message: { status: string }) => statuses.push(message.status));
+      const watchEnded = new Promise<grpc.StatusObject>((resolve) => watch.on('status', resolve));
+      watch.on('error', () => undefined);
+      await expect.poll(() => statuses).toEqual(['SERVING']);
+
+      // A reflection stream a client keeps open (an IDE, a long-lived grpcurl session) must not hold shutdown either.
+      const info = (reflection as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Record<string, unknown>> }).ServerReflectionInfo();
+      const answered = new Promise((resolve) => info.once('data', resolve));
+      info.on('error', () => undefined);
+      info.write({ list_services: '' });
+      await answered;
+
+      const started = Date.now();
+      await p.grpcServer.close(10_000);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect((await watchEnded).code).toBe(grpc.status.OK);
+      expect(statuses).toEqual(['SERVING', 'NOT_SERVING']);
+      expect(p.platform.logs.text()).not.toContain('still running at shutdown');
+    } finally {
+      health.close();
+      reflection.close();
       await p.close();
     }
   });

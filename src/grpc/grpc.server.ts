@@ -55,6 +55,37 @@ function deadlineMs(deadline: grpc.Deadline): number {
 
 type UnaryCall = grpc.ServerUnaryCall<Record<string, unknown>, Record<string, unknown>>;
 type UnaryCallback = grpc.sendUnaryData<Record<string, unknown>>;
+/** A call whose responses stream: a server-streaming (health Watch) or bidirectional (reflection) call. */
+type StreamingCall = grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
+
+/**
+ * An `addService` for the standard services that remembers their open response streams. A health `Watch` (and a
+ * reflection stream a client keeps open) never ends by itself, and a graceful shutdown waits for every open call,
+ * so `close()` must end them or it would always wait the full shutdown timeout.
+ */
+function trackingStreams(server: grpc.Server, open: Set<StreamingCall>): Pick<grpc.Server, 'addService'> {
+  return {
+    addService(service, implementation) {
+      const wrapped: grpc.UntypedServiceImplementation = { ...implementation };
+      for (const [name, method] of Object.entries(service)) {
+        if (!method.responseStream) continue;
+        // grpc-js finds a handler by the method name or its original (lowerCamelCase) name.
+        const key = name in implementation ? name : method.originalName;
+        const handler = key === undefined ? undefined : implementation[key];
+        if (key === undefined || !handler) continue;
+        wrapped[key] = (call: StreamingCall) => {
+          open.add(call);
+          const forget = () => open.delete(call);
+          call.once('cancelled', forget);
+          call.once('finish', forget);
+          call.once('close', forget);
+          (handler as (call: StreamingCall) => void)(call);
+        };
+      }
+      server.addService(service, wrapped);
+    },
+  };
+}
 
 /**
  * Builds the gRPC server: each RpcMethod becomes a unary handler that reads `authorization` from the metadata,
@@ -128,11 +159,12 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
   const statuses: ServingStatusMap = { '': 'SERVING' };
   for (const name of serviceNames) statuses[name] = 'SERVING';
   const health = new HealthImplementation(statuses);
-  health.addToServer(server);
+  const openStreams = new Set<StreamingCall>();
+  health.addToServer(trackingStreams(server, openStreams));
 
   // Reflection describes our services and the health service, so grpcurl and `buf curl` need no proto files.
   const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true });
-  new ReflectionService({ ...reflectionPackageDefinition(protos.packageDefinition), ...healthDefinition }).addToServer(server);
+  new ReflectionService({ ...reflectionPackageDefinition(protos.packageDefinition), ...healthDefinition }).addToServer(trackingStreams(server, openStreams));
 
   let started = false;
   return {
@@ -148,7 +180,10 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
       return { port: boundPort, url: `${tls ? 'grpcs' : 'grpc'}://${urlHost}:${boundPort}` };
     },
     async close(timeoutMs = 10_000) {
+      // Watchers are told NOT_SERVING first; then their streams end (status OK), as they would never end alone.
       for (const name of Object.keys(statuses)) health.setStatus(name, 'NOT_SERVING');
+      for (const call of openStreams) if (!call.writableEnded) call.end();
+      openStreams.clear();
       if (!started) {
         server.forceShutdown();
         return;
