@@ -10,7 +10,7 @@ import type { Logger } from '../core/logger.ts';
 import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
 import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
-import { createPolicyService, requireModel, requireProvider } from './policy/policy.service.ts';
+import { createPolicyService, requireModel, requireProvider, unknownProvider } from './policy/policy.service.ts';
 import { loadAccountState } from './projection/account-state.store.ts';
 import {
   configurationView,
@@ -175,7 +175,7 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     async adminProvider(accountId: string, providerId: string): Promise<ProviderEnvelope> {
       const { catalog } = requirePlane();
       const provider = (await providersOf(accountId)).find((p) => p.id === providerId);
-      if (!provider) throw new AppError('not_found', `unknown model provider ${providerId}`);
+      if (!provider) throw unknownProvider();
       return { model_provider: providerRow(provider), configuration: configurationView(provider, catalog) };
     },
 

@@ -233,6 +233,45 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
     });
   });
 
+  describe('error messages', () => {
+    it('[ADM-ERR-1] regression: a key-looking string sent as a field name, as model, in the path or the query never comes back', async () => {
+      const { token } = await newAccount(h);
+      const key = 'sk-LEAKz9QvT3kPq7Wm2Xb8Yn4Rc6Hd1Jf5Gs0Lt';
+      const replies = [
+        // Unknown fields inside command and at the body root (zod would say `Unrecognized key: "sk-LEAK…"`).
+        await put(token, P('alpha', '/lane'), { enabled: true, [key]: 1 }),
+        await h.call('PUT', P('alpha', '/lane'), { token, body: { command: { enabled: true }, [key]: 1 } }),
+        await put(token, P('alpha', '/api_key'), { [key]: 'x' }),
+        await put(token, '/api/v1/admin/account/cost_unit', { cost_unit: key }),
+        await h.call('PUT', '/api/v1/admin/account/cost_unit', { token, body: { command: { cost_unit: 'USD', [key]: true } } }),
+        // The key as the model reference: unknown, outside the provider, bare, and over the length limit.
+        ...(await Promise.all(
+          [key, `alpha/${key}`, `beta/${key}`, `alpha/${key.repeat(12)}`].flatMap((model) => [
+            put(token, P('alpha', '/model_visibility'), { model, visible: false }),
+            put(token, P('alpha', '/model_availability'), { model, available: false, expected_lock_version: null }),
+          ]),
+        )),
+        // In the path (a provider id) and the query (a filter value and a parameter name).
+        await h.call('GET', P(key.toLowerCase()), { token }),
+        await put(token, P(key.toLowerCase(), '/lane'), { enabled: true }),
+        await h.call('GET', `/api/v1/admin/models?workload=${key}`, { token }),
+        await h.call('GET', `/api/v1/admin/models?${key}=1`, { token }),
+      ];
+      for (const r of replies) {
+        expect(r.status, r.text).toBeGreaterThanOrEqual(200);
+        expect(r.text.toLowerCase(), r.text).not.toContain('leak');
+      }
+      expect(replies.filter((r) => r.status >= 400).length).toBeGreaterThanOrEqual(15);
+      // The request log records URL paths (the core's "request completed" line); bodies and messages never reach it.
+      expect(h.platform.logs.text()).not.toContain(key);
+      // A short snake_case field name is still named, so a typo stays easy to find.
+      const typo = await put(token, P('alpha', '/lane'), { enabled: true, expected_version: 3 });
+      expect(typo.body.error).toEqual({ code: 'parameter_invalid', message: 'command: unknown field "expected_version"' });
+      const root = await h.call('PUT', P('alpha', '/lane'), { token, body: { command: { enabled: true }, Command: 1 } });
+      expect(root.body.error.message).toBe('body: unknown field (fields go inside "command")');
+    });
+  });
+
   describe('body handling', () => {
     it('[ADM-API-2] answers an oversized body with 413 and a non-JSON body with 415, in the envelope', async () => {
       const { token } = await newAccount(h);

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ErrorCode } from '../../core/errors.ts';
-import { parseInput } from '../../core/http/validate.ts';
 import { requireAdministrator, requireMemberPlane, type Authenticator } from '../../core/identity/auth.ts';
 import type { Principal } from '../../core/identity/identity.model.ts';
 import { credentialsOf } from '../../core/identity/sessions.routes.ts';
+import { parseRequestPart, unknownFieldsMessage } from './input.ts';
 
 /**
  * A declarative route: method, path, auth boundary, the zod schemas that validate its input, its response schema
@@ -98,22 +98,23 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Parses `{"command": {...}}`: a missing (or null) root is `parameter_missing`, as is a missing field listed in
- * `requiredCommandFields`; anything else malformed is `parameter_invalid` naming the field.
+ * `requiredCommandFields`; anything else malformed is `parameter_invalid` naming the field. Messages never repeat
+ * client input (see `./input.ts`).
  */
 export function parseCommand(route: AnyApiRoute, body: unknown): unknown {
   if (!route.command) return undefined;
   if (!isPlainObject(body) || body.command === undefined || body.command === null) {
     throw new AppError('parameter_missing', 'the request body needs the root "command" object');
   }
-  const extra = Object.keys(body).find((k) => k !== 'command');
-  if (extra !== undefined) throw new AppError('parameter_invalid', `body.${extra}: unknown field (fields go inside "command")`);
+  const extra = Object.keys(body).filter((k) => k !== 'command');
+  if (extra.length > 0) throw new AppError('parameter_invalid', `body: ${unknownFieldsMessage(extra)} (fields go inside "command")`);
   const command = body.command;
   if (isPlainObject(command)) {
     for (const field of route.requiredCommandFields ?? []) {
       if (!Object.hasOwn(command, field)) throw new AppError('parameter_missing', `command.${field} is required (send null when the provider has no policy)`);
     }
   }
-  return parseInput(route.command, command, 'command');
+  return parseRequestPart(route.command, command, 'command');
 }
 
 /** Applies a route's auth boundary (src/core/identity/auth.ts policies). */
@@ -145,8 +146,8 @@ export function registerApiRoutes(app: FastifyInstance, routes: readonly AnyApiR
       },
       handler: async (request, reply) => {
         const principal = principals.get(request) ?? null;
-        const params: unknown = route.params ? parseInput(route.params, request.params, 'path') : {};
-        const query: unknown = route.query ? parseInput(route.query, request.query, 'query') : {};
+        const params: unknown = route.params ? parseRequestPart(route.params, request.params, 'path') : {};
+        const query: unknown = route.query ? parseRequestPart(route.query, request.query, 'query') : {};
         const command = parseCommand(route, request.body);
         const result = await route.handler({ principal: principal as Principal, params, query, command });
         void reply.header('cache-control', 'no-store');

@@ -33,22 +33,42 @@ export function versionExhausted(): AppError {
   return staleObject(`the provider policy has reached the highest lock_version (${MAX_LOCK_VERSION}) and cannot change any more`);
 }
 
+/**
+ * 404 for a provider id that names no provider. The id came from the client and is not repeated: whatever was
+ * pasted into the URL (an API key included) must not come back in a response.
+ */
+export function unknownProvider(): AppError {
+  return new AppError('not_found', 'unknown model provider: no provider of this Account has this id');
+}
+
 /** Looks up a provider for a command: unknown (and removed custom) providers are 404 (spec: Errors). */
 export function requireProvider(providers: readonly EffectiveProvider[], providerId: string): EffectiveProvider {
   const provider = providers.find((p) => p.id === providerId);
-  if (!provider || provider.source === 'removed') throw new AppError('not_found', `unknown model provider ${providerId}`);
+  if (!provider || provider.source === 'removed') throw unknownProvider();
   return provider;
 }
 
 /**
  * Resolves a complete reference within the named provider (spec: Endpoints rule 1): the ref travels whole and is
- * matched whole; a ref of another provider or an unknown model is 404 `not_found`.
+ * matched whole; a ref of another provider or an unknown model is 404 `not_found`. The messages name the provider
+ * (resolved, so catalog data) but never the submitted ref, which is client input.
  */
 export function requireModel(provider: EffectiveProvider, ref: string): EffectiveModel {
-  if (!ref.startsWith(`${provider.id}/`)) throw new AppError('not_found', `model ${ref} is not a model of provider ${provider.id}`);
-  const model = provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
-  if (!model) throw new AppError('not_found', `unknown model ${ref}`);
+  const model = findModel(provider, ref);
+  if (!model) throw unknownModel(provider, ref);
   return model;
+}
+
+/** The live model a complete reference names within a provider, if any. */
+export function findModel(provider: EffectiveProvider, ref: string): EffectiveModel | undefined {
+  if (!ref.startsWith(`${provider.id}/`)) return undefined;
+  return provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
+}
+
+/** 404 for a reference that names no model of `provider`, without repeating the reference. */
+export function unknownModel(provider: EffectiveProvider, ref: string): AppError {
+  if (!ref.startsWith(`${provider.id}/`)) return new AppError('not_found', `command.model: the reference is not a model of provider ${provider.id} (it must start with "${provider.id}/")`);
+  return new AppError('not_found', `command.model: provider ${provider.id} has no model with this reference`);
 }
 
 export interface PolicyServiceDeps {
