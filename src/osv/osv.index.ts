@@ -59,6 +59,12 @@ export interface IndexRow {
   fuzzy: FuzzyForms | undefined;
 }
 
+/**
+ * Derived data kept per row list by the matcher (the string-mode lookup of a large package). An entry is dropped
+ * whenever its list changes, so it is rebuilt from the current rows on next use.
+ */
+export const listCaches = new WeakMap<readonly IndexRow[], unknown>();
+
 /** Ubuntu releases are also filed without `:Pro` and `:LTS` (`Ubuntu:Pro:18.04:LTS` → `Ubuntu:18.04`). */
 export function ecosystemKeys(ecosystem: string): string[] {
   const keys = [ecosystem];
@@ -266,6 +272,7 @@ function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
 
 /** Files a row after every row of an id at or below its own (rows of one record keep their order). */
 function insertRow(list: IndexRow[], row: IndexRow): void {
+  listCaches.delete(list);
   const last = list[list.length - 1];
   if (last === undefined || compareIds(last.vuln.id, row.vuln.id) <= 0) {
     // The same row may be filed twice under one key when two of its keys coincide; keys are deduplicated, but
@@ -277,6 +284,7 @@ function insertRow(list: IndexRow[], row: IndexRow): void {
 }
 
 function removeRows(list: IndexRow[], entry: VulnEntry): void {
+  listCaches.delete(list);
   const start = lowerBound(list, entry.id);
   let end = start;
   while (end < list.length && (list[end] as IndexRow).vuln === entry) end++;

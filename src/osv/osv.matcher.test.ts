@@ -208,6 +208,43 @@ describe('matching details', () => {
     expect(query(index, 'Ubuntu:22.04', 'openssl', '1.1.1-1ubuntu2.1~18.04.21').ids).toEqual([]);
   });
 
+  it('[OSV-MATCH-STRING] [OSV-PAGES] looks large packages up by version in string mode, with pages, deadlines and refreshes', () => {
+    const rec = (i: number, versions: string[]): OsvRecord => ({ id: `OSV-2020-${String(i).padStart(4, '0')}`, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'OSS-Fuzz', name: 'big' }, versions }] });
+    const records = Array.from({ length: 300 }, (_, i) => rec(i, i % 3 === 0 ? ['release-1.2.3', `r${i}`] : [`r${i}`]));
+    const index = indexOfRecords(records);
+    const want = records.filter((_, i) => i % 3 === 0).map((r) => r.id);
+    expect(query(index, 'OSS-Fuzz', 'big', 'release-1.2.3').ids).toEqual(want);
+    // Fuzzy: the same tag in other spellings.
+    expect(query(index, 'OSS-Fuzz', 'big', '1.2.3').ids).toEqual(want);
+    expect(query(index, 'OSS-Fuzz', 'big', 'RELEASE_1_2_3').ids).toEqual(want);
+    // Pages of 7 give the same ids.
+    const paged: string[] = [];
+    let after: string | undefined;
+    for (let n = 0; n < 50; n++) {
+      const page = query(index, 'OSS-Fuzz', 'big', '1.2.3', 7, after);
+      paged.push(...page.ids);
+      if (page.cursor === undefined) break;
+      after = page.cursor;
+    }
+    expect(paged).toEqual(want);
+    // A refresh changes the list; the lookup follows.
+    index.applyVuln('OSV-2020-0001', '2024-02-01T00:00:00Z', computeIndexRows(rec(1, ['release-1.2.3'])));
+    index.applyVuln('OSV-2020-0000', '2024-02-01T00:00:00Z', null);
+    expect(query(index, 'OSS-Fuzz', 'big', 'release-1.2.3').ids).toEqual(['OSV-2020-0001', ...want.slice(1)]);
+    // A deadline stops the lookup too, with a cursor from which the rest follows.
+    let calls = 0;
+    const rows = index.packageRows('OSS-Fuzz', 'big');
+    const matcher = new RowMatcher({ ecosystem: 'OSS-Fuzz', version: 'r5' });
+    expect(matchRows(rows, matcher, limits()).vulns.map((v) => v.id)).toEqual(['OSV-2020-0005']);
+    const everything = Array.from({ length: 600 }, (_, i) => rec(i, ['v1']));
+    const all = indexOfRecords(everything);
+    const first = matchRows(all.packageRows('OSS-Fuzz', 'big'), new RowMatcher({ ecosystem: 'OSS-Fuzz', version: 'v1' }), { pageSize: 3000, after: undefined, deadline: 10, now: () => (calls++ < 1 ? 0 : 100) });
+    expect(first.timedOut).toBe(true);
+    expect(first.cursor).toBe(first.vulns[first.vulns.length - 1]?.id);
+    const rest = matchRows(all.packageRows('OSS-Fuzz', 'big'), new RowMatcher({ ecosystem: 'OSS-Fuzz', version: 'v1' }), limits(3000, first.cursor));
+    expect(first.vulns.length + rest.vulns.length).toBe(600);
+  });
+
   it('[OSV-DEADLINE] stops at the deadline with a cursor after the last record judged', () => {
     const records: OsvRecord[] = [];
     for (let i = 0; i < 1000; i++) records.push({ id: `OSV-${String(i).padStart(4, '0')}`, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name: 'p' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }] }] }] });

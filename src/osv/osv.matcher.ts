@@ -3,7 +3,7 @@
 // reverse walk over the sorted events), or string and fuzzy tag matching where there is no comparator or the
 // version does not parse. A record matches when any of its rows does; each id is returned once.
 import { comparatorFor, type VersionOrder } from './ecosystems/index.ts';
-import { compareIds, firstAfter, type CorpusIndex, type FuzzyForms, type IndexRow, type VulnEntry } from './osv.index.ts';
+import { compareIds, firstAfter, listCaches, type CorpusIndex, type FuzzyForms, type IndexRow, type VulnEntry } from './osv.index.ts';
 import { eventVersionText, normalizeRepo } from './osv.rows.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -158,9 +158,30 @@ export class RowMatcher {
   }
 
   private stringMatch(row: IndexRow): boolean {
-    this.tagForm ??= normalizeTag(this.version);
-    this.canonicalForm ??= canonicalizeVersion(this.version);
-    return stringMatch(row, this.version, this.tagForm, this.canonicalForm);
+    return stringMatch(row, this.version, this.tag(), this.canonical());
+  }
+
+  /** The query version as a normalised tag. */
+  tag(): string {
+    return (this.tagForm ??= normalizeTag(this.version));
+  }
+
+  /** The query version in canonical form. */
+  canonical(): string {
+    return (this.canonicalForm ??= canonicalizeVersion(this.version));
+  }
+
+  /** The query version text. */
+  text(): string {
+    return this.version;
+  }
+
+  /**
+   * True when every row is judged in string mode (a GIT query, an ecosystem without a comparator, or a version
+   * its comparator cannot parse), so only rows listing a matching version can match.
+   */
+  stringOnly(): boolean {
+    return !this.any && !this.crossEcosystem && (this.git || this.prepared === undefined);
   }
 
   /** Whether one index row matches the query. */
@@ -277,26 +298,65 @@ export interface MatchPage {
 
 const DEADLINE_CHECK_EVERY = 256;
 
+/** Lists at least this long get a string-mode lookup (smaller ones are scanned). */
+const STRING_INDEX_MIN_ROWS = 64;
+
+/** Positions of the rows of one list by exact version, normalised tag and canonical form. */
+interface StringIndex {
+  exact: Map<string, number[]>;
+  tag: Map<string, number[]>;
+  canonical: Map<string, number[]>;
+}
+
+function addPosition(map: Map<string, number[]>, key: string, position: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [position]);
+  else if (list[list.length - 1] !== position) list.push(position);
+}
+
+function stringIndexOf(rows: readonly IndexRow[]): StringIndex {
+  const cached = listCaches.get(rows) as StringIndex | undefined;
+  if (cached !== undefined) return cached;
+  const index: StringIndex = { exact: new Map(), tag: new Map(), canonical: new Map() };
+  rows.forEach((row, i) => {
+    if (row.versions === null || row.versions.length === 0) return;
+    for (const v of row.versions) addPosition(index.exact, v, i);
+    const forms = fuzzyForms(row);
+    for (const t of forms.tags) addPosition(index.tag, t, i);
+    for (const c of forms.canonical) addPosition(index.canonical, c, i);
+  });
+  listCaches.set(rows, index);
+  return index;
+}
+
+/** Ascending positions ≥ `from` of the rows that can match in string mode. */
+function stringCandidates(rows: readonly IndexRow[], matcher: RowMatcher, from: number): number[] {
+  const index = stringIndexOf(rows);
+  const merged = new Set<number>();
+  for (const list of [index.exact.get(matcher.text()), index.tag.get(matcher.tag()), index.canonical.get(matcher.canonical())]) {
+    for (const p of list ?? []) if (p >= from) merged.add(p);
+  }
+  return [...merged].sort((a, b) => a - b);
+}
+
 /** Matches a package query (§4.2): `rows` are the candidate rows in id order. */
 export function matchRows(rows: readonly IndexRow[] | undefined, matcher: RowMatcher, limits: PageLimits): MatchPage {
   const vulns: VulnEntry[] = [];
   if (rows === undefined) return { vulns, cursor: undefined, timedOut: false };
+  const start = firstAfter(rows, limits.after);
+  // In string mode a large package is looked up by version instead of scanned; the rows skipped cannot match.
+  const positions = matcher.stringOnly() && rows.length >= STRING_INDEX_MIN_ROWS ? stringCandidates(rows, matcher, start) : undefined;
+  const count = positions === undefined ? rows.length - start : positions.length;
   let lastMatched: VulnEntry | undefined;
-  let current: VulnEntry | undefined;
-  // The last record all of whose rows were judged.
-  let doneThrough: string | undefined = limits.after;
   let checks = 0;
-  for (let i = firstAfter(rows, limits.after); i < rows.length; i++) {
+  for (let k = 0; k < count; k++) {
+    const i = positions === undefined ? start + k : (positions[k] as number);
     const row = rows[i] as IndexRow;
-    if (row.vuln !== current) {
-      if (current !== undefined) doneThrough = current.id;
-      current = row.vuln;
-    }
     if (row.vuln === lastMatched) continue;
     if (++checks % DEADLINE_CHECK_EVERY === 0 && limits.now() > limits.deadline) {
-      // Every record before `current` was judged (matched ones are in `vulns`), so the next page starts after
-      // the last of them; '' when nothing was judged yet (the client starts over).
-      return { vulns, cursor: doneThrough ?? '', timedOut: true };
+      // Every record before this row's one was judged (matched ones are in `vulns`), so the next page starts
+      // after the last of them; '' when nothing was judged yet (the client starts over).
+      return { vulns, cursor: judgedBefore(rows, i, start) ?? limits.after ?? '', timedOut: true };
     }
     if (!matcher.matches(row)) continue;
     if (vulns.length === limits.pageSize) {
@@ -307,6 +367,14 @@ export function matchRows(rows: readonly IndexRow[] | undefined, matcher: RowMat
     lastMatched = row.vuln;
   }
   return { vulns, cursor: undefined, timedOut: false };
+}
+
+/** The id of the last record whose rows all lie before position `i` (and at or after `start`). */
+function judgedBefore(rows: readonly IndexRow[], i: number, start: number): string | undefined {
+  const current = (rows[i] as IndexRow).vuln;
+  let q = i - 1;
+  while (q >= start && (rows[q] as IndexRow).vuln === current) q--;
+  return q >= start ? (rows[q] as IndexRow).vuln.id : undefined;
 }
 
 /** Matches a commit query: live records whose GIT ranges name the commit, in id order, paged the same way. */
