@@ -355,6 +355,28 @@ for (const dialect of dialects) {
           expect((await api().list(org.token)).documents).toHaveLength(1);
         });
 
+        it('refuses a NUL or other non-printable character in algorithm and key_id, and a non-UUID delete id is NOT_FOUND (regression: PostgreSQL answered INTERNAL)', async () => {
+          const org = await newOrg();
+          const withHeader = (encryption: { algorithm: string; key_id?: string }) => ({ ...sampleDoc(), encryption: { ...encryption, nonce: randomBytes(12) } });
+          for (const encryption of [{ algorithm: 'A\u0000B' }, { algorithm: 'x', key_id: 'k\u0000' }, { algorithm: 'x', key_id: 'clé' }, { algorithm: 'tab\there' }]) {
+            const refused = await failure(api().create(org.token, withHeader(encryption)));
+            expect(refused.grpcCode, JSON.stringify(encryption)).toBe(grpc.status.INVALID_ARGUMENT);
+            expect(refused.message).toContain('printable ASCII');
+          }
+          // Printable ASCII, spaces included, is accepted.
+          const kept = await api().create(org.token, withHeader({ algorithm: 'AES 256 GCM', key_id: 'key #1 (2026)' }));
+          expect(kept.encryption).toMatchObject({ algorithm: 'AES 256 GCM', key_id: 'key #1 (2026)' });
+
+          for (const id of ['abc\u0000def', 'not-a-uuid', `${kept.id}\u0000`]) {
+            const missing = await failure(api().remove(org.token, id));
+            expect(missing.grpcCode, JSON.stringify(id)).toBe(grpc.status.NOT_FOUND);
+          }
+          // A UUID is a UUID in either case.
+          await api().remove(org.token, kept.id.toUpperCase());
+          expect((await api().list(org.token)).documents).toEqual([]);
+          expect(p.platform.logs.text()).not.toContain('rpc failed');
+        });
+
         it('requires an encryption header (INVALID_ARGUMENT / 400)', async () => {
           const org = await newOrg();
           const refused = await failure(api().create(org.token, { ciphertext: randomBytes(8) }));

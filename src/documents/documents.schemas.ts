@@ -7,9 +7,16 @@ import { z } from 'zod';
  */
 const bytes = z.instanceof(Buffer);
 
+/**
+ * Printable ASCII (space to `~`). The clear-text strings of the encryption header are identifiers, and anything
+ * else (a NUL above all, which PostgreSQL text cannot hold) would be an INTERNAL error at the database instead of
+ * INVALID_ARGUMENT here.
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 export const encryptionHeaderJson = z.object({
-  algorithm: z.string().min(1).max(64).optional(),
-  key_id: z.string().max(128).optional(),
+  algorithm: z.string().min(1).max(64).regex(PRINTABLE_ASCII, 'expected 1 to 64 printable ASCII characters').optional(),
+  key_id: z.string().max(128).regex(PRINTABLE_ASCII, 'expected at most 128 printable ASCII characters').optional(),
   nonce: bytes.optional(),
 });
 

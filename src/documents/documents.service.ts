@@ -14,6 +14,8 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
 /** Encrypted metadata is small by design (a name, a media type); this keeps it so. */
 export const MAX_METADATA_BYTES = 64 * 1024;
+/** Document ids are UUIDs (`randomUUID`); anything else names no document. */
+const DOCUMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a client uploads: everything but the request id is opaque to the server. */
 export interface NewDocument {
@@ -37,7 +39,6 @@ export interface DocumentsServiceDeps {
   clock: Clock;
   config: DocumentsConfig;
   pageTokens: PageTokenCodec;
-  newId?: () => string;
 }
 
 function fingerprintOf(doc: NewDocument): string {
@@ -57,8 +58,6 @@ function fingerprintOf(doc: NewDocument): string {
  * `not_found`, never revealed.
  */
 export function createDocumentsService(deps: DocumentsServiceDeps) {
-  const newId = deps.newId ?? randomUUID;
-
   /** The document an earlier create with the same request id made, when the content matches (else a conflict). */
   function sameOrConflict(existing: DocumentRow, fingerprint: string): DocumentRow {
     if (existing.fingerprint !== fingerprint) {
@@ -85,7 +84,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
         if (existing) return sameOrConflict(existing, fingerprint);
       }
       const row: DocumentRow = {
-        id: newId(),
+        id: randomUUID(),
         account_id: actor.accountId,
         creator_human_id: actor.humanId,
         size_bytes: doc.ciphertext.length,
@@ -137,9 +136,13 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
       return { documents, nextPageToken: more && last ? deps.pageTokens.sign(actor.accountId, { created_at: last.created_at, id: last.id }) : undefined };
     },
 
-    /** Deletes a document for good; `not_found` when the Account has no such document. */
+    /**
+     * Deletes a document for good; `not_found` when the Account has no such document. An id that is not a UUID
+     * names none and is answered without a query (it could hold what the database refuses, such as a NUL).
+     */
     async remove(actor: DocumentActor, id: string): Promise<void> {
-      if (!(await deleteDocument(deps.db, deps.dialect, actor.accountId, id))) throw new AppError('not_found', 'no such document');
+      if (!DOCUMENT_ID.test(id)) throw new AppError('not_found', 'no such document');
+      if (!(await deleteDocument(deps.db, deps.dialect, actor.accountId, id.toLowerCase()))) throw new AppError('not_found', 'no such document');
     },
   };
 }

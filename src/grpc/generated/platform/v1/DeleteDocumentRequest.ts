@@ -6,7 +6,7 @@
  */
 export interface DeleteDocumentRequest {
   /**
-   * The document to delete. Required.
+   * The document to delete (a UUID, as Document.id). Required; an id that is not a UUID is NOT_FOUND.
    */
   'id'?: (string);
 }
@@ -16,7 +16,7 @@ export interface DeleteDocumentRequest {
  */
 export interface DeleteDocumentRequest__Output {
   /**
-   * The document to delete. Required.
+   * The document to delete (a UUID, as Document.id). Required; an id that is not a UUID is NOT_FOUND.
    */
   'id'?: (string);
 }

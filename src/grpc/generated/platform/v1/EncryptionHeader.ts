@@ -7,11 +7,13 @@
  */
 export interface EncryptionHeader {
   /**
-   * Identifies the cipher construction, for example "A256GCM-HKDF-SHA256/v1" (1 to 64 characters). Required.
+   * Identifies the cipher construction, for example "A256GCM-HKDF-SHA256/v1" (1 to 64 printable ASCII
+   * characters). Required.
    */
   'algorithm'?: (string);
   /**
-   * Identifies the key without revealing it (for example a hash prefix of the key; at most 128 characters).
+   * Identifies the key without revealing it (for example a hash prefix of the key; at most 128 printable ASCII
+   * characters).
    */
   'key_id'?: (string);
   /**
@@ -26,11 +28,13 @@ export interface EncryptionHeader {
  */
 export interface EncryptionHeader__Output {
   /**
-   * Identifies the cipher construction, for example "A256GCM-HKDF-SHA256/v1" (1 to 64 characters). Required.
+   * Identifies the cipher construction, for example "A256GCM-HKDF-SHA256/v1" (1 to 64 printable ASCII
+   * characters). Required.
    */
   'algorithm'?: (string);
   /**
-   * Identifies the key without revealing it (for example a hash prefix of the key; at most 128 characters).
+   * Identifies the key without revealing it (for example a hash prefix of the key; at most 128 printable ASCII
+   * characters).
    */
   'key_id'?: (string);
   /**
