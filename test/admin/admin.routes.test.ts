@@ -171,6 +171,23 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
     });
   });
 
+  describe('credential checks', () => {
+    it('[ADM-KEY-9] regression: a sealed key copied into another Account\'s row is credential_unusable there, even after it was found usable in its own row', async () => {
+      const a = await newAccount(h);
+      const b = await newAccount(h);
+      await put(a.token, P('alpha', '/api_key'), { api_key: 'sk-copied-row' });
+      const own = (await h.call('GET', '/api/v1/admin/models', { token: a.token })).body.models.find((m: { ref: string }) => m.ref === 'alpha/a-1');
+      expect(own.unavailable_reason).toBeNull();
+      const db = h.platform.ctx.database.db;
+      const row = await db.selectFrom('model_provider_credentials').select('sealed').where('account_id', '=', a.accountId).where('provider_id', '=', 'alpha').executeTakeFirstOrThrow();
+      // The same sealed value in Account B's row: bound to A's row (associated data), so it must not open for B.
+      await insertCredentialIfAbsent(db, { accountId: b.accountId, providerId: 'alpha' }, { material_kind: 'api_key', sealed: row.sealed, generation: 1 }, 0);
+      await put(b.token, P('alpha', '/lane'), { enabled: true });
+      const copied = (await h.call('GET', '/api/v1/admin/models', { token: b.token })).body.models.find((m: { ref: string }) => m.ref === 'alpha/a-1');
+      expect(copied).toMatchObject({ available: false, unavailable_reason: 'credential_unusable' });
+    });
+  });
+
   describe('references', () => {
     it('[ADM-READ-2] [ADM-REF-1] take refs whole from the body, "/" in the upstream id included', async () => {
       const { token } = await newAccount(h);

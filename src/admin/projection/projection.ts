@@ -124,7 +124,7 @@ export interface ProjectionDeps {
 /**
  * Builds projections for one catalog. Composition of catalog models is done once at load; policy definition
  * entries are composed on read and memoised by their content. Decryption results (usable or not) are memoised
- * by sealed value, which is unique per encryption.
+ * by (Account, provider, sealed value): a sealed value only opens in the row it was sealed for.
  */
 export function createProjection(deps: ProjectionDeps) {
   const { catalog } = deps;
@@ -144,7 +144,10 @@ export function createProjection(deps: ProjectionDeps) {
   }
 
   function usable(accountId: string, providerId: string, sealed: string): boolean {
-    let ok = usableMemo.get(sealed);
+    // Keyed by the row as well as the sealed value: the value is bound to its (Account, provider) row, so the same
+    // value copied into another row does not decrypt there and must not inherit the first row's answer.
+    const memoKey = `${accountId}|${providerId}|${sealed}`;
+    let ok = usableMemo.get(memoKey);
     if (ok === undefined) {
       try {
         decryptSecret(sealed, deps.secretKeys, credentialAad(accountId, providerId));
@@ -153,7 +156,7 @@ export function createProjection(deps: ProjectionDeps) {
         ok = false;
       }
       if (usableMemo.size > 4096) usableMemo.clear();
-      usableMemo.set(sealed, ok);
+      usableMemo.set(memoKey, ok);
     }
     return ok;
   }
