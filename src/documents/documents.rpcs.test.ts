@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../../test/support/databases.ts';
@@ -157,6 +158,25 @@ async function listAll(api: Api, token: string): Promise<Doc[]> {
     pageToken = page.next_page_token;
   } while (pageToken);
   return all;
+}
+
+/**
+ * How many 16-byte chunks of `secret` (at 16-byte steps) occur anywhere in `files`. Any surviving run of 31 or more
+ * contiguous bytes of it contains one of them.
+ */
+function chunksFound(secret: Buffer, files: string[]): number {
+  const chunks = new Set<string>();
+  for (let i = 0; i + 16 <= secret.length; i += 16) chunks.add(secret.subarray(i, i + 16).toString('latin1'));
+  const found = new Set<string>();
+  for (const file of files) {
+    if (!existsSync(file)) continue;
+    const text = readFileSync(file).toString('latin1');
+    for (let i = 0; i + 16 <= text.length; i++) {
+      const window = text.substring(i, i + 16);
+      if (chunks.has(window)) found.add(window);
+    }
+  }
+  return found.size;
 }
 
 async function failure(promise: Promise<unknown>): Promise<RpcFailure> {
@@ -462,6 +482,22 @@ for (const dialect of dialects) {
       await apis.grpc.remove(token, created.http.id);
       for (const via of ['grpc', 'http'] as const) expect(await listAll(apis[via], token)).toEqual([]);
       expect(p.platform.logs.text()).not.toContain('rpc failed');
+    });
+
+    it.runIf(dialect === 'sqlite')('leaves no chunk of a deleted ciphertext in the SQLite file or its WAL (regression: the ciphertext stayed in the -wal file)', async () => {
+      const token = await tokenWith(p.platform, ALL);
+      const file = p.platform.database.url.replace(/^sqlite:/, '');
+      const files = [file, `${file}-wal`];
+      const api = grpcApi(p.documentsClient());
+      const doc = sampleDoc(256 * 1024);
+      const ciphertext = doc.ciphertext as Buffer;
+      const created = await api.create(token, doc);
+      // The search works: the stored ciphertext is found before the delete (all but the chunks that straddle an
+      // overflow page's 4-byte link).
+      expect(chunksFound(ciphertext, files)).toBeGreaterThan((ciphertext.length / 16) * 0.9);
+      await httpApi(p.restUrl).remove(token, created.id);
+      expect(chunksFound(ciphertext, files)).toBe(0);
+      expect(chunksFound(doc.encrypted_metadata as Buffer, files)).toBe(0);
     });
 
     it('keeps ListDocuments pages under the 4 MiB default receive limit of gRPC clients (regression: the default page bound was 32 MiB)', async () => {

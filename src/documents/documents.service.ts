@@ -5,7 +5,7 @@ import type { Dialect } from '../core/db/database.ts';
 import type { Database } from '../core/db/schema.ts';
 import { AppError } from '../core/errors.ts';
 import type { DocumentsConfig } from './documents.config.ts';
-import { deleteDocument, findDocumentByRequestId, getDocuments, insertDocument, isUniqueViolation, listDocumentPage } from './documents.store.ts';
+import { checkpointDeleted, deleteDocument, findDocumentByRequestId, getDocuments, insertDocument, isUniqueViolation, listDocumentPage } from './documents.store.ts';
 import type { DocumentRow } from './documents.table.ts';
 import type { PageTokenCodec } from './page-token.ts';
 
@@ -143,6 +143,8 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
     async remove(actor: DocumentActor, id: string): Promise<void> {
       if (!DOCUMENT_ID.test(id)) throw new AppError('not_found', 'no such document');
       if (!(await deleteDocument(deps.db, deps.dialect, actor.accountId, id.toLowerCase()))) throw new AppError('not_found', 'no such document');
+      // "Deleting removes the ciphertext for good" (issue 5): on SQLite also from the write-ahead log.
+      await checkpointDeleted(deps.db, deps.dialect);
     },
   };
 }

@@ -65,10 +65,27 @@ export async function getDocuments(db: Executor, accountId: string, ids: readonl
 
 /**
  * Deletes a document of an Account; false when there is none (or it belongs to another Account). On SQLite,
- * `secure_delete` makes the freed pages be overwritten with zeros, so the ciphertext does not linger in the file.
+ * `secure_delete` makes the freed pages be overwritten with zeros; in WAL mode the older page images (with the
+ * ciphertext) stay in the `-wal` file until `checkpointDeleted` runs.
  */
 export async function deleteDocument(db: Executor, dialect: Dialect, accountId: string, id: string): Promise<boolean> {
   if (dialect === 'sqlite') await sql`PRAGMA secure_delete = ON`.execute(db);
   const result = await db.deleteFrom('documents').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/**
+ * SQLite in WAL mode keeps every page image written since the last checkpoint in the `-wal` file, including the
+ * ones that still hold a deleted ciphertext. A `TRUNCATE` checkpoint copies the current (zeroed) pages into the
+ * database file and empties the `-wal` file. Best effort: with a reader in another process the checkpoint may be
+ * partial (busy), and the next one finishes it; errors are ignored because the delete itself has succeeded.
+ * PostgreSQL: nothing to do here (dead row versions stay until VACUUM; see docs/documents.md).
+ */
+export async function checkpointDeleted(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  if (dialect !== 'sqlite') return;
+  try {
+    await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);
+  } catch {
+    // Best effort (see above).
+  }
 }
