@@ -70,6 +70,7 @@ export const REQUIREMENTS = {
   'ADM-KEY-8': { source: 'What the service does; Authentication 8', text: 'No response, log line or error contains key material, a preview, a length or a fingerprint' },
   'ADM-ERR-1': { source: 'What the service does: no API returns credential material; Authentication 8', text: 'Error messages never repeat client input: unknown field names only when they match [a-z_]{1,64}, never a submitted model reference, provider id or value' },
   'ADM-KEY-9': { source: 'Model row: unavailable_reason credential_unusable; issue 4 §6', text: 'Whether stored material decrypts is decided per (Account, provider) row: a sealed value copied into another row is credential_unusable there' },
+  'ADM-KEY-10': { source: 'Endpoints rule 9: same normalized key, same generation', text: 'API keys that are not well-formed Unicode (lone surrogates) or hold control characters are 400 parameter_invalid' },
   // Cost unit, limits
   'ADM-COST-1': { source: 'Endpoints rule 10', text: 'GET cost_unit is null until configured; PUT configures it once and an existing unit cannot be replaced' },
   'ADM-LIM-1': { source: 'Limits; rule 11', text: 'A policy document over 256 distinct references or 2 MiB of canonical JSON is 422 validation_failed and nothing changes' },

@@ -96,6 +96,27 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
     expect((await credentialRow(h, accountId, 'alpha'))?.generation).toBe(4);
   });
 
+  it('[ADM-KEY-10] regression: keys with lone surrogates or control characters are 400 parameter_invalid, so identical PUTs cannot advance the generation', async () => {
+    const { token, accountId } = await newAccount(h);
+    await putKey(token, 'alpha', 'sk-well-formed');
+    const before = await credentialRow(h, accountId, 'alpha');
+    expect(before?.generation).toBe(1);
+    // Sent as JSON escapes so the bytes on the wire are exactly the malformed strings.
+    for (const escaped of ['sk-lone\\ud800', 'sk-lone\\udc00x', '\\ud83dsk-half-pair', 'sk-c1\\u0085x', 'sk-del\\u007fx', 'sk-nul\\u0000x', 'sk-ls\\u2028x']) {
+      for (let i = 0; i < 2; i++) {
+        const r = await h.call('PUT', P('alpha', '/api_key'), { token, rawBody: `{"command":{"api_key":"${escaped}"}}` });
+        expect(r.status, escaped).toBe(400);
+        expect(r.body.error.code).toBe('parameter_invalid');
+        expect(r.text).not.toContain('sk-');
+      }
+    }
+    expect(await credentialRow(h, accountId, 'alpha')).toEqual(before);
+    // A well-formed astral character is fine, and saving it twice keeps the generation.
+    await putKey(token, 'alpha', 'sk-emoji-😀');
+    await putKey(token, 'alpha', 'sk-emoji-😀');
+    expect((await credentialRow(h, accountId, 'alpha'))?.generation).toBe(2);
+  });
+
   it('[ADM-KEY-5] commits credential and availability together and keeps model settings', async () => {
     const { token, accountId } = await newAccount(h);
     await h.call('PUT', P('alpha', '/model_visibility'), { token, body: { command: { model: 'alpha/a-1', visible: false } } });

@@ -25,17 +25,26 @@ class LostRace extends Error {}
 /** How many times a version-less command re-reads and retries after losing a compare-and-set to another writer. */
 const ATTEMPTS = 8;
 
+/** A lone surrogate: with the `u` flag, an unpaired UTF-16 surrogate is its own code point of category Cs. */
+const LONE_SURROGATE = /\p{Cs}/u;
+/** C0 and C1 controls, DEL, and the Unicode line and paragraph separators (header injection, invisible noise). */
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+
 /**
- * Normalizes an API key: surrounding whitespace is dropped (copy-paste noise). Blank keys and keys with control
- * characters are 400 `parameter_invalid` (spec: Endpoints rule 9); messages never repeat the key, its length or
- * any part of it.
+ * Normalizes an API key: surrounding whitespace is dropped (copy-paste noise). Blank keys, keys that are not
+ * well-formed Unicode and keys with control characters are 400 `parameter_invalid` (spec: Endpoints rule 9);
+ * messages never repeat the key, its length or any part of it.
+ *
+ * Well-formedness matters for the credential generation: sealing encodes the key as UTF-8, which turns a lone
+ * surrogate into U+FFFD, so the stored key would never equal the submitted one and every identical PUT would
+ * count as a change (spec: "Repeating the same normalized key leaves the credential generation unchanged").
  */
 export function normalizeApiKey(raw: string): string {
   const key = raw.trim();
   if (key === '') throw new AppError('parameter_invalid', 'command.api_key: must not be blank');
   if (key.length > MAX_API_KEY_LENGTH) throw new AppError('parameter_invalid', `command.api_key: too long (the limit is ${MAX_API_KEY_LENGTH} characters)`);
-  // eslint-disable-next-line no-control-regex -- refusing control characters is the point (header injection)
-  if (/[\u0000-\u001f\u007f]/.test(key)) throw new AppError('parameter_invalid', 'command.api_key: must not contain control characters');
+  if (LONE_SURROGATE.test(key)) throw new AppError('parameter_invalid', 'command.api_key: must be well-formed Unicode (it holds an unpaired surrogate)');
+  if (CONTROL.test(key)) throw new AppError('parameter_invalid', 'command.api_key: must not contain control characters');
   return key;
 }
 
