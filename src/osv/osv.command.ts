@@ -12,7 +12,7 @@ const PLAIN_PROGRESS_MS = 5000;
 /** Rejected records printed after an import (all of them with --json). */
 const REJECTED_PRINTED = 50;
 
-interface ProgressView {
+export interface ProgressView {
   update(p: ImportProgress): void;
   stop(): void;
 }
@@ -21,13 +21,16 @@ function rate(count: number, ms: number): number {
   return ms > 0 ? Math.round((count * 1000) / ms) : 0;
 }
 
-/** A cli-progress bar on a terminal; elsewhere a plain line every few seconds (logs stay readable). */
-function progressView(io: CliIo, total: number, quiet: boolean): ProgressView {
+/**
+ * A cli-progress bar on stderr when it is a terminal; otherwise a plain line every few seconds through `io.err`
+ * (logs stay readable).
+ */
+export function progressView(io: CliIo, total: number, quiet: boolean, stderr: NodeJS.WriteStream = process.stderr): ProgressView {
   if (quiet) return { update: () => undefined, stop: () => undefined };
-  if (process.stderr.isTTY) {
+  if (stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
-        stream: process.stderr,
+        stream: stderr,
         format: 'importing [{bar}] {percentage}% | {value}/{total} records | {rate} records/s | {invalid} invalid | {duration_formatted}',
         hideCursor: true,
         fps: 5,
