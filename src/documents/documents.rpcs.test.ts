@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../../test/support/databases.ts';
@@ -177,6 +178,31 @@ function chunksFound(secret: Buffer, files: string[]): number {
     }
   }
   return found.size;
+}
+
+/**
+ * POSTs JSON that declares `declaredLength` bytes but sends only `sent` and never the rest: the answer can only
+ * come from a server that did not wait for the body. Rejects when there is none within `waitMs`.
+ */
+function answerToIncompleteBody(url: string, headers: Record<string, string>, declaredLength: number, sent: string, waitMs = 3000): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(declaredLength) } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        clearTimeout(timer);
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, body });
+      });
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no answer within ${waitMs} ms while the body was incomplete`));
+    }, waitMs);
+    req.on('error', () => undefined);
+    req.write(sent);
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<RpcFailure> {
@@ -435,6 +461,25 @@ for (const dialect of dialects) {
         expect(badQuery).toMatchObject({ status: 400, body: { error: { code: 'parameter_invalid' } } });
         const huge = await httpJson(`${p.restUrl}/platform/v1/documents`, { method: 'POST', token, body: { ciphertext: 'A'.repeat(200_000) } });
         expect(huge).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
+      });
+
+      it('authenticates before reading the body: an unauthenticated over-limit body is 401, not 413 (regression: the body was parsed first)', async () => {
+        const url = `${p.restUrl}/platform/v1/documents`;
+        const overLimit = JSON.stringify({ ciphertext: 'A'.repeat(400_000) });
+        const member = (await p.platform.ctx.identity.createToken({ humanId: p.platform.owner.human_id, plane: 'member' })).token;
+        for (const token of [undefined, 'pplat_not-a-real-token', member]) {
+          const refused = await httpJson(url, { method: 'POST', token, body: overLimit });
+          expect(refused, String(token)).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });
+          expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+        }
+        // The 401 does not wait for the body: it comes while most of a body under the limit is still unsent.
+        const early = await answerToIncompleteBody(url, {}, 100_000, '{"ciphertext":"AAAA');
+        expect(early.status).toBe(401);
+        // With a valid credential the limit still applies, and a missing capability is still PERMISSION_DENIED.
+        const token = await tokenWith(p.platform, ALL);
+        expect(await httpJson(url, { method: 'POST', token, body: overLimit })).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
+        const listOnly = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
+        expect(await httpJson(url, { method: 'POST', token: listOnly, body: { ciphertext: 'AAAA' } })).toMatchObject({ status: 403, body: { error: { code: 'permission_denied' } } });
       });
 
       it('accepts lowerCamelCase names and base64url bytes, as proto3 JSON parsers do', async () => {

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import protobuf from 'protobufjs';
 import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
-import type { Authenticator } from '../core/identity/auth.ts';
+import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
+import type { AuthResult, Capability } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalObject, JsonObject, JsonValue, ProtoJsonCodec } from './proto-json.ts';
 import type { LoadedProtos } from './protos.ts';
@@ -78,6 +79,18 @@ function setParam(codec: ProtoJsonCodec, typeName: string, target: JsonObject, p
   }
 }
 
+/**
+ * Refuses a request whose credential can never be accepted (none, unknown, revoked, wrong plane) with
+ * `unauthorized`. A missing capability is left to `invokeRpc`, which enforces it with the rest of the call.
+ */
+function requireAuthenticated(result: AuthResult, capability: Capability): void {
+  try {
+    requireCapability(result, capability);
+  } catch (error) {
+    if (isAppError(error) && error.code === 'unauthorized') throw error;
+  }
+}
+
 function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyRequest): CanonicalObject {
   const typeName = b.proto.requestType;
   let raw: JsonObject = {};
@@ -113,6 +126,7 @@ function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyR
 export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): void {
   const bound = bindRpcs(deps.protos, deps.rpcs);
   const runtime: RpcRuntimeDeps = { auth: deps.auth, codec: deps.protos.codec, maxDeadlineMs: deps.maxDeadlineMs };
+  const authenticated = new WeakMap<FastifyRequest, AuthResult>();
   for (const b of bound) {
     const style: HttpErrorStyle = b.rpc.http.errorStyle ?? 'envelope';
     const name = `${b.rpc.service}/${b.rpc.method}`;
@@ -120,7 +134,14 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
       method: b.rpc.http.method,
       url: b.rpc.http.path,
       ...(b.rpc.http.bodyLimit !== undefined ? { bodyLimit: b.rpc.http.bodyLimit } : {}),
-      // Errors before the handler runs (body parsing, size limits) answer in the RPC's style too.
+      // The caller is authenticated before the body is read, so a stranger cannot make the server read and parse a
+      // large body (a CreateDocument body may be over 11 MB); 401 comes first, before any 413 or 400.
+      onRequest: async (request: FastifyRequest) => {
+        const result = await deps.auth.authenticate({ authorization: request.headers.authorization });
+        requireAuthenticated(result, b.rpc.capability);
+        authenticated.set(request, result);
+      },
+      // Errors before the handler runs (authentication, body parsing, size limits) answer in the RPC's style too.
       errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
         let mapped = isAppError(error) ? error : frameworkError(error);
         if (!mapped) {
@@ -140,6 +161,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
         try {
           const response = await invokeRpc(runtime, b, {
             authorization: request.headers.authorization,
+            authenticated: authenticated.get(request),
             decode: () => decodeHttpRequest(deps.protos.codec, b, request),
             signal: controller.signal,
             transport: 'http',

@@ -1,5 +1,6 @@
 import { AppError, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
 import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
+import type { AuthResult } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalObject, ProtoJsonCodec } from './proto-json.ts';
 import type { LoadedMethod, LoadedProtos } from './protos.ts';
@@ -47,6 +48,8 @@ export interface RpcRuntimeDeps {
 export interface RpcInvocation {
   /** The raw `authorization` value (gRPC metadata or HTTP header). */
   authorization: string | undefined;
+  /** The credential already resolved from `authorization` (the HTTP mapping does so before reading the body). */
+  authenticated?: AuthResult | undefined;
   /**
    * Produces the canonical request (bytes as Buffers); called only after authentication, so strangers learn
    * nothing from validation.
@@ -80,7 +83,7 @@ export function asAppError(error: unknown, log: Logger): AppError {
  */
 export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<CanonicalObject> {
   const { rpc, proto } = bound;
-  const principal = requireCapability(await deps.auth.authenticate({ authorization: call.authorization }), rpc.capability);
+  const principal = requireCapability(call.authenticated ?? (await deps.auth.authenticate({ authorization: call.authorization })), rpc.capability);
   const request = call.decode();
 
   const now = Date.now();
