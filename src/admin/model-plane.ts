@@ -10,7 +10,7 @@ import type { Logger } from '../core/logger.ts';
 import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
 import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
-import { createPolicyService, requireModel, requireProvider, unknownProvider } from './policy/policy.service.ts';
+import { commandRef, createPolicyService, requireProvider, staleRefs, unknownModel, unknownProvider } from './policy/policy.service.ts';
 import { loadAccountState } from './projection/account-state.store.ts';
 import {
   configurationView,
@@ -56,6 +56,26 @@ export interface CachedBody {
 function cachedBody(json: Buffer): CachedBody {
   let compressed: Buffer | undefined;
   return { json, gzip: () => (compressed ??= gzipSync(json, { level: 6 })) };
+}
+
+/**
+ * Adds to a 422 over the reference limit which stored refs name models that left the catalog, so the admin can
+ * clear them (they were checked against the catalog when written, so they are catalog data, not this request's
+ * input).
+ */
+async function withStaleHint<T>(provider: EffectiveProvider, command: Promise<T>): Promise<T> {
+  try {
+    return await command;
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'validation_failed') throw error;
+    const stale = staleRefs(provider);
+    if (stale.length === 0) throw error;
+    const shown = stale.slice(0, 5).join(', ') + (stale.length > 5 ? ', …' : '');
+    throw new AppError(
+      'validation_failed',
+      `${error.message}; ${stale.length} of them name models no longer in the catalog (${shown}): clear them with model_visibility visible true or model_availability available true`,
+    );
+  }
 }
 
 /** The singular provider read (spec: `GET /model_providers/{provider_id}`). */
@@ -210,14 +230,18 @@ export function createModelPlane(deps: ModelPlaneDeps) {
 
     async setVisibility(accountId: string, providerId: string, ref: string, visible: boolean, expected: number | null) {
       const provider = requireProvider(await providersOf(accountId), providerId);
-      const outcome = await policy.setVisibility(accountId, provider, requireModel(provider, ref), visible, expected);
-      return changed(accountId, providerId, outcome, { command: 'model_visibility', model: ref, visible });
+      const target = commandRef(provider, ref, visible);
+      if (target === undefined) throw unknownModel(provider, ref);
+      const outcome = await withStaleHint(provider, policy.setVisibility(accountId, provider, target, visible, expected));
+      return changed(accountId, providerId, outcome, { command: 'model_visibility', model: target, visible });
     },
 
     async setAvailability(accountId: string, providerId: string, ref: string, available: boolean, expected: number | null) {
       const provider = requireProvider(await providersOf(accountId), providerId);
-      const outcome = await policy.setAvailability(accountId, provider, requireModel(provider, ref), available, expected);
-      return changed(accountId, providerId, outcome, { command: 'model_availability', model: ref, available });
+      const target = commandRef(provider, ref, available);
+      if (target === undefined) throw unknownModel(provider, ref);
+      const outcome = await withStaleHint(provider, policy.setAvailability(accountId, provider, target, available, expected));
+      return changed(accountId, providerId, outcome, { command: 'model_availability', model: target, available });
     },
 
     async putApiKey(accountId: string, providerId: string, apiKey: string) {

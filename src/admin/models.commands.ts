@@ -4,7 +4,7 @@ import { printJson, withContext, type CliIo } from '../cli/io.ts';
 import { isAppError } from '../core/errors.ts';
 import { findAccount } from '../core/identity/identity.store.ts';
 import { modelPlaneOf } from './model-plane.ts';
-import { findModel, MAX_LOCK_VERSION } from './policy/policy.service.ts';
+import { commandRef, MAX_LOCK_VERSION } from './policy/policy.service.ts';
 
 /** Exit code of a version conflict, so scripts can tell "someone else changed it" from other failures. */
 export const CONFLICT_EXIT_CODE = 3;
@@ -51,7 +51,7 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
           const provider = (await plane.providersOf(opts.account)).find((p) => p.id === providerId && p.source !== 'removed');
           if (!provider) throw new CliError(`unknown model provider ${providerId}`);
           // The operator's own terminal may repeat the ref; API responses never do (policy.service.ts).
-          if (!findModel(provider, ref)) throw new CliError(`unknown model ${ref}`);
+          if (commandRef(provider, ref, action === 'unhide' || action === 'restore') === undefined) throw new CliError(`unknown model ${ref}`);
           const version = pinned !== undefined ? pinned : (provider.policy?.lockVersion ?? null);
           try {
             if (action === 'hide' || action === 'unhide') return await plane.setVisibility(opts.account, providerId, ref, action === 'unhide', version);

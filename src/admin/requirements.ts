@@ -74,6 +74,7 @@ export const REQUIREMENTS = {
   // Cost unit, limits
   'ADM-COST-1': { source: 'Endpoints rule 10', text: 'GET cost_unit is null until configured; PUT configures it once and an existing unit cannot be replaced' },
   'ADM-LIM-1': { source: 'Limits; rule 11', text: 'A policy document over 256 distinct references or 2 MiB of canonical JSON is 422 validation_failed and nothing changes' },
+  'ADM-LIM-2': { source: 'Limits; Endpoints rule 1; Provider configuration: source', text: 'Hidden or invalid refs whose model left the catalog can still be cleared (visible/available true) so they stop counting; a provider removed from the catalog while a policy exists reads as removed (absent from lists, singular read kept, commands 404)' },
   // Authentication
   'ADM-AUTH-1': { source: 'Authentication 1-2', text: 'Active owners and admins are accepted with an API Session bearer or a platform-plane token' },
   'ADM-AUTH-2': { source: 'Authentication 3', text: 'A non-admin Human Session is 403 administrator_required' },

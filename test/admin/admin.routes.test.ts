@@ -578,6 +578,67 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
     });
   });
 
+  describe('stale references', () => {
+    it('[ADM-LIM-2] regression: refs whose model left the catalog can be cleared (visible/available true), so they stop counting toward the 256 limit', async () => {
+      const { token, accountId } = await newAccount(h);
+      const gone = Array.from({ length: 255 }, (_, i) => `alpha/gone-${String(i).padStart(3, '0')}`);
+      const seeded = { ...emptyDocument(), hidden_models: gone, invalid_models: ['alpha/gone-inv'] };
+      await insertPolicyIfAbsent(h.platform.ctx.database.db, { accountId, providerId: 'alpha' }, { enabled: true, document: serializeDocument(seeded) }, 0);
+      // Full: hiding a live model would make 257 references. The message names the stale ones to clear.
+      const full = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false, expected_lock_version: 0 });
+      expect(full.status).toBe(422);
+      expect(full.body.error.code).toBe('validation_failed');
+      expect(full.body.error.message).toMatch(/256 of them name models no longer in the catalog \(alpha\/gone-000, .*\): clear them/);
+      // Hiding or invalidating needs a live model; only clearing accepts a stale ref, and only one the policy lists.
+      for (const [path, command] of [
+        ['/model_visibility', { model: 'alpha/gone-001', visible: false, expected_lock_version: 0 }],
+        ['/model_availability', { model: 'alpha/gone-001', available: false, expected_lock_version: 0 }],
+        ['/model_visibility', { model: 'alpha/never-listed', visible: true, expected_lock_version: 0 }],
+        ['/model_availability', { model: 'alpha/never-listed', available: true, expected_lock_version: 0 }],
+      ] as const) {
+        const r = await put(token, P('alpha', path), command);
+        expect(r.status, `${path} ${command.model}`).toBe(404);
+      }
+      const shown = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/gone-000', visible: true, expected_lock_version: 0 });
+      expect(shown.status).toBe(200);
+      expect(shown.body.model_provider.lock_version).toBe(1);
+      const restored = await put(token, P('alpha', '/model_availability'), { model: 'alpha/gone-inv', available: true, expected_lock_version: 1 });
+      expect(restored.body.model_provider.lock_version).toBe(2);
+      // Room again: the live model can be hidden.
+      const hidden = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false, expected_lock_version: 2 });
+      expect(hidden.status).toBe(200);
+      const row = await h.platform.ctx.database.db.selectFrom('model_provider_policies').select('document').where('account_id', '=', accountId).where('provider_id', '=', 'alpha').executeTakeFirstOrThrow();
+      const document = JSON.parse(row.document);
+      expect(document.hidden_models).not.toContain('alpha/gone-000');
+      expect(document.hidden_models).toContain('alpha/a-1');
+      expect(document.invalid_models).toEqual([]);
+      // Stale refs are never listed as models.
+      const refs = (await h.call('GET', '/api/v1/admin/models', { token })).body.models.map((m: { ref: string }) => m.ref);
+      expect(refs.some((r: string) => r.includes('gone'))).toBe(false);
+    });
+
+    it('[ADM-LIM-2] a provider the deployment removed while a policy exists reads as removed: absent from lists, singular read kept, commands 404', async () => {
+      const { token, accountId } = await newAccount(h);
+      const doc = { ...emptyDocument(), hidden_models: ['retired/m-1'] };
+      await insertPolicyIfAbsent(h.platform.ctx.database.db, { accountId, providerId: 'retired' }, { enabled: true, document: serializeDocument(doc) }, 0);
+      const list = await h.call('GET', '/api/v1/admin/model_providers', { token });
+      expect(list.body.model_providers.map((p: { id: string }) => p.id)).toEqual(['alpha', 'beta', 'local']);
+      const one = await h.call('GET', P('retired'), { token });
+      expect(one.status).toBe(200);
+      expect(one.body.model_provider).toMatchObject({ id: 'retired', display_name: null, credentials: null, enabled: false, lock_version: 0, models: 0 });
+      expect(one.body.configuration).toMatchObject({ definition: null, source: 'removed', models: [] });
+      for (const [path, command] of [
+        ['/lane', { enabled: true, expected_lock_version: 0 }],
+        ['/model_visibility', { model: 'retired/m-1', visible: true, expected_lock_version: 0 }],
+      ] as const) {
+        expect((await put(token, P('retired', path), command)).status, path).toBe(404);
+      }
+      // The row itself is untouched, so the policy applies again if the deployment brings the provider back.
+      const row = await h.platform.ctx.database.db.selectFrom('model_provider_policies').selectAll().where('account_id', '=', accountId).where('provider_id', '=', 'retired').executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ enabled: 1, lock_version: 0 });
+    });
+  });
+
   describe('cost unit', () => {
     it('[ADM-COST-1] is null until configured once; the same unit again is accepted, another is refused', async () => {
       const { token } = await newAccount(h);

@@ -68,6 +68,31 @@ describe.each(dialects)('platform models … on %s', (dialect) => {
     expect((await row('alpha/a-1')).visible).toBe(true);
   });
 
+  it('[ADM-LIM-2] [ADM-CLI-1] regression: unhides a model that left the catalog after it was hidden (the stale ref would otherwise stay forever)', async () => {
+    const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'CLI stale', email: `stale-${Math.random().toString(36).slice(2)}@example.test` });
+    const account = owner.account_id;
+    expect((await cli('models', 'hide', '--account', account, 'alpha/a-2')).code).toBe(0);
+    // The deployment drops alpha/a-2 from its catalog; each CLI run loads the catalog afresh.
+    const smaller = writeCatalog({ ...TEST_CATALOG, 'alpha.yaml': (TEST_CATALOG['alpha.yaml'] ?? '').replace(/\n {6}a-2:\n {8}inherit: chat/, '') });
+    const withSmaller = async (...argv: string[]) => {
+      const saved = env;
+      env = { ...env, PLATFORM_CATALOG_DIR: smaller };
+      try {
+        return await cli(...argv);
+      } finally {
+        env = saved;
+      }
+    };
+    expect(await withSmaller('models', 'hide', '--account', account, 'alpha/a-1')).toMatchObject({ code: 0 });
+    // Hiding needs a live model; showing may clear what the policy still lists.
+    expect(await withSmaller('models', 'hide', '--account', account, 'alpha/a-2')).toMatchObject({ code: 1, err: 'error: unknown model alpha/a-2' });
+    const shown = await withSmaller('models', 'unhide', '--account', account, 'alpha/a-2', '--json');
+    expect(shown.code, shown.err).toBe(0);
+    expect(JSON.parse(shown.out).model_provider.lock_version).toBe(2);
+    const models = (await h.call('GET', '/api/v1/admin/models', { token: owner.platform_token })).body.models;
+    expect(models.find((m: { ref: string }) => m.ref === 'alpha/a-2')).toMatchObject({ visible: true });
+  });
+
   it('[ADM-CLI-1] refuses bad references, unknown accounts, providers and models with one-line errors', async () => {
     const account = h.accountId;
     expect(await cli('models', 'hide', '--account', account, 'no-slash')).toMatchObject({ code: 2 });

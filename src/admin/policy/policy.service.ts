@@ -65,6 +65,31 @@ export function findModel(provider: EffectiveProvider, ref: string): EffectiveMo
   return provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
 }
 
+/**
+ * The ref a visibility or availability command may act on. A live model always qualifies. When the command only
+ * clears (`visible: true`, `available: true`), so does a ref the policy still lists as hidden or invalid although
+ * its model left the catalog: such a stale ref keeps counting toward the 256-reference limit (spec: Limits), and
+ * without this it could never be cleared (docs/admin.md, "Stale references"). Hiding or invalidating needs a live
+ * model. Undefined when the command has nothing to act on (404).
+ */
+export function commandRef(provider: EffectiveProvider, ref: string, clearing: boolean): string | undefined {
+  if (findModel(provider, ref)) return ref;
+  if (!clearing || !provider.policy) return undefined;
+  const { hidden_models: hidden, invalid_models: invalid } = provider.policy.document;
+  return hidden.includes(ref) || invalid.includes(ref) ? ref : undefined;
+}
+
+/**
+ * Hidden or invalid refs of a provider's policy that name no model of the provider any more (the model left the
+ * catalog), in ref order.
+ */
+export function staleRefs(provider: EffectiveProvider): string[] {
+  if (!provider.policy) return [];
+  const known = new Set(provider.models.map((m) => m.ref));
+  const { hidden_models: hidden, invalid_models: invalid } = provider.policy.document;
+  return [...new Set([...hidden, ...invalid])].filter((ref) => !known.has(ref)).sort();
+}
+
 /** 404 for a reference that names no model of `provider`, without repeating the reference. */
 export function unknownModel(provider: EffectiveProvider, ref: string): AppError {
   if (!ref.startsWith(`${provider.id}/`)) return new AppError('not_found', `command.model: the reference is not a model of provider ${provider.id} (it must start with "${provider.id}/")`);
@@ -132,16 +157,16 @@ export function createPolicyService(deps: PolicyServiceDeps) {
      * `PUT …/model_visibility` (spec rule 6): on an untouched provider a null version creates a disabled policy
      * with that visibility at version 0; showing never enables the provider, installs a key or clears a mark.
      */
-    async setVisibility(accountId: string, provider: EffectiveProvider, model: EffectiveModel, visible: boolean, expected: number | null) {
+    async setVisibility(accountId: string, provider: EffectiveProvider, ref: string, visible: boolean, expected: number | null) {
       const key = { accountId, providerId: provider.id };
       return apply(
         key,
         expected,
-        { create: { enabled: false, document: withHidden(emptyDocument(), model.ref, !visible) } },
+        { create: { enabled: false, document: withHidden(emptyDocument(), ref, !visible) } },
         (current) => {
-          const hidden = current.document.hidden_models.includes(model.ref);
+          const hidden = current.document.hidden_models.includes(ref);
           if (hidden === !visible) return 'noop';
-          return { enabled: current.enabled, document: withHidden(current.document, model.ref, !visible) };
+          return { enabled: current.enabled, document: withHidden(current.document, ref, !visible) };
         }
       );
     },
@@ -150,16 +175,16 @@ export function createPolicyService(deps: PolicyServiceDeps) {
      * `PUT …/model_availability` (spec rule 7): requires a policy (a null version without one is 404, a number is
      * 409), works on disabled providers, and clearing the mark keeps a manual hide.
      */
-    async setAvailability(accountId: string, provider: EffectiveProvider, model: EffectiveModel, available: boolean, expected: number | null) {
+    async setAvailability(accountId: string, provider: EffectiveProvider, ref: string, available: boolean, expected: number | null) {
       const key = { accountId, providerId: provider.id };
       return apply(
         key,
         expected,
         expected === null ? { absent: () => new AppError('not_found', `provider ${provider.id} has no policy; availability needs one`) } : {},
         (current) => {
-          const invalid = current.document.invalid_models.includes(model.ref);
+          const invalid = current.document.invalid_models.includes(ref);
           if (invalid === !available) return 'noop';
-          return { enabled: current.enabled, document: withInvalid(current.document, model.ref, !available) };
+          return { enabled: current.enabled, document: withInvalid(current.document, ref, !available) };
         }
       );
     },
