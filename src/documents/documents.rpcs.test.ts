@@ -423,6 +423,14 @@ for (const dialect of dialects) {
           expect(p.platform.logs.text()).not.toContain('rpc failed');
         });
 
+        it('names an invalid field by its proto path, without an HTTP "body." prefix (regression: gRPC errors said body.request_id)', async () => {
+          const org = await newOrg();
+          const badRequestId = await failure(api().create(org.token, sampleDoc(8, 'has space')));
+          expect([badRequestId.grpcCode, badRequestId.message]).toEqual([grpc.status.INVALID_ARGUMENT, 'request_id: expected 1 to 128 printable ASCII characters without spaces']);
+          const badKeyId = await failure(api().create(org.token, { ...sampleDoc(), encryption: { algorithm: 'x', key_id: 'k'.repeat(129) } }));
+          expect(badKeyId.message).toMatch(/^encryption\.key_id: /);
+        });
+
         it('requires an encryption header (INVALID_ARGUMENT / 400)', async () => {
           const org = await newOrg();
           const refused = await failure(api().create(org.token, { ciphertext: randomBytes(8) }));

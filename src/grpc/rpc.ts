@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+import { AppError } from '../core/errors.ts';
 import type { Capability, Principal } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
 
@@ -64,6 +66,19 @@ export interface RpcMethod<Req = unknown, Res = unknown> {
    * `bytes` fields preferably as Buffers (base64 text is accepted too, and checked).
    */
   handler(call: RpcCall<Req>): Promise<Res>;
+}
+
+/**
+ * Checks a handler's request with a zod schema; a failure is `parameter_invalid` naming the first offending field
+ * by its proto field path (`encryption.key_id: …`), the same on both transports: the request is a message, not an
+ * HTTP body, so no `body.` prefix.
+ */
+export function parseRequest<S extends z.ZodType>(schema: S, request: unknown): z.infer<S> {
+  const result = schema.safeParse(request);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const message = issue?.message ?? 'invalid value';
+  throw new AppError('parameter_invalid', issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${message}` : `request: ${message}`);
 }
 
 /** `/platform/v1/documents/{id}` → `/platform/v1/documents/:id` (only single-segment field names are supported). */
