@@ -2,9 +2,14 @@
  * `npm run bench:grpc`: unary round trips per second and p50/p99 latency of PlatformDocuments over gRPC and over
  * its HTTP mapping, next to a no-op RPC (the test-only PlatformTesting/Ping) on the same server and pipeline
  * (authentication included) as the baseline. Scenarios: ListDocuments with one page of 100 small documents, and
- * CreateDocument of 16 kB. SQLite in a temp dir; a few seconds in all.
+ * CreateDocument of 16 kB. SQLite in a temp dir; about 25 seconds in all.
  *
- * BENCH_SECONDS (default 1) is the measuring time per scenario; BENCH_CONCURRENCY (default 1) the calls in flight.
+ * For stable ratios every scenario is warmed up first (all of them, before any is measured, so that the JIT and the
+ * connections are in the same state for each), then measured in three rounds, the scenarios interleaved within a
+ * round; each figure printed is the median of its three samples.
+ *
+ * BENCH_SECONDS (default 1) is the measuring time per sample; BENCH_CONCURRENCY (default 1) the calls in flight;
+ * BENCH_WARMUP_MS (default 500) the warm-up per scenario.
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -14,7 +19,21 @@ import { bearer, grpcCall, startGrpcTestPlatform } from '../test/grpc/grpc-suppo
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '1');
 const CONCURRENCY = Math.max(1, Number(process.env.BENCH_CONCURRENCY ?? '1'));
-const WARMUP_MS = 300;
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? '500');
+const ROUNDS = 3;
+
+interface Scenario {
+  scenario: string;
+  transport: 'grpc' | 'http';
+  call: () => Promise<void>;
+}
+
+interface Sample {
+  calls: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
 
 interface Result {
   scenario: string;
@@ -30,9 +49,17 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-async function measure(scenario: string, transport: 'grpc' | 'http', call: () => Promise<void>): Promise<Result> {
-  const warmupEnd = performance.now() + WARMUP_MS;
-  while (performance.now() < warmupEnd) await call();
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+async function warmUp(call: () => Promise<void>): Promise<void> {
+  const end = performance.now() + WARMUP_MS;
+  while (performance.now() < end) await call();
+}
+
+async function sample(call: () => Promise<void>): Promise<Sample> {
   const latencies: number[] = [];
   const end = performance.now() + SECONDS * 1000;
   const started = performance.now();
@@ -47,7 +74,27 @@ async function measure(scenario: string, transport: 'grpc' | 'http', call: () =>
   );
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  return { scenario, transport, calls: latencies.length, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return { calls: latencies.length, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/** Warms every scenario up, then measures all of them ROUNDS times (interleaved) and keeps each metric's median. */
+async function run(scenarios: readonly Scenario[]): Promise<Result[]> {
+  for (const s of scenarios) await warmUp(s.call);
+  const samples = scenarios.map((): Sample[] => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, s] of scenarios.entries()) samples[i]?.push(await sample(s.call));
+  }
+  return scenarios.map((s, i) => {
+    const taken = samples[i] ?? [];
+    return {
+      scenario: s.scenario,
+      transport: s.transport,
+      calls: median(taken.map((x) => x.calls)),
+      rps: median(taken.map((x) => x.rps)),
+      p50: median(taken.map((x) => x.p50)),
+      p99: median(taken.map((x) => x.p99)),
+    };
+  });
 }
 
 async function httpCall(url: string, init: RequestInit): Promise<void> {
@@ -80,25 +127,30 @@ async function main(): Promise<void> {
     });
     const jsonHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
-    const results: Result[] = [];
-    results.push(await measure('no-op (Ping)', 'grpc', async () => void (await grpcCall((cb) => ping({ text: 'x' }, md, cb)))));
-    results.push(await measure('no-op (Ping)', 'http', () => httpCall(`${p.restUrl}/platform/testing/v1/ping`, { method: 'POST', headers: jsonHeaders, body: '{"text":"x"}' })));
-    results.push(
-      await measure('ListDocuments (100 docs)', 'grpc', async () => {
-        const page = await grpcCall<ListDocumentsResponse__Output>((cb) => documents.ListDocuments({ page_size: 100 }, listMd, cb));
-        if (page.documents?.length !== 100) throw new Error('expected a page of 100');
-      }),
-    );
-    results.push(
-      await measure('ListDocuments (100 docs)', 'http', () => httpCall(`${p.restUrl}/platform/v1/documents?page_size=100`, { headers: { authorization: `Bearer ${listOrg.platform_token}` } })),
-    );
-    results.push(await measure('CreateDocument (16 kB)', 'grpc', async () => void (await grpcCall((cb) => documents.CreateDocument(doc16k, md, cb)))));
-    results.push(await measure('CreateDocument (16 kB)', 'http', () => httpCall(`${p.restUrl}/platform/v1/documents`, { method: 'POST', headers: jsonHeaders, body: doc16kJson })));
+    const results = await run([
+      { scenario: 'no-op (Ping)', transport: 'grpc', call: async () => void (await grpcCall((cb) => ping({ text: 'x' }, md, cb))) },
+      { scenario: 'no-op (Ping)', transport: 'http', call: () => httpCall(`${p.restUrl}/platform/testing/v1/ping`, { method: 'POST', headers: jsonHeaders, body: '{"text":"x"}' }) },
+      {
+        scenario: 'ListDocuments (100 docs)',
+        transport: 'grpc',
+        call: async () => {
+          const page = await grpcCall<ListDocumentsResponse__Output>((cb) => documents.ListDocuments({ page_size: 100 }, listMd, cb));
+          if (page.documents?.length !== 100) throw new Error('expected a page of 100');
+        },
+      },
+      {
+        scenario: 'ListDocuments (100 docs)',
+        transport: 'http',
+        call: () => httpCall(`${p.restUrl}/platform/v1/documents?page_size=100`, { headers: { authorization: `Bearer ${listOrg.platform_token}` } }),
+      },
+      { scenario: 'CreateDocument (16 kB)', transport: 'grpc', call: async () => void (await grpcCall((cb) => documents.CreateDocument(doc16k, md, cb))) },
+      { scenario: 'CreateDocument (16 kB)', transport: 'http', call: () => httpCall(`${p.restUrl}/platform/v1/documents`, { method: 'POST', headers: jsonHeaders, body: doc16kJson }) },
+    ]);
     testing.close();
 
     const baseline = (transport: 'grpc' | 'http') => results.find((r) => r.scenario.startsWith('no-op') && r.transport === transport) as Result;
     const other = (r: Result) => results.find((x) => x.scenario === r.scenario && x.transport !== r.transport) as Result;
-    console.log(`\nPlatform RPC benchmark: ${SECONDS}s per scenario, concurrency ${CONCURRENCY}, SQLite, Node ${process.version}\n`);
+    console.log(`\nPlatform RPC benchmark: median of ${ROUNDS} samples of ${SECONDS}s per scenario (after ${WARMUP_MS} ms warm-up each), concurrency ${CONCURRENCY}, SQLite, Node ${process.version}\n`);
     console.log(['scenario'.padEnd(26), 'transport', 'calls'.padStart(7), 'calls/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs no-op'.padStart(9), 'grpc/http'.padStart(10)].join('  '));
     for (const r of results) {
       const vsNoop = baseline(r.transport).rps / r.rps;
