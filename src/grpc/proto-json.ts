@@ -29,9 +29,9 @@ export type UnknownFields = 'reject' | 'drop';
  * The one place where messages change shape between the transports (STYLE.md 6: translate once, at the edge).
  *
  * RPC handlers see requests and return responses in *canonical proto3 JSON*: proto field names (snake_case),
- * 64-bit integers as decimal strings, bytes as standard base64 (or Buffers, below), enums by name, `google.protobuf.Timestamp` as an
- * RFC 3339 UTC string with 0, 3, 6 or 9 fractional digits, `Struct`/`Value`/`ListValue` as plain JSON, a oneof as
- * its one set member, and fields holding their default value left out (OSV.dev's JSON relies on this; facts §1).
+ * 64-bit integers as decimal strings, bytes as standard base64 (or Buffers, below), enums by name,
+ * `google.protobuf.Timestamp` as an RFC 3339 UTC string with 0, 3, 6 or 9 fractional digits,
+ * `Struct`/`Value`/`ListValue` as plain JSON, a oneof as its one set member, and fields holding their default value left out (OSV.dev's JSON relies on this; facts §1).
  * Set message fields stay, even when empty (`{}`), as proto3 JSON writes them.
  *
  * `bytes` fields are base64 text or Buffers, as the `bytes` option asks (default `base64`); a Buffer given as input
@@ -88,6 +88,7 @@ export function bytesFromBase64(text: string, form: BytesForm): string | Buffer 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
+
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 /** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, the range proto3 JSON allows. */
 const MIN_SECONDS = -62_135_596_800n;
