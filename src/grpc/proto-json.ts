@@ -32,7 +32,8 @@ export type UnknownFields = 'reject' | 'drop';
  * 64-bit integers as decimal strings, bytes as standard base64 (or Buffers, below), enums by name,
  * `google.protobuf.Timestamp` as an RFC 3339 UTC string with 0, 3, 6 or 9 fractional digits,
  * `Struct`/`Value`/`ListValue` as plain JSON, a oneof as its one set member, and fields holding their default
- * value left out (OSV.dev's JSON relies on this; facts §1). Set message fields stay, even when empty (`{}`), as proto3 JSON writes them.
+ * value left out (OSV.dev's JSON relies on this; facts §1). Set message fields stay, even when empty (`{}`), as
+ * proto3 JSON writes them.
  *
  * `bytes` fields are base64 text or Buffers, as the `bytes` option asks (default `base64`); a Buffer given as input
  * is taken as is, without a check or a copy.
