@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/config.ts';
 import { parseMcpConfig } from './mcp.config.ts';
+import { resolveLocalSettings } from './local/mcp-local.settings.ts';
 
 const SECRET = Buffer.alloc(32, 3).toString('base64');
 
@@ -88,5 +90,13 @@ describe('MCP configuration', () => {
     const config = parseMcpConfig({ FORGE_OAUTH_ALLOWED_REDIRECT_URIS: '*' });
     expect(config.allowlist.any).toBe(true);
     expect(config.notices.join()).toMatch(/disables the redirect allowlist/);
+  });
+
+  it('[CONFIG-TOKEN-PATH] regression: FORGE_OAUTH_TOKEN_PATH defaulted to {PLATFORM_DATA_DIR}/forge-oauth-token.json against the local default; unset it is unset', () => {
+    expect(parseMcpConfig({ PLATFORM_DATA_DIR: '/srv/platform' }).FORGE_OAUTH_TOKEN_PATH).toBeUndefined();
+    expect(parseMcpConfig({ FORGE_OAUTH_TOKEN_PATH: '/tmp/t.json' }).FORGE_OAUTH_TOKEN_PATH).toBe('/tmp/t.json');
+    const env = { PLATFORM_DATA_DIR: '/srv/platform', FORGE_URL: 'https://f.example', FORGE_PERSONAL_ACCESS_TOKEN: 'glpat-x' };
+    // The local flow gets its own default from the parsed configuration alone (no look at the raw variable).
+    expect(resolveLocalSettings(parseMcpConfig(env), { HOME: '/home/u' }).tokenPath).toBe(join('/home/u', '.config', 'platform', 'forge-token.json'));
   });
 });

@@ -4,7 +4,6 @@
  * operator (for example `FORGE_OAUTH_REDIRECT_URI` set together with `FORGE_MCP_OAUTH`) are returned as `notices`
  * and logged by the listener at start.
  */
-import { join } from 'node:path';
 import { ConfigError, env, invalid, parseEnv, type Env, type EnvValues } from '../core/config.ts';
 import { parseAllowlist, type Allowlist } from './oauth.allowlist.ts';
 
@@ -49,6 +48,8 @@ export const mcpEnvSpec = {
   /** Client callback allowlist (syntax in oauth.allowlist.ts and docs/mcp.md); default `defaults`. */
   FORGE_OAUTH_ALLOWED_REDIRECT_URIS: env.string('defaults'),
   OAUTH_REGISTER_RATE_LIMIT_PER_HOUR: env.integer(20, 1, 1_000_000),
+  /** Sign-ins started (pending transactions created) per client address per 10 minutes, callback proxy mode. */
+  OAUTH_SIGNIN_RATE_LIMIT_PER_10_MIN: env.integer(30, 1, 1_000_000),
   OAUTH_STATELESS_MODE: env.boolean(false),
   /** Base64 of at least 32 random bytes, the same on every replica. */
   OAUTH_STATELESS_SECRET: env.base64Key(32),
@@ -60,8 +61,11 @@ export const mcpEnvSpec = {
   FORGE_USE_OAUTH: env.boolean(false),
   /** Loopback redirect URI of the local flow only. */
   FORGE_OAUTH_REDIRECT_URI: exactUrl(),
-  /** Where the local flow keeps its token (mode 0600). */
-  FORGE_OAUTH_TOKEN_PATH: env.string((e: Env) => join(e.PLATFORM_DATA_DIR?.trim() || './data', 'forge-oauth-token.json')),
+  /**
+   * Where the local flow keeps its token (mode 0600). Unset: the local flow's own default,
+   * `~/.config/platform/forge-token.json` (src/mcp/local/mcp-local.settings.ts).
+   */
+  FORGE_OAUTH_TOKEN_PATH: env.optionalString(),
   /** Base URL of the forge; unset under `npm start`, where the dev forge runs instead. */
   FORGE_URL: env.url(undefined),
   /** A static forge token for stdio use without OAuth. */

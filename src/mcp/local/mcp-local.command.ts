@@ -12,7 +12,7 @@ import { createLogger, stderrDestination } from '../../core/logger.ts';
 import { createForgeMcpServer } from '../mcp.server.ts';
 import { systemBrowserOpener, type BrowserOpener } from './mcp-local.browser.ts';
 import { createForgeOAuthClient } from './mcp-local.forge-client.ts';
-import { localTokenPath, resolveLocalSettings } from './mcp-local.settings.ts';
+import { homeDirectory, localTokenPath, resolveLocalSettings } from './mcp-local.settings.ts';
 import { browserSignIn, startStdioServer, type CreateForgeMcpServer } from './mcp-local.stdio.ts';
 import { createTokenFile } from './mcp-local.token-file.ts';
 
@@ -84,7 +84,7 @@ export function registerMcpLocalCommands(program: Command, io: CliIo, deps: McpL
     .description('revoke the stored forge token at the forge and delete the token file')
     .action(async () => {
       const config = loadPlatformConfig(io.env);
-      const path = localTokenPath(config.mcp.FORGE_OAUTH_TOKEN_PATH, io.env);
+      const path = localTokenPath(config.mcp.FORGE_OAUTH_TOKEN_PATH, homeDirectory(io.env));
       const file = createTokenFile({ path, log: commandLogger(config) });
       const stored = await file.read();
       if (stored === undefined) {

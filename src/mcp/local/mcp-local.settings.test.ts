@@ -45,9 +45,15 @@ describe('local flow settings', () => {
   });
 
   it('token path: explicit, ~/ expanded, relative resolved, default under the home directory', () => {
-    expect(localTokenPath('/x/t.json', { FORGE_OAUTH_TOKEN_PATH: '/x/t.json' }, '/h')).toBe('/x/t.json');
-    expect(localTokenPath('~/t.json', { FORGE_OAUTH_TOKEN_PATH: '~/t.json' }, '/h')).toBe(join('/h', 't.json'));
-    expect(localTokenPath('t.json', { FORGE_OAUTH_TOKEN_PATH: 't.json' }, '/h')).toBe(resolve('t.json'));
-    expect(localTokenPath('./data/forge-oauth-token.json', {}, '/h')).toBe(join('/h', '.config', 'platform', 'forge-token.json'));
+    expect(localTokenPath('/x/t.json', '/h')).toBe('/x/t.json');
+    expect(localTokenPath('~/t.json', '/h')).toBe(join('/h', 't.json'));
+    expect(localTokenPath('t.json', '/h')).toBe(resolve('t.json'));
+    expect(localTokenPath(undefined, '/h')).toBe(join('/h', '.config', 'platform', 'forge-token.json'));
+    expect(localTokenPath('  ', '/h')).toBe(join('/h', '.config', 'platform', 'forge-token.json'));
+  });
+
+  it('regression: the configuration default (under PLATFORM_DATA_DIR) contradicted the local default; unset means ~/.config/platform/forge-token.json', () => {
+    expect(settingsFor({ PLATFORM_DATA_DIR: '/srv/platform' }).tokenPath).toBe(join('/home/u', '.config', 'platform', 'forge-token.json'));
+    expect(settingsFor({ PLATFORM_DATA_DIR: '/srv/platform', FORGE_OAUTH_TOKEN_PATH: '~/tok.json' }).tokenPath).toBe(join('/home/u', 'tok.json'));
   });
 });

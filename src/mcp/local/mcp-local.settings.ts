@@ -37,11 +37,16 @@ export type LocalMcpSettings =
  * `~/.config/platform/forge-token.json` — not a path under the working directory, which for a stdio server is
  * whatever directory the MCP client happens to start it in.
  */
-export function localTokenPath(configured: string | undefined, env: Env, home: string = env.HOME?.trim() || homedir()): string {
-  const explicit = env.FORGE_OAUTH_TOKEN_PATH?.trim() ? configured : undefined;
+export function localTokenPath(configured: string | undefined, home: string): string {
+  const explicit = configured?.trim() ? configured.trim() : undefined;
   if (explicit === undefined) return defaultTokenPath(home);
   if (explicit === '~' || explicit.startsWith('~/')) return join(home, explicit.slice(1));
   return isAbsolute(explicit) ? explicit : resolve(explicit);
+}
+
+/** The home directory: `HOME` from the command's environment (tests set it), else the operating system's. */
+export function homeDirectory(env: Env): string {
+  return env.HOME?.trim() || homedir();
 }
 
 /**
@@ -50,7 +55,7 @@ export function localTokenPath(configured: string | undefined, env: Env, home: s
  * access token (issue 3 item 11: the static token is for "no OAuth").
  */
 export function resolveLocalSettings(config: LocalFlowConfig, env: Env): LocalMcpSettings {
-  const tokenPath = localTokenPath(config.FORGE_OAUTH_TOKEN_PATH, env);
+  const tokenPath = localTokenPath(config.FORGE_OAUTH_TOKEN_PATH, homeDirectory(env));
   const problems: string[] = [];
   if (config.FORGE_USE_OAUTH) {
     if (config.FORGE_URL === undefined) problems.push('FORGE_URL: required when FORGE_USE_OAUTH=true (the base URL of the forge to sign in to)');
