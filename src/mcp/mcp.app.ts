@@ -16,7 +16,7 @@ import { registerMcpRoutes } from './mcp.routes.ts';
 import type { Allowlist } from './oauth.allowlist.ts';
 import { createClientMetadataResolver, type FetchedDocument } from './oauth.client-metadata.ts';
 import { createClientRegistry } from './oauth.clients.ts';
-import { createForgeOAuth, createForgeUserTokenCheck } from './oauth.forge.ts';
+import { createForgeOAuth, createForgeUserTokenCheck, revokeForgeTokens } from './oauth.forge.ts';
 import { serverPathPrefix, type MetadataSettings } from './oauth.metadata.ts';
 import { createWindowRateLimiter } from './oauth.rate-limit.ts';
 import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth.replay.ts';
@@ -36,6 +36,8 @@ export interface McpSettings {
   scopes: string;
   allowlist: Allowlist;
   registerLimitPerHour: number;
+  /** Sign-ins started (pending transactions) per client address per 10 minutes (`OAUTH_SIGNIN_RATE_LIMIT_PER_10_MIN`). */
+  signinLimitPer10Min: number;
   /** Stateless mode: the shared secret (and the one being rotated out), and the optional Redis replay cache. */
   stateless: { secret: Buffer; previous?: Buffer; replayCacheUrl?: string } | undefined;
   /**
@@ -67,6 +69,7 @@ export function mcpSettingsFromConfig(
     scopes: config.FORGE_OAUTH_SCOPES,
     allowlist: config.allowlist,
     registerLimitPerHour: config.OAUTH_REGISTER_RATE_LIMIT_PER_HOUR,
+    signinLimitPer10Min: config.OAUTH_SIGNIN_RATE_LIMIT_PER_10_MIN,
     stateless:
       config.OAUTH_STATELESS_MODE && config.OAUTH_STATELESS_SECRET
         ? {
@@ -112,6 +115,7 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
   let replay: ReplayCache | undefined;
   let flows: FlowStore | undefined;
   let validator: BearerValidator;
+  let sweeper: NodeJS.Timeout | undefined;
 
   if (settings.mode === 'none') {
     validator = createBearerValidator({
@@ -132,7 +136,9 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       ...(settings.validationCacheTtlMs !== undefined ? { ttlMs: settings.validationCacheTtlMs } : {}),
     });
     const secret = settings.stateless?.secret ?? settings.localSecret;
-    const sealer = createSealer({ secret, previous: settings.stateless?.previous ? [settings.stateless.previous] : [], clock });
+    const previous = settings.stateless?.previous ? [settings.stateless.previous] : [];
+    const sealer = createSealer({ secret, previous, clock });
+    let consentReplay: ReplayCache;
     if (settings.stateless) {
       replay =
         deps.replay ??
@@ -140,8 +146,20 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
           ? createRedisReplayCache({ url: settings.stateless.replayCacheUrl, clock, log })
           : createMemoryReplayCache({ clock }));
       flows = createSealedFlowStore({ sealer, replay, clock });
+      consentReplay = replay;
     } else {
-      flows = createMemoryFlowStore({ clock });
+      // A proxy code that leaves the store unredeemed (evicted, expired) takes its forge tokens' validity with it.
+      const memoryFlows = createMemoryFlowStore({
+        clock,
+        onCodeDiscarded: (record) => {
+          log.info('revoking forge tokens of a proxy code that expired or was evicted unredeemed');
+          void revokeForgeTokens(forge, record.tokens, log);
+        },
+      });
+      flows = memoryFlows;
+      sweeper = setInterval(() => memoryFlows.sweep(), 60_000);
+      sweeper.unref();
+      consentReplay = createMemoryReplayCache({ clock, max: 10_000 });
     }
     const metadata = createClientMetadataResolver({
       allowlist: settings.allowlist,
@@ -162,11 +180,16 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       forge,
       sealer,
       registerLimiter: createWindowRateLimiter({ clock, limit: settings.registerLimitPerHour, windowMs: 3_600_000 }),
+      signinLimiter: createWindowRateLimiter({ clock, limit: settings.signinLimitPer10Min, windowMs: 10 * 60_000 }),
+      consentReplay,
+      bearerCache: validator,
       clock,
       log,
     });
     const metadataSettings: MetadataSettings = { serverUrl, scopes: settings.scopes, mode: settings.mode };
-    const csrfKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'platform mcp consent csrf v1', 32));
+    // The CSRF key follows the sealing secrets: tokens are made with the current one and accepted with any, so a
+    // consent page rendered before a rotation (or by a replica not yet rotated) can still be submitted.
+    const csrfKeys = [secret, ...previous].map((s) => Buffer.from(hkdfSync('sha256', s, Buffer.alloc(0), 'platform mcp consent csrf v1', 32)));
     await app.register(async (scope) => {
       // OAuth endpoints answer in RFC 6749 form, also for bodies Fastify could not parse (STYLE.md 7).
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -177,7 +200,7 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
           .status(status >= 500 ? 500 : status === 413 || status === 415 ? status : 400)
           .send(status >= 500 ? { error: 'server_error', error_description: 'Internal error.' } : { error: 'invalid_request', error_description: 'Malformed request.' });
       });
-      registerOAuthRoutes(scope, { service, metadata: metadataSettings, forgeUrl: settings.forgeUrl, csrfKey, bases });
+      registerOAuthRoutes(scope, { service, metadata: metadataSettings, forgeUrl: settings.forgeUrl, csrfKeys, bases });
     });
   }
 
@@ -197,6 +220,7 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
     validator,
     flows,
     async close() {
+      if (sweeper) clearInterval(sweeper);
       await closeGracefully(app);
       // An injected replay cache belongs to the caller.
       if (replay && !deps.replay) await replay.close();

@@ -20,8 +20,11 @@ export type BearerResult =
 
 export interface BearerValidator {
   validate(token: string): Promise<BearerResult>;
-  /** Forgets a token (the forge rejected it on a tool call). */
-  forget(token: string): void;
+  /**
+   * Forgets a token — the forge rejected it on a tool call, it was revoked, or a refresh replaced it — given itself
+   * or its cache key ({@link tokenCacheKey}); it stays refused for the cache TTL.
+   */
+  forget(token: string | { key: string }): void;
   /** Cached entries, for tests and the benchmark. */
   size(): number;
 }
@@ -100,8 +103,8 @@ export function createBearerValidator(deps: {
       return pending;
     },
     forget(token) {
-      // The forge answered 401 to a tool call: the token is no longer good.
-      const key = tokenCacheKey(token);
+      // The token is no longer good (a forge 401 on a tool call, a revocation, a refresh).
+      const key = typeof token === 'string' ? tokenCacheKey(token) : token.key;
       cache.delete(key);
       if (ttl > 0) refused.set(key, { reason: 'invalid', until: deps.clock.now() + ttl });
     },

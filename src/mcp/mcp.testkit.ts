@@ -86,6 +86,8 @@ export interface StackOptions {
   serverPath?: string;
   allowlist?: string;
   registerLimitPerHour?: number;
+  /** Sign-ins started per client address per 10 minutes (default: high, tests run many flows from 127.0.0.1). */
+  signinLimitPer10Min?: number;
   /** `true` as TRUST_PROXY=true reads it (proxies on loopback and private networks), or a list of proxies. */
   trustProxy?: boolean | string;
   validationCacheTtlMs?: number;
@@ -137,6 +139,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     scopes: 'api read_user',
     allowlist: parseAllowlist(options.allowlist ?? 'defaults'),
     registerLimitPerHour: options.registerLimitPerHour ?? 1000,
+    signinLimitPer10Min: options.signinLimitPer10Min ?? 1_000_000,
     stateless: options.stateless
       ? {
           secret: options.stateless.secret ?? TEST_STATELESS_SECRET,

@@ -1,8 +1,10 @@
 /**
  * Client ID metadata documents (forge-facts.md "What real MCP clients need": the current MCP authorization spec
  * prefers an https URL as `client_id`). The server fetches the document behind the URL and treats it as the
- * client's registration (issue 3 item 3): bounded in time and size, no redirects followed, no private or loopback
- * addresses (checked on the resolved address the socket uses, so DNS tricks cannot swap it), results cached.
+ * client's registration (issue 3 item 3): bounded in time and size, no redirects followed, port 443 only, no private
+ * or loopback addresses (checked on the resolved address the socket uses, so DNS tricks cannot swap it; IPv6 forms
+ * embedding an IPv4 address judged by that address), results cached, and uncached fetches limited per client
+ * address.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpsRequest } from 'node:https';
@@ -12,6 +14,8 @@ import { z } from 'zod';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { isAllowedRedirectUri, type Allowlist } from './oauth.allowlist.ts';
+import { inPrefix, ipv6Bytes, lastIpv4 } from './oauth.ip.ts';
+import { createWindowRateLimiter, type RateLimiter } from './oauth.rate-limit.ts';
 
 /** Documents are small JSON objects; the draft suggests a few kilobytes. */
 export const MAX_DOCUMENT_BYTES = 16 * 1024;
@@ -22,6 +26,12 @@ const MAX_CACHE_MS = 24 * 3_600_000;
 const DEFAULT_CACHE_MS = 3_600_000;
 /** A failed fetch is remembered briefly so a bad client id cannot make us hammer a host. */
 const FAILURE_CACHE_MS = 60_000;
+/**
+ * Uncached fetches one client address may cause per window: every new client id URL costs an outgoing request, so
+ * without a bound one client could make the server fetch arbitrary public URLs at its pace.
+ */
+export const METADATA_FETCH_LIMIT = 20;
+export const METADATA_FETCH_WINDOW_MS = 10 * 60_000;
 
 /** Addresses a metadata fetch must never reach (SSRF): private, loopback, link-local, shared, reserved. */
 function privateRanges(): BlockList {
@@ -32,31 +42,40 @@ function privateRanges(): BlockList {
     ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
   ];
   for (const [net, prefix] of v4) list.addSubnet(net, prefix, 'ipv4');
+  // The IPv6 forms that embed an IPv4 address (::/96, ::ffff:0:0/96, ::ffff:0:0:0/96, 64:ff9b::/96) are handled
+  // in isPrivateAddress, by the embedded address.
   const v6: [string, number][] = [
-    ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
-    ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+    ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10],
+    ['fec0::', 10], ['ff00::', 8],
   ];
   for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
   return list;
 }
 const PRIVATE = privateRanges();
 
-/** True when an IP address is not publicly routable (including IPv4-mapped IPv6 forms of such addresses). */
+/** IPv6 ranges that carry an IPv4 address in their last 32 bits. */
+const IPV4_COMPATIBLE = ipv6Bytes('::') as Uint8Array;
+const IPV4_MAPPED = ipv6Bytes('::ffff:0:0') as Uint8Array;
+const IPV4_TRANSLATED = ipv6Bytes('::ffff:0:0:0') as Uint8Array;
+const NAT64 = ipv6Bytes('64:ff9b::') as Uint8Array;
+
+/**
+ * True when an IP address is not publicly routable. IPv6 forms embedding an IPv4 address are judged as follows:
+ * IPv4-compatible `::/96` (deprecated; includes `::` and `::1`) and IPv4-translated `::ffff:0:0:0/96` are always
+ * refused, IPv4-mapped `::ffff:0:0/96` and NAT64 `64:ff9b::/96` by the IPv4 address they lead to (so a DNS64
+ * network still reaches public hosts, never private ones). Anything unparsable counts as private.
+ */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped?.[1]) return PRIVATE.check(mapped[1], 'ipv4');
-    const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-    if (mappedHex?.[1] && mappedHex[2]) {
-      const high = parseInt(mappedHex[1], 16);
-      const low = parseInt(mappedHex[2], 16);
-      return PRIVATE.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, 'ipv4');
-    }
-    return PRIVATE.check(address, 'ipv6');
-  }
-  return true;
+  if (family !== 6) return true;
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return true;
+  if (inPrefix(bytes, IPV4_COMPATIBLE, 96) || inPrefix(bytes, IPV4_TRANSLATED, 96)) return true;
+  if (inPrefix(bytes, IPV4_MAPPED, 96) || inPrefix(bytes, NAT64, 96)) return PRIVATE.check(lastIpv4(bytes), 'ipv4');
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  return PRIVATE.check(groups.join(':'), 'ipv6');
 }
 
 export interface FetchedDocument {
@@ -71,6 +90,8 @@ export interface DocumentFetchOptions {
   maxBytes?: number;
   /** Tests only: reach a local https server. */
   allowPrivateAddresses?: boolean;
+  /** Tests only: a port other than 443 (a local test server cannot listen on 443). */
+  allowAnyPort?: boolean;
   /** Tests only: trust this CA. */
   ca?: string | Buffer;
 }
@@ -102,6 +123,8 @@ export function fetchDocument(url: URL, options: DocumentFetchOptions = {}): Pro
   const allowPrivate = options.allowPrivateAddresses === true;
   return new Promise((resolve, reject) => {
     if (url.protocol !== 'https:') return reject(new Error('refused: not https'));
+    // Only the https port: other ports reach admin consoles and internal services on otherwise public hosts.
+    if (url.port !== '' && options.allowAnyPort !== true) return reject(new Error('refused: port other than 443'));
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) !== 0 && !allowPrivate && isPrivateAddress(host)) return reject(new Error('refused: private address'));
     const request = httpsRequest(
@@ -176,10 +199,14 @@ export interface MetadataClient {
   redirectUris: string[];
 }
 
-export type MetadataResult = { ok: true; client: MetadataClient } | { ok: false; reason: string };
+export type MetadataResult =
+  | { ok: true; client: MetadataClient }
+  /** `retryAfterSeconds` is set when the client address used up its fetches (not cached: a later try may work). */
+  | { ok: false; reason: string; retryAfterSeconds?: number };
 
 export interface ClientMetadataResolver {
-  resolve(clientId: string): Promise<MetadataResult>;
+  /** Resolves a document client id; `clientAddress` pays for an uncached fetch ({@link METADATA_FETCH_LIMIT}). */
+  resolve(clientId: string, clientAddress: string): Promise<MetadataResult>;
 }
 
 function cacheLifetime(cacheControl: string): number {
@@ -189,14 +216,20 @@ function cacheLifetime(cacheControl: string): number {
   return Math.min(MAX_CACHE_MS, Math.max(MIN_CACHE_MS, Number(match[1]) * 1000));
 }
 
-/** Resolves metadata-document client ids with a bounded cache (at most 1000 documents). */
+/**
+ * Resolves metadata-document client ids with a bounded cache (at most 1000 documents) and a per-address limit on
+ * uncached fetches.
+ */
 export function createClientMetadataResolver(deps: {
   allowlist: Allowlist;
   clock: Clock;
   log: Logger;
   fetch?: (url: URL) => Promise<FetchedDocument>;
+  /** Uncached fetches per client address (default {@link METADATA_FETCH_LIMIT} per 10 minutes). */
+  fetchLimiter?: RateLimiter;
 }): ClientMetadataResolver {
   const fetcher = deps.fetch ?? ((url: URL) => fetchDocument(url));
+  const limiter = deps.fetchLimiter ?? createWindowRateLimiter({ clock: deps.clock, limit: METADATA_FETCH_LIMIT, windowMs: METADATA_FETCH_WINDOW_MS });
   const cache = new LRUCache<string, MetadataResult>({ max: 1000, ttl: DEFAULT_CACHE_MS, ttlResolution: 0, perf: { now: () => deps.clock.now() } });
   const inflight = new Map<string, Promise<MetadataResult>>();
 
@@ -239,11 +272,16 @@ export function createClientMetadataResolver(deps: {
   };
 
   return {
-    async resolve(clientId) {
+    async resolve(clientId, clientAddress) {
       const cached = cache.get(clientId);
       if (cached) return cached;
       let pending = inflight.get(clientId);
       if (!pending) {
+        const decision = limiter.hit(clientAddress);
+        if (!decision.allowed) {
+          deps.log.warn({ client_id: clientId.slice(0, 300), client_address: clientAddress }, 'client metadata document not fetched: fetch limit per client address reached');
+          return { ok: false, reason: 'fetch limit per client address reached', retryAfterSeconds: decision.retryAfterSeconds };
+        }
         pending = load(clientId).finally(() => inflight.delete(clientId));
         inflight.set(clientId, pending);
       }

@@ -27,12 +27,23 @@ export interface NewRegistration {
   clientName?: string;
 }
 
-export type ResolvedClient = { ok: true; client: RegisteredClient } | { ok: false; reason: string };
+/** A failure carries `retryAfterSeconds` when the client address may not cause another metadata fetch yet. */
+export type ResolvedClient = { ok: true; client: RegisteredClient } | { ok: false; reason: string; retryAfterSeconds?: number };
 
 export interface ClientRegistry {
+  /** True when registrations are sealed into the client id (stateless mode), which bounds their size. */
+  readonly sealed: boolean;
   register(input: NewRegistration): Promise<RegisteredClient>;
-  resolve(clientId: string): Promise<ResolvedClient>;
+  /** Finds a client; `clientAddress` is who asks (it pays for a metadata-document fetch). */
+  resolve(clientId: string, clientAddress: string): Promise<ResolvedClient>;
 }
+
+/**
+ * Longest total of a sealed registration's redirect URIs (UTF-8 bytes). The sealed client id travels in every
+ * `/authorize` URL (with the redirect URI again, the state and the challenge): with 2 KiB of callbacks it stays near
+ * 3.5 kB, well inside URL limits of browsers and proxies and inside what unsealing accepts.
+ */
+export const MAX_SEALED_REDIRECT_URIS_BYTES = 2048;
 
 /** Registrations older than this stop opening in stateless mode; clients register again (RFC 7591 allows expiry). */
 const SEALED_CLIENT_TTL_MS = 365 * 24 * 3_600_000;
@@ -54,6 +65,7 @@ export function createClientRegistry(deps: {
 }): ClientRegistry & { size(): number } {
   const store = createBoundedStore<RegisteredClient>({ clock: deps.clock, max: deps.max ?? MEMORY_STORE_MAX, ttlMs: 0 });
   return {
+    sealed: deps.sealer !== undefined,
     size: () => store.cache.size,
     async register(input) {
       const issuedAt = Math.floor(deps.clock.now() / 1000);
@@ -67,11 +79,13 @@ export function createClientRegistry(deps: {
       store.put(uuid, client);
       return client;
     },
-    async resolve(clientId) {
+    async resolve(clientId, clientAddress) {
       if (typeof clientId !== 'string' || clientId.length === 0) return { ok: false, reason: 'missing client_id' };
       if (isMetadataDocumentClientId(clientId)) {
-        const result = await deps.metadata.resolve(clientId);
-        if (!result.ok) return { ok: false, reason: `metadata document: ${result.reason}` };
+        const result = await deps.metadata.resolve(clientId, clientAddress);
+        if (!result.ok) {
+          return { ok: false, reason: `metadata document: ${result.reason}`, ...(result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}) };
+        }
         return {
           ok: true,
           client: { clientId, redirectUris: result.client.redirectUris, issuedAt: 0, kind: 'metadata_document', ...(result.client.clientName ? { clientName: result.client.clientName } : {}) },

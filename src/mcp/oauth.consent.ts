@@ -49,12 +49,17 @@ export function csrfToken(key: Buffer, cookieValue: string, sealedRequest: strin
   return createHmac('sha256', key).update(`${cookieValue}.${sealedRequest}`).digest('base64url');
 }
 
-/** Checks the form's CSRF token against the cookie, in constant time. */
-export function verifyCsrfToken(key: Buffer, cookieValue: string | undefined, sealedRequest: string, token: string | undefined): boolean {
+/**
+ * Checks the form's CSRF token against the cookie, in constant time, under any of `keys` (the current secret's key
+ * first, then those of secrets being rotated out, so a page rendered before a rotation can still be submitted).
+ */
+export function verifyCsrfToken(keys: readonly Buffer[], cookieValue: string | undefined, sealedRequest: string, token: string | undefined): boolean {
   if (!isCsrfCookieValue(cookieValue) || typeof token !== 'string') return false;
-  const expected = Buffer.from(csrfToken(key, cookieValue, sealedRequest));
   const given = Buffer.from(token);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return keys.some((key) => {
+    const expected = Buffer.from(csrfToken(key, cookieValue, sealedRequest));
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  });
 }
 
 /** One remembered approval: short hashes of the client id and the callback, and when it lapses. */
@@ -112,6 +117,11 @@ function escapeHtml(value: string): string {
 
 export interface ConsentView {
   clientName: string | undefined;
+  /**
+   * The name was chosen by the client itself at dynamic registration (anyone can register "Claude"), so the page
+   * says it is not verified. Metadata-document clients show their publishing host instead.
+   */
+  nameUnverified?: boolean;
   /** For client id metadata documents: the host that published the client's description. */
   clientPublisher?: string;
   redirectUri: string;
@@ -145,6 +155,7 @@ dl{margin:1rem 0;padding:.75rem 1rem;background:#f6f8fa;border-radius:8px}
 dt{font-size:.8rem;color:#59636e;text-transform:uppercase;letter-spacing:.03em}
 dd{margin:0 0 .6rem;overflow-wrap:anywhere;font-weight:600}
 .note{font-size:.9rem;color:#59636e}
+.tag{display:inline-block;font-size:.75rem;font-weight:600;padding:0 .4rem;border-radius:4px;background:#fff8c5;color:#6b4f00;border:1px solid #d4a72c;vertical-align:middle}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem;flex-wrap:wrap}
 button{flex:1 1 8rem;min-height:2.75rem;font-size:1rem;border-radius:8px;border:1px solid #d0d7de;cursor:pointer;padding:.5rem 1rem}
 button.approve{background:#1f6feb;border-color:#1f6feb;color:#fff}
@@ -158,6 +169,11 @@ export function renderConsentPage(view: ConsentView): string {
   const name = view.clientName?.trim() ? escapeHtml(view.clientName.trim()) : 'An application';
   const destination = escapeHtml(destinationLabel(view.redirectUri));
   const publisher = view.clientPublisher ? `<dt>Described by</dt><dd>${escapeHtml(view.clientPublisher)}</dd>` : '';
+  const unverified =
+    view.nameUnverified && view.clientName?.trim()
+      ? ' <span class="tag" data-testid="name-unverified">not verified</span>'
+      : '';
+  const unverifiedNote = unverified ? '<span class="note"> — the application chose this name itself; it is not verified</span>' : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -170,9 +186,9 @@ export function renderConsentPage(view: ConsentView): string {
 <body>
 <main>
 <h1>Allow access to your forge account?</h1>
-<p><strong data-testid="client-name">${name}</strong> wants to use the forge MCP server with your account on <strong>${escapeHtml(view.forgeHost)}</strong>.</p>
+<p><strong data-testid="client-name">${name}</strong>${unverified} wants to use the forge MCP server with your account on <strong>${escapeHtml(view.forgeHost)}</strong>.</p>
 <dl>
-<dt>Application</dt><dd>${name}</dd>
+<dt>Application</dt><dd>${name}${unverifiedNote}</dd>
 ${publisher}<dt>After you sign in, your browser goes to</dt><dd data-testid="destination">${destination}</dd>
 <dt>Callback</dt><dd class="note">${escapeHtml(view.redirectUri)}</dd>
 <dt>Access requested</dt><dd>${escapeHtml(view.scope)}</dd>

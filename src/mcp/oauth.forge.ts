@@ -155,6 +155,22 @@ export function createForgeOAuth(deps: { forgeUrl: string; appId: string; fetch:
 }
 
 /**
+ * Revokes both tokens of a forge token response, best effort: never rejects, and a failure is logged (without the
+ * tokens). Used for tokens no client will ever receive (a burnt or expired proxy code).
+ */
+export async function revokeForgeTokens(forge: Pick<ForgeOAuth, 'revoke'>, tokens: ForgeTokens, log: Logger): Promise<void> {
+  try {
+    const results = await Promise.all([
+      forge.revoke({ token: tokens.access_token, tokenTypeHint: 'access_token' }),
+      ...(tokens.refresh_token !== undefined ? [forge.revoke({ token: tokens.refresh_token, tokenTypeHint: 'refresh_token' })] : []),
+    ]);
+    if (results.some((r) => !r.ok)) log.warn('forge tokens of an unredeemed proxy code could not all be revoked; they lapse on their own');
+  } catch (error) {
+    log.warn({ cause: (error as Error).message }, 'forge tokens of an unredeemed proxy code could not be revoked');
+  }
+}
+
+/**
  * Token validation through `GET /api/v4/user`, for `/mcp` without remote OAuth (clients bring their own forge
  * token, possibly a personal access token, which `/oauth/token/info` does not describe).
  */

@@ -23,7 +23,7 @@ import {
   type Stack,
 } from './mcp.testkit.ts';
 import { parseAllowlist } from './oauth.allowlist.ts';
-import type { FetchedDocument } from './oauth.client-metadata.ts';
+import { METADATA_FETCH_LIMIT, type FetchedDocument } from './oauth.client-metadata.ts';
 
 describe('passthrough mode', () => {
   let stack: Stack;
@@ -277,6 +277,31 @@ describe('client ID metadata documents over HTTP', () => {
   });
 });
 
+describe('metadata document fetch limit over HTTP', () => {
+  it('[CIMD-SSRF] /authorize answers a 429 page once a client address used up its uncached document fetches', async () => {
+    let fetches = 0;
+    const fetchClientMetadata = async (url: URL): Promise<FetchedDocument> => {
+      fetches += 1;
+      return { status: 200, body: JSON.stringify({ client_id: url.href, redirect_uris: [CLIENT_CALLBACK] }), contentType: 'application/json', cacheControl: '' };
+    };
+    const stack = await startStack({ mode: 'callback_proxy', fetchClientMetadata });
+    try {
+      const open = (i: number) =>
+        fetch(authorizeUrl(stack.serverUrl, { client_id: `https://client${i}.example/client.json`, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }), { redirect: 'manual' });
+      for (let i = 0; i < METADATA_FETCH_LIMIT; i += 1) expect((await open(i)).status).toBe(200);
+      const limited = await open(METADATA_FETCH_LIMIT);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('content-type')).toContain('text/html');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(fetches).toBe(METADATA_FETCH_LIMIT);
+      // A document already fetched still works.
+      expect((await open(0)).status).toBe(200);
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
 describe('without remote OAuth', () => {
   it('[MODE-ENABLE] serves no OAuth endpoints, and /mcp takes a forge token the forge accepts', async () => {
     const user = { id: 1, username: 'pat-user', name: 'Pat', email: 'pat@example.test', password: randomBytes(9).toString('hex') };
@@ -291,6 +316,7 @@ describe('without remote OAuth', () => {
         scopes: 'api read_user',
         allowlist: parseAllowlist('defaults'),
         registerLimitPerHour: 20,
+        signinLimitPer10Min: 30,
         stateless: undefined,
         localSecret: randomBytes(32),
         trustProxy: false,

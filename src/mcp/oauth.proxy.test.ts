@@ -311,7 +311,7 @@ describe('callback proxy mode (stateful)', () => {
     expect(malformed.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('[TOKEN-REFRESH] [TOKEN-REVOKE] [VALIDATE-DROP-401] refresh and revoke go to the forge; a revoked token stops working', async () => {
+  it('[TOKEN-REFRESH] [TOKEN-REVOKE] refresh and revoke go to the forge', async () => {
     const { tokens } = await completeFlow(stack);
     const refreshed = await token(stack.serverUrl, { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token), client_id: 'any' });
     expect(refreshed.status).toBe(200);
@@ -327,6 +327,15 @@ describe('callback proxy mode (stateful)', () => {
     const revoked = await fetch(`${stack.serverUrl}/revoke`, { method: 'POST', body: new URLSearchParams({ token: bearer, token_type_hint: 'access_token' }) });
     expect(revoked.status).toBe(200);
     expect(stack.forge.forge.counters.revoke).toBe(revokesBefore + 1);
+  });
+
+  it('[VALIDATE-DROP-401] a token revoked behind our back passes from the cache until the forge answers 401, then is dropped', async () => {
+    const { tokens } = await completeFlow(stack);
+    const bearer = String(tokens.access_token);
+    expect((await callTool(stack.serverUrl, bearer, 'get_current_user')).isError).toBeFalsy();
+    // Revoked at the forge directly (the user removed the application there), not through our /revoke.
+    const atForge = await fetch(`${stack.forge.forge.url}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token: bearer, client_id: stack.forge.app.uid }) });
+    expect(atForge.status).toBe(200);
     // Still cached as valid: the tool call reaches the forge, which answers 401; the entry is dropped.
     const after = await callTool(stack.serverUrl, bearer, 'get_current_user');
     expect(after.isError).toBe(true);
@@ -334,6 +343,36 @@ describe('callback proxy mode (stateful)', () => {
     const next = await postMcp(stack.serverUrl, bearer, INITIALIZE);
     expect(next.status).toBe(401);
     expect(next.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('[REVOKE-FORGET] regression: /revoke left the token in the /mcp validation cache; now it is refused at once', async () => {
+    const { tokens } = await completeFlow(stack);
+    const bearer = String(tokens.access_token);
+    expect((await postMcp(stack.serverUrl, bearer, INITIALIZE)).status).toBe(200);
+    const infoBefore = stack.forge.forge.counters.tokenInfo;
+    const revoked = await fetch(`${stack.serverUrl}/revoke`, { method: 'POST', body: new URLSearchParams({ token: bearer, token_type_hint: 'access_token' }) });
+    expect(revoked.status).toBe(200);
+    // Within the 60 s the cached validation would have lasted: refused without asking the forge again.
+    const next = await postMcp(stack.serverUrl, bearer, INITIALIZE);
+    expect(next.status).toBe(401);
+    expect(next.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(stack.forge.forge.counters.tokenInfo).toBe(infoBefore);
+  });
+
+  it('[REVOKE-FORGET] regression: after a refresh the old access token passed /mcp from the cache; now it is dropped', async () => {
+    const { tokens } = await completeFlow(stack);
+    const oldBearer = String(tokens.access_token);
+    expect((await postMcp(stack.serverUrl, oldBearer, INITIALIZE)).status).toBe(200);
+    const refreshed = await token(stack.serverUrl, { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token) });
+    expect(refreshed.status).toBe(200);
+    // The forge invalidated the old pair on refresh; the server knew which access token the refresh token came with.
+    expect((await postMcp(stack.serverUrl, oldBearer, INITIALIZE)).status).toBe(401);
+    expect((await postMcp(stack.serverUrl, String(refreshed.body.access_token), INITIALIZE)).status).toBe(200);
+    // A refresh token revoked through /revoke takes its access token out of the cache too (the forge drops the pair).
+    const newBearer = String(refreshed.body.access_token);
+    const revoked = await fetch(`${stack.serverUrl}/revoke`, { method: 'POST', body: new URLSearchParams({ token: String(refreshed.body.refresh_token), token_type_hint: 'refresh_token' }) });
+    expect(revoked.status).toBe(200);
+    expect((await postMcp(stack.serverUrl, newBearer, INITIALIZE)).status).toBe(401);
   });
 
   it('[MCP-401] [AUTH-BEARER] answers 401 with the challenge real clients follow', async () => {

@@ -24,8 +24,8 @@ export interface OAuthRouteDeps {
   service: OAuthService;
   metadata: MetadataSettings;
   forgeUrl: string;
-  /** HMAC key of the consent form's CSRF token. */
-  csrfKey: Buffer;
+  /** HMAC keys of the consent form's CSRF token: the first makes tokens, all are accepted (secret rotation). */
+  csrfKeys: readonly Buffer[];
   /** Path prefixes to mount the endpoints under ('' and the path of `MCP_SERVER_URL`). */
   bases: readonly string[];
 }
@@ -54,11 +54,30 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   const names = cookieNames(serverUrl);
   const cookieBase = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: names.secure };
 
-  const sendError = (reply: FastifyReply, status: number, title: string, message: string): FastifyReply => {
+  const csrfKey = deps.csrfKeys[0];
+  if (csrfKey === undefined) throw new Error('no CSRF key');
+
+  const sendError = (reply: FastifyReply, status: number, title: string, message: string, headers: Record<string, string> = {}): FastifyReply => {
     const n = nonce();
-    for (const [name, value] of Object.entries(consentPageHeaders(n, ["'none'"]))) void reply.header(name, value);
+    for (const [name, value] of Object.entries({ ...consentPageHeaders(n, ["'none'"]), ...headers })) void reply.header(name, value);
     return reply.status(status).send(renderErrorPage(title, message, n));
   };
+
+  /**
+   * The browser-facing endpoints (`/authorize`, its form, `/callback`) answer with a page or a redirect, never with
+   * JSON: a failure nobody expected still gets a readable page instead of a dead end.
+   */
+  const browserRoute =
+    (handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>) =>
+    async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+      try {
+        return await handler(request, reply);
+      } catch (error) {
+        request.log.error({ err: error }, 'OAuth browser endpoint failed');
+        void reply.header('cache-control', 'no-store');
+        return sendError(reply, 500, 'Something went wrong', 'The sign-in could not continue. Start the connection again from your application in a few minutes.');
+      }
+    };
 
   /** Writes an authorization answer; a consent page gets a CSRF cookie and a token bound to it. */
   const sendAuthorize = (request: FastifyRequest, reply: FastifyReply, answer: AuthorizeAnswer): FastifyReply => {
@@ -68,7 +87,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         if (answer.setConsentCookie) void reply.setCookie(names.consent, answer.setConsentCookie, { ...cookieBase, maxAge: Math.floor(CONSENT_TTL_MS / 1000) });
         return reply.redirect(answer.location, 302);
       case 'error_page':
-        return sendError(reply, answer.status, answer.title, answer.message);
+        return sendError(reply, answer.status, answer.title, answer.message, answer.headers);
       case 'consent': {
         let csrfCookie = request.cookies[names.csrf];
         if (!isCsrfCookieValue(csrfCookie)) {
@@ -81,13 +100,14 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         return reply.status(200).send(
           renderConsentPage({
             clientName: answer.client.clientName,
+            nameUnverified: answer.client.kind === 'virtual',
             ...(publisher ? { clientPublisher: publisher } : {}),
             redirectUri: answer.redirectUri,
             forgeHost: new URL(deps.forgeUrl).host,
             scope: answer.scope,
             formAction: `${serverUrl}/authorize`,
             sealedRequest: answer.sealedRequest,
-            csrf: csrfToken(deps.csrfKey, csrfCookie, answer.sealedRequest),
+            csrf: csrfToken(csrfKey, csrfCookie, answer.sealedRequest),
             nonce: n,
           }),
         );
@@ -113,27 +133,42 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     );
     app.options(`${base}/register`, cors, preflight);
 
-    app.get(`${base}/authorize`, async (request, reply) =>
-      sendAuthorize(request, reply, await service.authorize(request.query as Record<string, unknown>, request.cookies[names.consent])),
+    app.get(
+      `${base}/authorize`,
+      browserRoute(async (request, reply) =>
+        sendAuthorize(request, reply, await service.authorize(request.query as Record<string, unknown>, request.cookies[names.consent], normalizeClientAddress(request.ip))),
+      ),
     );
 
     // The consent form posts here (same path as the page, so `form-action 'self'` covers it).
-    app.post(`${base}/authorize`, async (request, reply) => {
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      const sealedRequest = typeof body.request === 'string' ? body.request : '';
-      const token = typeof body.csrf === 'string' ? body.csrf : undefined;
-      if (!verifyCsrfToken(deps.csrfKey, request.cookies[names.csrf], sealedRequest, token)) {
-        request.log.warn('consent refused: CSRF token missing or wrong');
-        void reply.header('cache-control', 'no-store');
-        return sendError(reply, 403, 'Request not accepted', 'This approval did not come from the consent page. Start the connection again from your application.');
-      }
-      const decision = typeof body.decision === 'string' ? body.decision : 'deny';
-      return sendAuthorize(request, reply, await service.decideConsent({ sealedRequest, decision, consentCookie: request.cookies[names.consent] }));
-    });
+    app.post(
+      `${base}/authorize`,
+      browserRoute(async (request, reply) => {
+        const body = (request.body ?? {}) as Record<string, unknown>;
+        const sealedRequest = typeof body.request === 'string' ? body.request : '';
+        const token = typeof body.csrf === 'string' ? body.csrf : undefined;
+        if (!verifyCsrfToken(deps.csrfKeys, request.cookies[names.csrf], sealedRequest, token)) {
+          request.log.warn('consent refused: CSRF token missing or wrong');
+          void reply.header('cache-control', 'no-store');
+          return sendError(reply, 403, 'Request not accepted', 'This approval did not come from the consent page. Start the connection again from your application.');
+        }
+        const decision = typeof body.decision === 'string' ? body.decision : 'deny';
+        return sendAuthorize(
+          request,
+          reply,
+          await service.decideConsent({ sealedRequest, decision, consentCookie: request.cookies[names.consent], clientAddress: normalizeClientAddress(request.ip) }),
+        );
+      }),
+    );
 
-    app.get(`${base}/callback`, async (request, reply) => sendAuthorize(request, reply, await service.callback(request.query as Record<string, unknown>)));
+    app.get(
+      `${base}/callback`,
+      browserRoute(async (request, reply) => sendAuthorize(request, reply, await service.callback(request.query as Record<string, unknown>))),
+    );
 
-    app.post(`${base}/token`, cors, async (request, reply) => sendJson(reply, await service.token((request.body ?? {}) as Record<string, unknown>)));
+    app.post(`${base}/token`, cors, async (request, reply) =>
+      sendJson(reply, await service.token((request.body ?? {}) as Record<string, unknown>, normalizeClientAddress(request.ip))),
+    );
     app.options(`${base}/token`, cors, preflight);
 
     app.post(`${base}/revoke`, cors, async (request, reply) => sendJson(reply, await service.revoke((request.body ?? {}) as Record<string, unknown>)));

@@ -6,16 +6,19 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import { tokenCacheKey, type BearerValidator } from './mcp.auth.ts';
 import { isAllowedRedirectUri, type Allowlist } from './oauth.allowlist.ts';
-import type { ClientRegistry, RegisteredClient } from './oauth.clients.ts';
+import { MAX_SEALED_REDIRECT_URIS_BYTES, type ClientRegistry, type RegisteredClient } from './oauth.clients.ts';
 import { hasApproval, readApprovals, withApproval } from './oauth.consent.ts';
-import type { ForgeOAuth, ForgeTokenResult } from './oauth.forge.ts';
+import { revokeForgeTokens, type ForgeOAuth, type ForgeTokenResult } from './oauth.forge.ts';
 import type { RateLimiter } from './oauth.rate-limit.ts';
 import { checkRedirectUri, findRegisteredRedirectUri, withQuery } from './oauth.redirect-uri.ts';
+import type { ReplayCache } from './oauth.replay.ts';
 import type { Sealer } from './oauth.seal.ts';
-import { PENDING_TTL_MS, PROXY_CODE_TTL_MS, type FlowStore, type ForgeTokens } from './oauth.stores.ts';
+import { PENDING_TTL_MS, PROXY_CODE_TTL_MS, type FlowStore, type ForgeTokens, type PendingTransaction } from './oauth.stores.ts';
 
 export type OAuthMode = 'passthrough' | 'callback_proxy';
 
@@ -40,6 +43,15 @@ export interface OAuthServiceDeps {
   /** Seals consent requests and the consent cookie (the stateless secret when set, else a platform-derived key). */
   sealer: Sealer;
   registerLimiter: RateLimiter;
+  /**
+   * Sign-ins started (pending transactions created) per client address: without it anyone could fill the bounded
+   * pending-transaction store and evict every sign-in in progress.
+   */
+  signinLimiter: RateLimiter;
+  /** Remembers used consent forms (their `jti`), so a sealed consent request works once. */
+  consentReplay: ReplayCache;
+  /** The `/mcp` validation cache: revoked and refreshed-away tokens are dropped from it. */
+  bearerCache: Pick<BearerValidator, 'forget'>;
   clock: Clock;
   log: Logger;
 }
@@ -54,17 +66,21 @@ export interface JsonAnswer {
 
 export type AuthorizeAnswer =
   | { kind: 'redirect'; location: string; setConsentCookie?: string }
-  | { kind: 'error_page'; status: number; title: string; message: string }
+  | { kind: 'error_page'; status: number; title: string; message: string; headers?: Record<string, string> }
   | { kind: 'consent'; client: RegisteredClient; redirectUri: string; scope: string; sealedRequest: string };
 
-/** The sealed content of a consent form: a validated authorization request. */
+/** The sealed content of a consent form: a validated authorization request, usable once (`jti`). */
 interface ConsentRequest {
   cid: string;
   ru: string;
   st?: string;
   cc: string;
   sc: string;
+  jti: string;
 }
+
+/** How long the service remembers which access token a refresh token came with (forge access tokens live 2 h). */
+const TOKEN_LINK_TTL_MS = 2 * 3_600_000;
 
 function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): JsonAnswer {
   return { kind: 'json', status, body: { error, error_description: description }, headers };
@@ -95,12 +111,13 @@ const registrationSchema = z.object({
   scope: z.string().max(500).optional(),
 });
 
+/** The OAuth endpoints; `clientAddress` is the limit key of the requesting client (oauth.rate-limit.ts). */
 export interface OAuthService {
   register(body: unknown, clientAddress: string): Promise<JsonAnswer>;
-  authorize(query: Record<string, unknown>, consentCookie: string | undefined): Promise<AuthorizeAnswer>;
-  decideConsent(input: { sealedRequest: string; decision: string; consentCookie: string | undefined }): Promise<AuthorizeAnswer>;
+  authorize(query: Record<string, unknown>, consentCookie: string | undefined, clientAddress: string): Promise<AuthorizeAnswer>;
+  decideConsent(input: { sealedRequest: string; decision: string; consentCookie: string | undefined; clientAddress: string }): Promise<AuthorizeAnswer>;
   callback(query: Record<string, unknown>): Promise<AuthorizeAnswer>;
-  token(form: Record<string, unknown>): Promise<JsonAnswer>;
+  token(form: Record<string, unknown>, clientAddress: string): Promise<JsonAnswer>;
   revoke(form: Record<string, unknown>): Promise<JsonAnswer>;
 }
 
@@ -117,10 +134,52 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
     location: withQuery(redirectUri, { error, error_description: description, state, iss: deps.serverUrl }),
   });
 
-  const errorPage = (title: string, message: string, status = 400): AuthorizeAnswer => ({ kind: 'error_page', status, title, message });
+  const errorPage = (title: string, message: string, status = 400, headers?: Record<string, string>): AuthorizeAnswer => ({
+    kind: 'error_page',
+    status,
+    title,
+    message,
+    ...(headers ? { headers } : {}),
+  });
+
+  /** Which access token a refresh token was issued with (hashes only), so a refresh can drop the old one's cache. */
+  const accessByRefresh = new LRUCache<string, string>({ max: 10_000, ttl: TOKEN_LINK_TTL_MS, ttlResolution: 0, perf: { now: () => clock.now() } });
+  const linkTokens = (tokens: ForgeTokens): void => {
+    if (tokens.refresh_token !== undefined) accessByRefresh.set(tokenCacheKey(tokens.refresh_token), tokenCacheKey(tokens.access_token));
+  };
+  /** Drops a token from the `/mcp` validation cache, and the access token a refresh token came with. */
+  const forgetToken = (token: string): void => {
+    deps.bearerCache.forget(token);
+    const key = tokenCacheKey(token);
+    const access = accessByRefresh.get(key);
+    if (access !== undefined) {
+      deps.bearerCache.forget({ key: access });
+      accessByRefresh.delete(key);
+    }
+  };
+
+  /**
+   * Revokes at the forge, in the background, tokens no client will ever receive: a failed redemption burns the
+   * proxy code, and the forge tokens behind it would otherwise stay valid for their 2 hours (and the refresh token
+   * for longer).
+   */
+  const discardTokens = (tokens: ForgeTokens, reason: string): void => {
+    log.info({ reason }, 'revoking forge tokens of a proxy code that will not be redeemed');
+    void revokeForgeTokens(deps.forge, tokens, log);
+  };
+
+  /** The 429 page when a client address started too many sign-ins. */
+  const tooManySignIns = (clientAddress: string, retryAfterSeconds: number): AuthorizeAnswer => {
+    log.warn({ client_address: clientAddress }, 'sign-in refused: limit of sign-ins started per client address reached');
+    return errorPage('Too many sign-ins', 'Too many sign-ins were started from your network. Wait a few minutes, then start the connection again from your application.', 429, {
+      'retry-after': String(retryAfterSeconds),
+    });
+  };
 
   /** Sends the browser to the forge through our callback with a fresh proxy PKCE pair (spec flow step 3). */
-  const startProxy = async (request: ConsentRequest): Promise<string> => {
+  const startProxy = async (request: ConsentRequest, clientAddress: string): Promise<{ ok: true; location: string } | { ok: false; answer: AuthorizeAnswer }> => {
+    const decision = deps.signinLimiter.hit(clientAddress);
+    if (!decision.allowed) return { ok: false, answer: tooManySignIns(clientAddress, decision.retryAfterSeconds) };
     const proxyVerifier = randomBytes(32).toString('base64url');
     const proxyState = await deps.flows.savePending({
       clientId: request.cid,
@@ -131,23 +190,35 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
       proxyVerifier,
       expiresAt: clock.now() + PENDING_TTL_MS,
     });
-    return withQuery(forgeAuthorize, {
-      client_id: deps.appId,
-      redirect_uri: callbackUri,
-      response_type: 'code',
-      scope: request.sc,
-      state: proxyState,
-      code_challenge: s256(proxyVerifier),
-      code_challenge_method: 'S256',
-    });
+    return {
+      ok: true,
+      location: withQuery(forgeAuthorize, {
+        client_id: deps.appId,
+        redirect_uri: callbackUri,
+        response_type: 'code',
+        scope: request.sc,
+        state: proxyState,
+        code_challenge: s256(proxyVerifier),
+        code_challenge_method: 'S256',
+      }),
+    };
   };
 
   /** The client and redirect URI checks that decide whether redirecting is safe at all (RFC 6749 §4.1.2.1). */
   const checkClientAndRedirect = async (
     clientId: string | undefined,
     redirectUri: string | undefined,
+    clientAddress: string,
   ): Promise<{ ok: true; client: RegisteredClient; redirectUri: string } | { ok: false; answer: AuthorizeAnswer }> => {
-    const resolved = await deps.clients.resolve(clientId ?? '');
+    const resolved = await deps.clients.resolve(clientId ?? '', clientAddress);
+    if (!resolved.ok && resolved.retryAfterSeconds !== undefined) {
+      return {
+        ok: false,
+        answer: errorPage('Too many requests', 'Too many new applications were looked up from your network. Wait a few minutes, then try again.', 429, {
+          'retry-after': String(resolved.retryAfterSeconds),
+        }),
+      };
+    }
     if (!resolved.ok) {
       log.warn({ reason: resolved.reason }, 'authorize refused: unknown client');
       return { ok: false, answer: errorPage('Unknown application', 'This sign-in link names an application this server does not know. Start the connection again from your application.') };
@@ -185,6 +256,12 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
         return oauthError(400, missingUris ? 'invalid_redirect_uri' : 'invalid_client_metadata', missingUris ? 'redirect_uris is required.' : 'The client metadata is not valid.', noStore);
       }
       const meta = parsed.data;
+      // Stateless mode seals the registration into the client id, which travels in every /authorize URL: the
+      // callbacks are bounded so the id stays well inside what browsers, proxies and our own unsealing accept.
+      if (deps.clients.sealed && Buffer.byteLength(meta.redirect_uris.join(''), 'utf8') > MAX_SEALED_REDIRECT_URIS_BYTES) {
+        log.warn({ redirect_uris: meta.redirect_uris.length }, 'register refused: redirect URIs too long for a sealed client id');
+        return oauthError(400, 'invalid_client_metadata', `The redirect URIs may total at most ${MAX_SEALED_REDIRECT_URIS_BYTES} bytes.`, noStore);
+      }
       for (const uri of meta.redirect_uris) {
         const safe = checkRedirectUri(uri, deps.allowlist.appSchemes);
         if (!safe.ok) {
@@ -224,8 +301,8 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
       };
     },
 
-    async authorize(query, consentCookie) {
-      const checked = await checkClientAndRedirect(first(query.client_id), first(query.redirect_uri));
+    async authorize(query, consentCookie, clientAddress) {
+      const checked = await checkClientAndRedirect(first(query.client_id), first(query.redirect_uri), clientAddress);
       if (!checked.ok) return checked.answer;
       const { client, redirectUri } = checked;
       const state = first(query.state);
@@ -261,74 +338,98 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
           }),
         };
       }
-      const request: ConsentRequest = { cid: client.clientId, ru: redirectUri, cc: challenge, sc: scope, ...(state !== undefined ? { st: state } : {}) };
+      const request: ConsentRequest = {
+        cid: client.clientId,
+        ru: redirectUri,
+        cc: challenge,
+        sc: scope,
+        ...(state !== undefined ? { st: state } : {}),
+        jti: randomBytes(16).toString('base64url'),
+      };
       if (hasApproval(readApprovals(deps.sealer, consentCookie, clock.now()), client.clientId, redirectUri)) {
-        return { kind: 'redirect', location: await startProxy(request) };
+        const started = await startProxy(request, clientAddress);
+        return started.ok ? { kind: 'redirect', location: started.location } : started.answer;
       }
       return { kind: 'consent', client, redirectUri, scope, sealedRequest: deps.sealer.seal('authreq', request, PENDING_TTL_MS) };
     },
 
-    async decideConsent({ sealedRequest, decision, consentCookie }) {
-      const opened = deps.sealer.unseal<ConsentRequest>('authreq', sealedRequest);
+    async decideConsent({ sealedRequest, decision, consentCookie, clientAddress }) {
+      const opened = deps.sealer.unseal<ConsentRequest & { exp?: unknown }>('authreq', sealedRequest);
       if (!opened.ok) {
         log.warn({ reason: opened.reason }, 'consent refused: the sealed request did not open');
         return errorPage('Sign-in expired', 'This sign-in page has expired. Start the connection again from your application.');
       }
       const request = opened.value;
+      if (typeof request.jti !== 'string') return errorPage('Sign-in expired', 'This sign-in page has expired. Start the connection again from your application.');
+      // A consent form works once: replaying one form must not create a pending transaction per post.
+      const expiresAt = typeof request.exp === 'number' ? request.exp : clock.now() + PENDING_TTL_MS;
+      let firstUse: boolean;
+      try {
+        firstUse = await deps.consentReplay.consume(`authreq:${request.jti}`, expiresAt);
+      } catch (error) {
+        log.error({ cause: (error as Error).message }, 'consent refused: the replay cache is unreachable');
+        return errorPage('Temporarily unavailable', 'The sign-in cannot continue right now. Try again in a few minutes.', 503);
+      }
+      if (!firstUse) {
+        log.warn('consent refused: the consent form was already used');
+        return errorPage('Sign-in already used', 'This sign-in page was already used. Start the connection again from your application.');
+      }
       // The client and callback are checked again: a metadata document may have changed, a registration expired.
-      const checked = await checkClientAndRedirect(request.cid, request.ru);
+      const checked = await checkClientAndRedirect(request.cid, request.ru, clientAddress);
       if (!checked.ok) return checked.answer;
       if (decision !== 'approve') {
         log.info('consent denied by the user');
         return clientError(request.ru, 'access_denied', 'The user denied the request.', request.st);
       }
+      const started = await startProxy(request, clientAddress);
+      if (!started.ok) return started.answer;
       const cookie = withApproval(deps.sealer, readApprovals(deps.sealer, consentCookie, clock.now()), request.cid, request.ru, clock.now());
-      return { kind: 'redirect', location: await startProxy(request), setConsentCookie: cookie };
+      return { kind: 'redirect', location: started.location, setConsentCookie: cookie };
     },
 
     async callback(query) {
       const proxyState = first(query.state);
       if (deps.mode !== 'callback_proxy') return errorPage('Not found', 'This server does not receive forge callbacks.', 404);
       if (proxyState === undefined) return errorPage('Invalid sign-in response', 'The forge response has no state. Start the connection again from your application.');
-      const taken = await deps.flows.takePending(proxyState);
+      let taken: Awaited<ReturnType<FlowStore['takePending']>>;
+      try {
+        taken = await deps.flows.takePending(proxyState);
+      } catch (error) {
+        log.error({ cause: (error as Error).message }, 'callback failed: the pending transaction could not be taken');
+        return errorPage('Temporarily unavailable', 'The sign-in cannot be completed right now. Start the connection again from your application in a few minutes.', 503);
+      }
+      if (!taken.ok && taken.reason === 'unavailable' && taken.known !== undefined) {
+        // Sealed and intact, but its one-time use cannot be recorded (replay cache down): the client is known, so
+        // it hears about the failure instead of the user facing a dead end.
+        log.error('callback failed: the replay cache is unreachable; the client gets server_error');
+        return clientError(taken.known.redirectUri, 'server_error', 'The sign-in could not be completed; try again.', taken.known.state);
+      }
       if (!taken.ok) {
         log.warn({ reason: taken.reason }, 'callback refused: pending transaction not found (replayed, expired, tampered or from another replica)');
-        return errorPage('Sign-in expired', 'This sign-in was already completed or has expired. Start the connection again from your application.');
+        return taken.reason === 'unavailable'
+          ? errorPage('Temporarily unavailable', 'The sign-in cannot be completed right now. Start the connection again from your application in a few minutes.', 503)
+          : errorPage('Sign-in expired', 'This sign-in was already completed or has expired. Start the connection again from your application.');
       }
       const tx = taken.value;
-      if (tx.expiresAt <= clock.now()) {
-        log.warn('callback refused: pending transaction expired');
-        return clientError(tx.redirectUri, 'access_denied', 'The sign-in took too long.', tx.state);
+      try {
+        return await finishCallback(tx, query);
+      } catch (error) {
+        log.error({ cause: (error as Error).message }, 'callback failed after the pending transaction was taken; the client gets server_error');
+        return clientError(tx.redirectUri, 'server_error', 'The sign-in could not be completed; try again.', tx.state);
       }
-      const forgeError = first(query.error);
-      if (forgeError !== undefined) {
-        // Never a dead end: the forge's answer goes back to the client (issue 3 item 7).
-        log.warn({ forge_error: forgeError.slice(0, 64) }, 'forge returned an error to the callback');
-        return forgeError === 'access_denied'
-          ? clientError(tx.redirectUri, 'access_denied', 'The user denied the request at the forge.', tx.state)
-          : clientError(tx.redirectUri, 'server_error', 'The forge could not complete the sign-in.', tx.state);
-      }
-      const code = first(query.code);
-      if (code === undefined) return clientError(tx.redirectUri, 'server_error', 'The forge could not complete the sign-in.', tx.state);
-      const exchanged = await deps.forge.exchangeCode({ code, codeVerifier: tx.proxyVerifier, redirectUri: callbackUri });
-      if (!exchanged.ok) return clientError(tx.redirectUri, 'server_error', 'The forge could not complete the sign-in.', tx.state);
-      const proxyCode = await deps.flows.saveCode({
-        clientId: tx.clientId,
-        redirectUri: tx.redirectUri,
-        codeChallenge: tx.codeChallenge,
-        tokens: exchanged.tokens,
-        expiresAt: clock.now() + PROXY_CODE_TTL_MS,
-      });
-      return { kind: 'redirect', location: withQuery(tx.redirectUri, { code: proxyCode, state: tx.state, iss: deps.serverUrl }) };
     },
 
-    async token(form) {
+    async token(form, clientAddress) {
       const grantType = first(form.grant_type);
       if (grantType === 'refresh_token') {
         const refreshToken = first(form.refresh_token);
         if (!refreshToken) return oauthError(400, 'invalid_request', 'refresh_token is required.', noStore);
         const scope = first(form.scope);
-        return tokenAnswer(await deps.forge.refresh({ refreshToken, ...(scope ? { scope } : {}) }), 0);
+        const result = await deps.forge.refresh({ refreshToken, ...(scope ? { scope } : {}) });
+        // The forge invalidated the old pair (forge-facts.md "Refresh"): the old access token, when known, leaves
+        // the validation cache at once instead of passing /mcp for up to a minute.
+        if (result.ok) forgetToken(refreshToken);
+        return tokenAnswer(result, 0);
       }
       if (grantType !== 'authorization_code') return oauthError(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are supported.', noStore);
       const code = first(form.code);
@@ -338,7 +439,10 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
       if (!code) return oauthError(400, 'invalid_request', 'code is required.', noStore);
 
       if (deps.mode === 'passthrough') {
-        const resolved = await deps.clients.resolve(clientId ?? '');
+        const resolved = await deps.clients.resolve(clientId ?? '', clientAddress);
+        if (!resolved.ok && resolved.retryAfterSeconds !== undefined) {
+          return oauthError(429, 'too_many_requests', 'Too many requests from this address; try again later.', { 'retry-after': String(resolved.retryAfterSeconds), ...noStore });
+        }
         if (!resolved.ok) {
           log.warn({ reason: resolved.reason }, 'token refused: unknown client');
           return oauthError(401, 'invalid_client', 'Unknown client.', noStore);
@@ -351,7 +455,8 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
         return tokenAnswer(await deps.forge.exchangeCode({ code, codeVerifier: verifier, redirectUri }), 0);
       }
 
-      // Callback proxy, spec flow step 7. The code is taken first: it works once, even when this attempt fails.
+      // Callback proxy, spec flow step 7. The code is taken first: it works once, even when this attempt fails —
+      // and then the forge tokens behind it are revoked, since no client will ever receive them.
       const taken = await deps.flows.takeCode(code);
       if (!taken.ok) {
         log.warn({ reason: taken.reason }, 'token refused: proxy code not redeemable');
@@ -359,24 +464,25 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
       }
       const record = taken.value;
       const now = clock.now();
+      const refuse = (reason: string, answer: JsonAnswer): JsonAnswer => {
+        log.warn(`token refused: ${reason}`);
+        discardTokens(record.tokens, reason);
+        return answer;
+      };
       if (record.expiresAt <= now) {
-        log.warn('token refused: proxy code expired');
-        return oauthError(400, 'invalid_grant', 'The authorization code is invalid, expired or already used.', noStore);
+        return refuse('proxy code expired', oauthError(400, 'invalid_grant', 'The authorization code is invalid, expired or already used.', noStore));
       }
       if (clientId !== record.clientId) {
-        log.warn('token refused: proxy code issued to another client');
-        return oauthError(400, 'invalid_grant', 'The authorization code is invalid, expired or already used.', noStore);
+        return refuse('proxy code issued to another client', oauthError(400, 'invalid_grant', 'The authorization code is invalid, expired or already used.', noStore));
       }
       if (redirectUri !== record.redirectUri) {
-        log.warn('token refused: redirect_uri differs from the authorization request');
-        return oauthError(400, 'invalid_grant', 'The redirect URI does not match the authorization request.', noStore);
+        return refuse('redirect_uri differs from the authorization request', oauthError(400, 'invalid_grant', 'The redirect URI does not match the authorization request.', noStore));
       }
-      if (!verifier) return oauthError(400, 'invalid_request', 'code_verifier is required.', noStore);
+      if (!verifier) return refuse('code_verifier missing', oauthError(400, 'invalid_request', 'code_verifier is required.', noStore));
       const expected = Buffer.from(record.codeChallenge);
       const actual = Buffer.from(VERIFIER.test(verifier) ? s256(verifier) : '');
       if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-        log.warn('token refused: PKCE verification failed');
-        return oauthError(400, 'invalid_grant', 'PKCE verification failed.', noStore);
+        return refuse('PKCE verification failed', oauthError(400, 'invalid_grant', 'PKCE verification failed.', noStore));
       }
       const elapsedSeconds = Math.max(0, Math.floor((now - (record.expiresAt - PROXY_CODE_TTL_MS)) / 1000));
       return tokenAnswer({ ok: true, tokens: record.tokens }, elapsedSeconds);
@@ -388,13 +494,47 @@ export function createOAuthService(deps: OAuthServiceDeps): OAuthService {
       const hint = first(form.token_type_hint);
       const result = await deps.forge.revoke({ token, ...(hint ? { tokenTypeHint: hint } : {}) });
       // RFC 7009 §2.2: 200 also for unknown tokens; 503 when the forge cannot be asked.
-      if (result.ok || (result.status >= 400 && result.status < 500)) return { kind: 'json', status: 200, body: {}, headers: noStore };
+      if (result.ok || (result.status >= 400 && result.status < 500)) {
+        // The token stops passing /mcp at once, not when its validation cache entry lapses.
+        forgetToken(token);
+        return { kind: 'json', status: 200, body: {}, headers: noStore };
+      }
       return oauthError(503, 'temporarily_unavailable', 'Revocation is unavailable; try again later.', noStore);
     },
   };
 
+  /** Steps 4 to 6 of the callback-proxy flow, once the pending transaction is taken. */
+  async function finishCallback(tx: PendingTransaction, query: Record<string, unknown>): Promise<AuthorizeAnswer> {
+    if (tx.expiresAt <= clock.now()) {
+      log.warn('callback refused: pending transaction expired');
+      return clientError(tx.redirectUri, 'access_denied', 'The sign-in took too long.', tx.state);
+    }
+    const forgeError = first(query.error);
+    if (forgeError !== undefined) {
+      // Never a dead end: the forge's answer goes back to the client (issue 3 item 7).
+      log.warn({ forge_error: forgeError.slice(0, 64) }, 'forge returned an error to the callback');
+      return forgeError === 'access_denied'
+        ? clientError(tx.redirectUri, 'access_denied', 'The user denied the request at the forge.', tx.state)
+        : clientError(tx.redirectUri, 'server_error', 'The forge could not complete the sign-in.', tx.state);
+    }
+    const code = first(query.code);
+    if (code === undefined) return clientError(tx.redirectUri, 'server_error', 'The forge could not complete the sign-in.', tx.state);
+    const exchanged = await deps.forge.exchangeCode({ code, codeVerifier: tx.proxyVerifier, redirectUri: callbackUri });
+    if (!exchanged.ok) return clientError(tx.redirectUri, 'server_error', 'The forge could not complete the sign-in.', tx.state);
+    const proxyCode = await deps.flows.saveCode({
+      clientId: tx.clientId,
+      redirectUri: tx.redirectUri,
+      codeChallenge: tx.codeChallenge,
+      tokens: exchanged.tokens,
+      expiresAt: clock.now() + PROXY_CODE_TTL_MS,
+    });
+    return { kind: 'redirect', location: withQuery(tx.redirectUri, { code: proxyCode, state: tx.state, iss: deps.serverUrl }) };
+  }
+
+
   /** The client's token response (forge fields passed through), or the forge's error in generic words. */
   function tokenAnswer(result: ForgeTokenResult, elapsedSeconds: number): JsonAnswer {
+    if (result.ok) linkTokens(result.tokens);
     if (!result.ok) {
       if (result.status >= 400 && result.status < 500 && ['invalid_grant', 'invalid_request', 'invalid_scope', 'unauthorized_client'].includes(result.error)) {
         return oauthError(400, result.error, 'The forge refused the grant.', noStore);

@@ -18,6 +18,7 @@ import {
   freePort,
   pkce,
   REDIS_URL,
+  register,
   redisAvailable,
   registerClient,
   startRoundRobinProxy,
@@ -170,6 +171,28 @@ describe('stateless callback proxy across replicas', () => {
       await wide.close();
     }
   });
+
+  it('[REG-SEALED-SIZE] regression: /register sealed up to 20 kB of redirect URIs into client ids that /authorize could not take', async () => {
+    const [a, b] = env.replicas as [Stack, Stack];
+    const long = (i: number) => `http://127.0.0.1:${40000 + i}/${'a'.repeat(1900)}`;
+    const tooBig = await register(a.url, { redirect_uris: Array.from({ length: 10 }, (_, i) => long(i)) });
+    expect(tooBig.status).toBe(400);
+    expect(tooBig.body.error).toBe('invalid_client_metadata');
+    expect(tooBig.headers.get('cache-control')).toBe('no-store');
+    // Just over the bound (2048 bytes in total) is refused too; at the bound the id works everywhere.
+    const callback = `${CLIENT_CALLBACK}/${'x'.repeat(2000 - CLIENT_CALLBACK.length - 1)}`;
+    const filler = (n: number) => `http://localhost/${'y'.repeat(n - 'http://localhost/'.length)}`;
+    const over = await register(a.url, { redirect_uris: [callback, filler(2048 - callback.length + 1)] });
+    expect(over.body.error).toBe('invalid_client_metadata');
+    const atBound = await register(a.url, { redirect_uris: [callback, filler(2048 - callback.length)], client_name: 'n'.repeat(200) });
+    expect(atBound.status).toBe(201);
+    const clientId = String(atBound.body.client_id);
+    expect(clientId.length).toBeLessThan(4000);
+    // The /authorize URL with this id, the long callback and a long state is served (no 431, no "malformed").
+    const page = await fetch(authorizeUrl(b.url, { client_id: clientId, redirect_uri: callback, code_challenge: pkce().challenge, state: 's'.repeat(1024) }));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Allow access');
+  });
 });
 
 describe('secret rotation', () => {
@@ -197,6 +220,56 @@ describe('secret rotation', () => {
       expect((await token(serverUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK })).status).toBe(200);
     } finally {
       await after.close();
+      await forge.forge.close();
+    }
+  });
+});
+
+describe('consent across a secret rotation', () => {
+  /** A consent page from `from`, posted with its CSRF cookie to `to` (replicas at different rotation phases). */
+  async function consentAcross(from: Stack, to: Stack, clientId: string): Promise<Response> {
+    const page = await fetch(authorizeUrl(from.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }));
+    expect(page.status).toBe(200);
+    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    return fetch(`${to.url}/authorize`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...consentFields(await page.text()), decision: 'approve' }),
+      redirect: 'manual',
+    });
+  }
+
+  it('[ROTATION-CONSENT] regression: a rotation broke consent pages in progress (CSRF key of one secret only); the two-phase rotation keeps them working', async () => {
+    const forge = await startTestForge([]);
+    const oldSecret = randomBytes(32);
+    const newSecret = randomBytes(32);
+    const stacks: Stack[] = [];
+    const start = async (secret: Buffer, previous?: Buffer) => {
+      const stack = await startStack({ mode: 'callback_proxy', forge, stateless: { secret, ...(previous ? { previous } : {}) } });
+      stacks.push(stack);
+      return stack;
+    };
+    try {
+      const before = await start(oldSecret); // not rotated yet
+      const phase1 = await start(oldSecret, newSecret); // both secrets known, the old one still seals
+      const phase2 = await start(newSecret, oldSecret); // both secrets known, the new one seals
+      const clientId = await registerClient(before.url);
+      const toForge = (response: Response) => {
+        expect(response.status).toBe(302);
+        expect(response.headers.get('location')).toContain('/oauth/authorize');
+      };
+      // A page rendered before the switch is accepted after it (the CSRF token of the previous secret counts).
+      toForge(await consentAcross(before, phase2, clientId));
+      toForge(await consentAcross(phase1, phase2, clientId));
+      // During phase 2 some replicas may still be in phase 1: pages sealed with the new secret work there too.
+      toForge(await consentAcross(phase2, phase1, clientId));
+      const newClient = await registerClient(phase2.url);
+      toForge(await consentAcross(phase1, phase2, newClient));
+      toForge(await consentAcross(phase2, phase1, newClient));
+      // Skipping phase 1 is what breaks: a replica that knows only the old secret refuses the new one's pages.
+      expect((await consentAcross(phase2, before, clientId)).status).toBe(403);
+    } finally {
+      for (const stack of stacks) await stack.close();
       await forge.forge.close();
     }
   });

@@ -43,7 +43,19 @@ describe('flow stores', () => {
     const first = await registry.register({ redirectUris: ['http://127.0.0.1/cb'] });
     for (let i = 0; i < 1000; i += 1) await registry.register({ redirectUris: ['http://127.0.0.1/cb'] });
     expect(registry.size()).toBe(1000);
-    expect((await registry.resolve(first.clientId)).ok).toBe(false);
+    expect((await registry.resolve(first.clientId, '203.0.113.1')).ok).toBe(false);
+  });
+
+  it('[LRU-BOUND] a registration in use is evicted last: flushing it takes 1000 registrations after its last use', async () => {
+    const clock = fakeClock();
+    const metadata = createClientMetadataResolver({ allowlist: parseAllowlist('defaults'), clock, log: silentLogger() });
+    const registry = createClientRegistry({ clock, metadata });
+    const used = await registry.register({ redirectUris: ['http://127.0.0.1/cb'] });
+    for (let i = 0; i < 999; i += 1) await registry.register({ redirectUris: ['http://127.0.0.1/cb'] });
+    // Every sign-in resolves the client, which makes it the most recently used again.
+    expect((await registry.resolve(used.clientId, '203.0.113.1')).ok).toBe(true);
+    for (let i = 0; i < 999; i += 1) await registry.register({ redirectUris: ['http://127.0.0.1/cb'] });
+    expect((await registry.resolve(used.clientId, '203.0.113.1')).ok).toBe(true);
   });
 
   it('[STATE-REPLAY] [CODE-ONCE] a state and a code are taken once; entries lapse after 10 minutes', async () => {
@@ -87,11 +99,11 @@ describe('flow stores', () => {
     const replicaA = createClientRegistry({ clock, metadata, sealer: createSealer({ secret, clock }) });
     const replicaB = createClientRegistry({ clock, metadata, sealer: createSealer({ secret, clock }) });
     const client = await replicaA.register({ redirectUris: ['http://127.0.0.1:9/cb'], clientName: 'Tool' });
-    const seen = await replicaB.resolve(client.clientId);
+    const seen = await replicaB.resolve(client.clientId, '203.0.113.1');
     expect(seen.ok && seen.client.redirectUris).toEqual(['http://127.0.0.1:9/cb']);
     expect(seen.ok && seen.client.clientName).toBe('Tool');
     const stateful = createClientRegistry({ clock, metadata });
     expect((await stateful.register({ redirectUris: ['http://127.0.0.1/cb'] })).clientId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect((await stateful.resolve(client.clientId)).ok).toBe(false);
+    expect((await stateful.resolve(client.clientId, '203.0.113.1')).ok).toBe(false);
   });
 });

@@ -47,10 +47,14 @@ export interface ProxyCodeRecord {
   expiresAt: number;
 }
 
-/** Why a state or code could not be taken; logged, never shown to clients. */
-export type TakeFailure = 'unknown' | 'replayed' | 'expired' | UnsealFailure;
+/**
+ * Why a state or code could not be taken; logged, never shown to clients. `unavailable`: the value is genuine but
+ * its one-time use could not be recorded (the shared replay cache is unreachable), so it is refused.
+ */
+export type TakeFailure = 'unknown' | 'replayed' | 'expired' | 'unavailable' | UnsealFailure;
 
-export type Taken<T> = { ok: true; value: T } | { ok: false; reason: TakeFailure };
+/** A failure may carry the genuine value (`known`) when only recording its use failed, so callers can answer it. */
+export type Taken<T> = { ok: true; value: T } | { ok: false; reason: TakeFailure; known?: T };
 
 export interface FlowStore {
   /** Keeps a pending transaction; returns the proxy `state` to send to the forge. */
@@ -61,6 +65,8 @@ export interface FlowStore {
   saveCode(record: ProxyCodeRecord): Promise<string>;
   /** Takes (and removes) a proxy code. Expiry is checked by the caller, before any token is returned. */
   takeCode(code: string): Promise<Taken<ProxyCodeRecord>>;
+  /** Drops expired entries now (stateful mode; the listener calls it every minute). */
+  sweep?(): void;
 }
 
 /** A random opaque handle: 256 bits, URL-safe. */
@@ -68,13 +74,23 @@ export function randomHandle(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** A bounded LRU whose time is `clock` (so fake clocks drive expiry in tests) and whose `take` is get-and-delete. */
-export function createBoundedStore<T extends object>(deps: { clock: Clock; max?: number; ttlMs: number }): {
+/**
+ * A bounded LRU whose time is `clock` (so fake clocks drive expiry in tests) and whose `take` is get-and-delete.
+ * `onDiscard` hears of entries that leave unused: evicted by newer ones, or expired.
+ */
+export function createBoundedStore<T extends object>(deps: { clock: Clock; max?: number; ttlMs: number; onDiscard?: (value: T) => void }): {
   cache: LRUCache<string, T>;
   put(key: string, value: T): void;
   take(key: string): T | undefined;
 } {
-  const cache = new LRUCache<string, T>({ max: deps.max ?? MEMORY_STORE_MAX, ttl: deps.ttlMs, ttlResolution: 0, perf: { now: () => deps.clock.now() } });
+  const onDiscard = deps.onDiscard;
+  const cache = new LRUCache<string, T>({
+    max: deps.max ?? MEMORY_STORE_MAX,
+    ttl: deps.ttlMs,
+    ttlResolution: 0,
+    perf: { now: () => deps.clock.now() },
+    ...(onDiscard ? { dispose: (value: T, _key: string, reason: LRUCache.DisposeReason) => (reason === 'evict' || reason === 'expire' ? onDiscard(value) : undefined) } : {}),
+  });
   return {
     cache,
     put: (key, value) => void cache.set(key, value),
@@ -86,16 +102,29 @@ export function createBoundedStore<T extends object>(deps: { clock: Clock; max?:
   };
 }
 
-/** Stateful mode: both records in bounded in-memory LRUs of this process. */
-export function createMemoryFlowStore(deps: { clock: Clock; max?: number }): FlowStore & {
+/**
+ * Stateful mode: both records in bounded in-memory LRUs of this process. `onCodeDiscarded` hears of proxy codes
+ * that leave unredeemed (evicted or expired), so the forge tokens behind them can be revoked.
+ */
+export function createMemoryFlowStore(deps: { clock: Clock; max?: number; onCodeDiscarded?: (record: ProxyCodeRecord) => void }): FlowStore & {
   pending: LRUCache<string, PendingTransaction>;
   codes: LRUCache<string, ProxyCodeRecord>;
+  sweep(): void;
 } {
   const pending = createBoundedStore<PendingTransaction>({ clock: deps.clock, ttlMs: PENDING_TTL_MS, ...(deps.max ? { max: deps.max } : {}) });
-  const codes = createBoundedStore<ProxyCodeRecord>({ clock: deps.clock, ttlMs: PROXY_CODE_TTL_MS, ...(deps.max ? { max: deps.max } : {}) });
+  const codes = createBoundedStore<ProxyCodeRecord>({
+    clock: deps.clock,
+    ttlMs: PROXY_CODE_TTL_MS,
+    ...(deps.max ? { max: deps.max } : {}),
+    ...(deps.onCodeDiscarded ? { onDiscard: deps.onCodeDiscarded } : {}),
+  });
   return {
     pending: pending.cache,
     codes: codes.cache,
+    sweep() {
+      pending.cache.purgeStale();
+      codes.cache.purgeStale();
+    },
     async savePending(tx) {
       const state = randomHandle();
       pending.put(state, tx);
@@ -114,7 +143,9 @@ export function createMemoryFlowStore(deps: { clock: Clock; max?: number }): Flo
     async takeCode(code) {
       const record = codes.take(code);
       if (!record) return { ok: false, reason: 'unknown' };
-      return record.expiresAt > deps.clock.now() ? { ok: true, value: record } : { ok: false, reason: 'expired' };
+      if (record.expiresAt > deps.clock.now()) return { ok: true, value: record };
+      deps.onCodeDiscarded?.(record);
+      return { ok: false, reason: 'expired' };
     },
   };
 }
@@ -127,10 +158,18 @@ export function createSealedFlowStore(deps: { sealer: Sealer; replay: ReplayCach
   const take = async <T extends { expiresAt: number }>(purpose: 'tx' | 'code', sealed: string): Promise<Taken<T>> => {
     const opened = deps.sealer.unseal<T & { jti?: unknown }>(purpose, sealed);
     if (!opened.ok) return opened;
-    const { jti, ...value } = opened.value;
+    const { jti, ...rest } = opened.value;
+    const value = rest as unknown as T;
     if (typeof jti !== 'string') return { ok: false, reason: 'malformed' };
-    if (!(await deps.replay.consume(`${purpose}:${jti}`, value.expiresAt))) return { ok: false, reason: 'replayed' };
-    return { ok: true, value: value as unknown as T };
+    let firstUse: boolean;
+    try {
+      firstUse = await deps.replay.consume(`${purpose}:${jti}`, value.expiresAt);
+    } catch {
+      // Fail closed, but say what the value was: the caller can still send the client an error, not a dead end.
+      return { ok: false, reason: 'unavailable', known: value };
+    }
+    if (!firstUse) return { ok: false, reason: 'replayed' };
+    return { ok: true, value };
   };
   return {
     async savePending(tx) {
