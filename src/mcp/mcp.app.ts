@@ -159,7 +159,7 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       flows = memoryFlows;
       sweeper = setInterval(() => memoryFlows.sweep(), 60_000);
       sweeper.unref();
-      consentReplay = createMemoryReplayCache({ clock, max: 10_000 });
+      consentReplay = createMemoryReplayCache({ clock });
     }
     const metadata = createClientMetadataResolver({
       allowlist: settings.allowlist,

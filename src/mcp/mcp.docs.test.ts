@@ -35,4 +35,13 @@ describe('docs/mcp.md', () => {
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(doc).toContain(`config error: ${line}`);
   });
+
+  it('[ROTATION-CONSENT] describes the two-phase rotation: both secrets everywhere before the new one seals', () => {
+    const section = doc.slice(doc.indexOf('**Rotating the stateless secret**'), doc.indexOf('**Logs.**'));
+    const phase1 = section.indexOf('`OAUTH_STATELESS_SECRET=<old>` and `OAUTH_STATELESS_PREVIOUS_SECRET=<new>`');
+    const phase2 = section.indexOf('`OAUTH_STATELESS_SECRET=<new>` and `OAUTH_STATELESS_PREVIOUS_SECRET=<old>`');
+    expect(phase1).toBeGreaterThan(0);
+    expect(phase2).toBeGreaterThan(phase1);
+    expect(section).toMatch(/remove `OAUTH_STATELESS_PREVIOUS_SECRET`/);
+  });
 });
