@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
-import type { DocumentJson, ListDocumentsResponseJson } from './documents.schemas.ts';
+import type { CreateDocumentResponseJson, DocumentJson, ListDocumentsResponseJson } from './documents.schemas.ts';
 
 /**
  * Client-side encryption of PlatformDocuments (docs/documents.md): the server stores only what this module
@@ -221,7 +221,8 @@ export function createDocumentsHttpClient(options: DocumentsHttpClientOptions) {
   }
 
   return {
-    async create(doc: EncryptedDocument, requestId: string = randomUUID()): Promise<DocumentJson> {
+    /** Uploads an encrypted document; the answer carries its id and clear-text fields, not the ciphertext. */
+    async create(doc: EncryptedDocument, requestId: string = randomUUID()): Promise<CreateDocumentResponseJson> {
       const body = {
         ciphertext: doc.ciphertext.toString('base64'),
         encryption: { algorithm: doc.encryption.algorithm, key_id: doc.encryption.key_id, nonce: doc.encryption.nonce.toString('base64') },
@@ -231,7 +232,7 @@ export function createDocumentsHttpClient(options: DocumentsHttpClientOptions) {
       const attempts = Math.max(1, options.attempts ?? 3);
       for (let attempt = 1; ; attempt++) {
         try {
-          return (await request('POST', '/platform/v1/documents', body)) as unknown as DocumentJson;
+          return (await request('POST', '/platform/v1/documents', body)) as unknown as CreateDocumentResponseJson;
         } catch (error) {
           const status = (error as DocumentsClientError).status;
           const transient = status === undefined || status >= 500 || status === 429;

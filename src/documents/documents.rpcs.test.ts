@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects } from '../../test/support/databases.ts';
 import { bearer, grpcCall, httpJson, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
 import type { Capability } from '../core/identity/identity.model.ts';
+import type { CreateDocumentResponse__Output } from '../grpc/generated/platform/v1/CreateDocumentResponse.ts';
 import type { Document__Output } from '../grpc/generated/platform/v1/Document.ts';
 import type { ListDocumentsResponse__Output } from '../grpc/generated/platform/v1/ListDocumentsResponse.ts';
 import type { PlatformDocumentsClient } from '../grpc/generated/platform/v1/PlatformDocuments.ts';
@@ -32,6 +33,15 @@ interface Doc {
   create_time: string;
 }
 
+/** CreateDocument's answer: the document without the ciphertext and encrypted metadata the client sent. */
+type Created = Omit<Doc, 'ciphertext' | 'encrypted_metadata'>;
+
+/** A listed document as CreateDocument answers it, to compare the two. */
+function summaryOf(doc: Doc): Created {
+  const { ciphertext: _ciphertext, encrypted_metadata: _metadata, ...summary } = doc;
+  return summary;
+}
+
 interface NewDoc {
   ciphertext?: Buffer;
   encryption?: { algorithm?: string; key_id?: string; nonce?: Buffer };
@@ -52,37 +62,45 @@ class RpcFailure extends Error {
 }
 
 interface Api {
-  create(token: string | undefined, doc: NewDoc): Promise<Doc>;
+  create(token: string | undefined, doc: NewDoc): Promise<Created>;
   list(token: string | undefined, request?: { page_size?: number; page_token?: string }): Promise<{ documents: Doc[]; next_page_token?: string | undefined }>;
   remove(token: string | undefined, id: string): Promise<void>;
 }
 
 const HTTP_TO_GRPC: Record<number, number> = { 400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 413: 8, 500: 13, 504: 4 };
 
-function fromGrpc(d: Document__Output): Doc {
+function createdFromGrpc(d: CreateDocumentResponse__Output): Created {
   return {
     id: d.id ?? '',
     creator_id: d.creator_id ?? '',
     size_bytes: d.size_bytes ?? '0',
-    ciphertext: d.ciphertext ?? Buffer.alloc(0),
     encryption: { algorithm: d.encryption?.algorithm ?? '', key_id: d.encryption?.key_id ?? '', nonce: d.encryption?.nonce ?? Buffer.alloc(0) },
-    encrypted_metadata: d.encrypted_metadata ?? Buffer.alloc(0),
     request_id: d.request_id || undefined,
     create_time: new Date(Number(d.create_time?.seconds ?? 0) * 1000 + Math.floor((d.create_time?.nanos ?? 0) / 1e6)).toISOString(),
   };
 }
 
-function fromHttp(d: Record<string, unknown>): Doc {
+function fromGrpc(d: Document__Output): Doc {
+  return { ...createdFromGrpc(d), ciphertext: d.ciphertext ?? Buffer.alloc(0), encrypted_metadata: d.encrypted_metadata ?? Buffer.alloc(0) };
+}
+
+function createdFromHttp(d: Record<string, unknown>): Created {
   const enc = (d.encryption ?? {}) as Record<string, string>;
   return {
     id: d.id as string,
     creator_id: d.creator_id as string,
     size_bytes: (d.size_bytes as string | undefined) ?? '0',
-    ciphertext: Buffer.from((d.ciphertext as string | undefined) ?? '', 'base64'),
     encryption: { algorithm: enc.algorithm ?? '', key_id: enc.key_id ?? '', nonce: Buffer.from(enc.nonce ?? '', 'base64') },
-    encrypted_metadata: Buffer.from((d.encrypted_metadata as string | undefined) ?? '', 'base64'),
     request_id: d.request_id as string | undefined,
     create_time: new Date(d.create_time as string).toISOString(),
+  };
+}
+
+function fromHttp(d: Record<string, unknown>): Doc {
+  return {
+    ...createdFromHttp(d),
+    ciphertext: Buffer.from((d.ciphertext as string | undefined) ?? '', 'base64'),
+    encrypted_metadata: Buffer.from((d.encrypted_metadata as string | undefined) ?? '', 'base64'),
   };
 }
 
@@ -103,7 +121,7 @@ function grpcApi(client: PlatformDocumentsClient): Api {
         encrypted_metadata: doc.encrypted_metadata,
         request_id: doc.request_id,
       };
-      return fromGrpc(await wrap(grpcCall<Document__Output>((cb) => client.CreateDocument(request, bearer(token), cb))));
+      return createdFromGrpc(await wrap(grpcCall<CreateDocumentResponse__Output>((cb) => client.CreateDocument(request, bearer(token), cb))));
     },
     async list(token, request = {}) {
       const page = await wrap(grpcCall<ListDocumentsResponse__Output>((cb) => client.ListDocuments(request, bearer(token), cb)));
@@ -134,7 +152,7 @@ function httpApi(base: string): Api {
         ...(doc.encrypted_metadata ? { encrypted_metadata: doc.encrypted_metadata.toString('base64') } : {}),
         ...(doc.request_id ? { request_id: doc.request_id } : {}),
       };
-      return fromHttp(await call(`${base}/platform/v1/documents`, { method: 'POST', token, body }));
+      return createdFromHttp(await call(`${base}/platform/v1/documents`, { method: 'POST', token, body }));
     },
     async list(token, request = {}) {
       const query = new URLSearchParams();
@@ -250,22 +268,22 @@ for (const dialect of dialects) {
       describe(`over ${transport}`, () => {
         const api = () => apis[transport];
 
-        it('creates, lists and deletes a document, returning exactly what the client sent', async () => {
+        it('creates, lists and deletes a document, listing exactly what the client sent', async () => {
           const org = await newOrg();
           const doc = sampleDoc(100);
           const created = await api().create(org.token, doc);
           expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
           expect(created.creator_id).toBe(org.humanId);
           expect(created.size_bytes).toBe('100');
-          expect(created.ciphertext.equals(doc.ciphertext as Buffer)).toBe(true);
           expect(created.encryption.algorithm).toBe('A256GCM-HKDF-SHA256/v1');
           expect(created.encryption.key_id).toBe('k1');
           expect(created.encryption.nonce.equals(doc.encryption?.nonce as Buffer)).toBe(true);
-          expect(created.encrypted_metadata.equals(doc.encrypted_metadata as Buffer)).toBe(true);
           expect(Math.abs(Date.parse(created.create_time) - Date.now())).toBeLessThan(60_000);
 
           const listed = await api().list(org.token);
-          expect(listed.documents).toEqual([created]);
+          expect(listed.documents.map(summaryOf)).toEqual([created]);
+          expect(listed.documents[0]?.ciphertext.equals(doc.ciphertext as Buffer)).toBe(true);
+          expect(listed.documents[0]?.encrypted_metadata.equals(doc.encrypted_metadata as Buffer)).toBe(true);
           expect(listed.next_page_token).toBeUndefined();
 
           await api().remove(org.token, created.id);
@@ -328,7 +346,7 @@ for (const dialect of dialects) {
 
         it('pages by count over several pages, with tamper-evident tokens', async () => {
           const org = await newOrg();
-          const created: Doc[] = [];
+          const created: Created[] = [];
           for (let i = 0; i < 7; i++) created.push(await api().create(org.token, sampleDoc(10)));
           const seen: string[] = [];
           const sizes: number[] = [];
@@ -452,9 +470,14 @@ for (const dialect of dialects) {
           body: { ciphertext: 'AAECAw==', encryption: { algorithm: 'x', nonce: 'AAAAAAAAAAAAAAAA' } },
         });
         expect(created.status).toBe(200);
-        expect(Object.keys(created.body)).toEqual(['id', 'creator_id', 'size_bytes', 'ciphertext', 'encryption', 'create_time']);
-        expect(created.body).toMatchObject({ size_bytes: '4', ciphertext: 'AAECAw==', encryption: { algorithm: 'x', nonce: 'AAAAAAAAAAAAAAAA' } });
+        // CreateDocument's answer leaves out the ciphertext and encrypted metadata the client sent.
+        expect(Object.keys(created.body)).toEqual(['id', 'creator_id', 'size_bytes', 'encryption', 'create_time']);
+        expect(created.body).toMatchObject({ size_bytes: '4', encryption: { algorithm: 'x', nonce: 'AAAAAAAAAAAAAAAA' } });
         expect(created.body.create_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/);
+        const listed = await httpJson(`${p.restUrl}/platform/v1/documents`, { token });
+        const stored = (listed.body.documents as Record<string, unknown>[]).find((d) => d.id === created.body.id);
+        expect(Object.keys(stored ?? {})).toEqual(['id', 'creator_id', 'size_bytes', 'ciphertext', 'encryption', 'create_time']);
+        expect(stored).toMatchObject({ ciphertext: 'AAECAw==' });
         const deleted = await httpJson(`${p.restUrl}/platform/v1/documents/${created.body.id as string}`, { method: 'DELETE', token });
         expect(deleted).toMatchObject({ status: 200, body: {} });
       });
@@ -498,9 +521,9 @@ for (const dialect of dialects) {
           body: { ciphertext: '-_8', encryptedMetadata: 'AQ', requestId: 'r-1', encryption: { algorithm: 'x', keyId: 'k' } },
         });
         expect(created.status).toBe(200);
-        expect(created.body).toMatchObject({ ciphertext: '+/8=', encrypted_metadata: 'AQ==', request_id: 'r-1', encryption: { key_id: 'k' } });
+        expect(created.body).toMatchObject({ request_id: 'r-1', encryption: { key_id: 'k' } });
         const page = await httpJson(`${p.restUrl}/platform/v1/documents?pageSize=1`, { token: org.token });
-        expect((page.body.documents as unknown[]).length).toBe(1);
+        expect(page.body.documents).toMatchObject([{ ciphertext: '+/8=', encrypted_metadata: 'AQ==', request_id: 'r-1' }]);
       });
     });
   });
@@ -518,10 +541,7 @@ for (const dialect of dialects) {
       const apis = { grpc: grpcApi(p.documentsClient({ 'grpc.max_receive_message_length': 16 * MiB })), http: httpApi(p.restUrl) };
       const sent = { grpc: sampleDoc(8 * MiB), http: sampleDoc(8 * MiB) };
       const created = { grpc: await apis.grpc.create(token, sent.grpc), http: await apis.http.create(token, sent.http) };
-      for (const via of ['grpc', 'http'] as const) {
-        expect(created[via].size_bytes).toBe(String(8 * MiB));
-        expect(created[via].ciphertext.equals(sent[via].ciphertext as Buffer)).toBe(true);
-      }
+      for (const via of ['grpc', 'http'] as const) expect(created[via].size_bytes).toBe(String(8 * MiB));
       for (const via of ['grpc', 'http'] as const) {
         const listed = await listAll(apis[via], token);
         expect(listed.map((d) => d.id).sort()).toEqual([created.grpc.id, created.http.id].sort());
@@ -535,6 +555,39 @@ for (const dialect of dialects) {
       await apis.grpc.remove(token, created.http.id);
       for (const via of ['grpc', 'http'] as const) expect(await listAll(apis[via], token)).toEqual([]);
       expect(p.platform.logs.text()).not.toContain('rpc failed');
+    });
+
+    it('creates a 5 MiB document from a client with the default 4 MiB receive limit and answers without the ciphertext (regression: CreateDocument echoed the document, the client got RESOURCE_EXHAUSTED and a retry stored a second copy)', async () => {
+      const owner = await p.platform.ctx.identity.bootstrap({ accountName: 'Big', email: `big-${randomUUID()}@example.test` });
+      const token = (await p.platform.ctx.identity.createToken({ humanId: owner.human_id, plane: 'platform', capabilities: ALL })).token;
+      // grpc-js's default limits, as grpcurl and other standard clients have.
+      const standard = p.documentsClient();
+      const ciphertext = randomBytes(5 * MiB);
+      const nonce = randomBytes(12);
+      const doc = { ciphertext, encryption: { algorithm: 'x', nonce }, encrypted_metadata: Buffer.from([1, 2, 3]) };
+      const answer = await grpcCall<CreateDocumentResponse__Output>((cb) => standard.CreateDocument(doc, bearer(token), cb));
+      expect(answer.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(answer.size_bytes).toBe(String(5 * MiB));
+      expect(answer.encryption?.nonce?.equals(nonce)).toBe(true);
+
+      const url = `${p.restUrl}/platform/v1/documents`;
+      const body = { ciphertext: ciphertext.toString('base64'), encryption: { algorithm: 'x', nonce: nonce.toString('base64') }, encrypted_metadata: 'AQID', request_id: 'big-1' };
+      const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      expect(text.length).toBeLessThan(1024);
+      const created = JSON.parse(text) as Record<string, unknown>;
+      expect(created).not.toHaveProperty('ciphertext');
+      expect(created).not.toHaveProperty('encrypted_metadata');
+      expect(created).toMatchObject({ size_bytes: String(5 * MiB), request_id: 'big-1' });
+      // A retry with the request id answers the same small document and stores no second copy.
+      const retried = await httpJson(url, { method: 'POST', token, body });
+      expect(retried).toMatchObject({ status: 200, body: { id: created.id } });
+
+      const raised = grpcApi(p.documentsClient({ 'grpc.max_receive_message_length': 8 * MiB }));
+      const listed = await listAll(raised, token);
+      expect(listed.map((d) => d.id).sort()).toEqual([answer.id, created.id as string].sort());
+      for (const stored of listed) expect(stored.ciphertext.equals(ciphertext)).toBe(true);
     });
 
     it.runIf(dialect === 'sqlite')('leaves no chunk of a deleted ciphertext in the SQLite file or its WAL (regression: the ciphertext stayed in the -wal file)', async () => {
@@ -570,9 +623,9 @@ for (const dialect of dialects) {
       expect(sizes).toEqual([2, 2, 1]);
 
       // A single document larger than the client's limit comes alone in its page: such a client must raise its
-      // limit (CreateDocument answers with the document, so creating one needs the raised limit too).
+      // limit to list it (creating it needs no raised limit, since CreateDocument does not echo the ciphertext).
       const raised = grpcApi(p.documentsClient({ 'grpc.max_receive_message_length': 8 * MiB }));
-      await raised.create(token, sampleDoc(5 * MiB));
+      await standard.create(token, sampleDoc(5 * MiB));
       const last = await failure(listAll(standard, token));
       expect(last.grpcCode).toBe(grpc.status.RESOURCE_EXHAUSTED);
       expect((await listAll(raised, token)).map((d) => d.size_bytes)).toEqual([...Array.from({ length: 5 }, () => String(MiB)), String(5 * MiB)]);

@@ -6,6 +6,7 @@ import {
   deleteDocumentRequestJson,
   listDocumentsRequestJson,
   type CreateDocumentRequestJson,
+  type CreateDocumentResponseMessage,
   type DeleteDocumentRequestJson,
   type DocumentMessage,
   type ListDocumentsRequestJson,
@@ -32,6 +33,22 @@ export function documentMessage(row: DocumentRow): DocumentMessage {
 }
 
 /**
+ * CreateDocument's answer for a stored row: everything but the ciphertext and the encrypted metadata, which the
+ * client just sent. Echoing them made the answer as large as the upload, so a standard gRPC client (4 MiB receive
+ * limit) failed with RESOURCE_EXHAUSTED on a document it had in fact stored (proto CreateDocumentResponse).
+ */
+export function createDocumentResponse(row: DocumentRow): CreateDocumentResponseMessage {
+  return {
+    id: row.id,
+    creator_id: row.creator_human_id,
+    size_bytes: String(row.size_bytes),
+    encryption: { algorithm: row.algorithm, key_id: row.key_id, nonce: row.nonce },
+    ...(row.request_id === null ? {} : { request_id: row.request_id }),
+    create_time: new Date(row.created_at).toISOString(),
+  };
+}
+
+/**
  * The HTTP body limit of CreateDocument: the ciphertext travels as base64 (4/3 larger) inside JSON, next to up to
  * 64 KiB of metadata, so the body may exceed the document limit by that much; the exact check happens after
  * decoding, so an over-size document is 413 either way.
@@ -46,7 +63,7 @@ export function createDocumentBodyLimit(config: DocumentsConfig): number {
  */
 export function createDocumentsRpcs(deps: { service: DocumentsService; config: DocumentsConfig }): RpcMethod[] {
   const { service } = deps;
-  const create: RpcMethod<CreateDocumentRequestJson, DocumentMessage> = {
+  const create: RpcMethod<CreateDocumentRequestJson, CreateDocumentResponseMessage> = {
     service: SERVICE,
     method: 'CreateDocument',
     capability: 'CAP_PLATFORM_DOCUMENTS_CREATE',
@@ -64,7 +81,7 @@ export function createDocumentsRpcs(deps: { service: DocumentsService; config: D
         encryptedMetadata: input.encrypted_metadata ?? Buffer.alloc(0),
         requestId: input.request_id,
       });
-      return documentMessage(row);
+      return createDocumentResponse(row);
     },
   };
   const list: RpcMethod<ListDocumentsRequestJson, ListDocumentsResponseMessage> = {

@@ -55,13 +55,19 @@ export interface DocumentMessage {
   create_time: string;
 }
 
+/**
+ * CreateDocument's answer: the document without `ciphertext` and `encrypted_metadata` (proto
+ * CreateDocumentResponse), so that it stays small whatever the upload's size (docs/documents.md, "The API").
+ */
+export type CreateDocumentResponseMessage = Omit<DocumentMessage, 'ciphertext' | 'encrypted_metadata'>;
+
 export interface ListDocumentsResponseMessage {
   documents: DocumentMessage[];
   next_page_token?: string;
 }
 
 /**
- * A document as the HTTP mapping writes it (ListDocuments, CreateDocument). Proto3 JSON leaves out empty values,
+ * A document as the HTTP mapping of ListDocuments writes it. Proto3 JSON leaves out empty values,
  * so a reader must treat the optional members as empty when absent (an empty ciphertext, no key id, no metadata).
  */
 export interface DocumentJson {
@@ -80,3 +86,6 @@ export interface ListDocumentsResponseJson {
   documents: DocumentJson[];
   next_page_token?: string;
 }
+
+/** CreateDocument's answer over the HTTP mapping: a DocumentJson without `ciphertext` and `encrypted_metadata`. */
+export type CreateDocumentResponseJson = Omit<DocumentJson, 'ciphertext' | 'encrypted_metadata'>;

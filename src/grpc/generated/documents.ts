@@ -27,6 +27,7 @@ import type { SourceCodeInfo as _google_protobuf_SourceCodeInfo, SourceCodeInfo_
 import type { Timestamp as _google_protobuf_Timestamp, Timestamp__Output as _google_protobuf_Timestamp__Output } from './google/protobuf/Timestamp.ts';
 import type { UninterpretedOption as _google_protobuf_UninterpretedOption, UninterpretedOption__Output as _google_protobuf_UninterpretedOption__Output } from './google/protobuf/UninterpretedOption.ts';
 import type { CreateDocumentRequest as _platform_v1_CreateDocumentRequest, CreateDocumentRequest__Output as _platform_v1_CreateDocumentRequest__Output } from './platform/v1/CreateDocumentRequest.ts';
+import type { CreateDocumentResponse as _platform_v1_CreateDocumentResponse, CreateDocumentResponse__Output as _platform_v1_CreateDocumentResponse__Output } from './platform/v1/CreateDocumentResponse.ts';
 import type { DeleteDocumentRequest as _platform_v1_DeleteDocumentRequest, DeleteDocumentRequest__Output as _platform_v1_DeleteDocumentRequest__Output } from './platform/v1/DeleteDocumentRequest.ts';
 import type { DeleteDocumentResponse as _platform_v1_DeleteDocumentResponse, DeleteDocumentResponse__Output as _platform_v1_DeleteDocumentResponse__Output } from './platform/v1/DeleteDocumentResponse.ts';
 import type { Document as _platform_v1_Document, Document__Output as _platform_v1_Document__Output } from './platform/v1/Document.ts';
@@ -76,6 +77,7 @@ export interface ProtoGrpcType {
   platform: {
     v1: {
       CreateDocumentRequest: MessageTypeDefinition<_platform_v1_CreateDocumentRequest, _platform_v1_CreateDocumentRequest__Output>
+      CreateDocumentResponse: MessageTypeDefinition<_platform_v1_CreateDocumentResponse, _platform_v1_CreateDocumentResponse__Output>
       DeleteDocumentRequest: MessageTypeDefinition<_platform_v1_DeleteDocumentRequest, _platform_v1_DeleteDocumentRequest__Output>
       DeleteDocumentResponse: MessageTypeDefinition<_platform_v1_DeleteDocumentResponse, _platform_v1_DeleteDocumentResponse__Output>
       Document: MessageTypeDefinition<_platform_v1_Document, _platform_v1_Document__Output>
