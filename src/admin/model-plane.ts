@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { PlatformContext } from '../app/context.ts';
 import type { Clock } from '../core/clock.ts';
 import { sealedSecretKeyId, type SecretKey } from '../core/crypto.ts';
+import type { Dialect } from '../core/db/database.ts';
 import type { Database } from '../core/db/schema.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
@@ -11,7 +12,8 @@ import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.
 import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
 import { commandRef, createPolicyService, requireProvider, staleRefs, unknownModel, unknownProvider } from './policy/policy.service.ts';
-import { loadAccountState } from './projection/account-state.store.ts';
+import { documentVersion, loadAccountState, type LoadedState } from './projection/account-state.store.ts';
+import { createFreshCoalescer } from './projection/coalesce.ts';
 import {
   configurationView,
   createProjection,
@@ -28,6 +30,7 @@ import {
 
 export interface ModelPlaneDeps {
   db: Kysely<Database>;
+  dialect: Dialect;
   clock: Clock;
   log: Logger;
   secretKeys: { current: SecretKey; all: readonly SecretKey[] };
@@ -114,13 +117,38 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     return { catalog: state.catalog, projection };
   }
 
+  // Concurrent reads of one Account share a database round trip, but only one that started after they arrived
+  // (see coalesce.ts): under load this removes most snapshot queries without ever serving a read older than a write
+  // its caller could have seen committed.
+  const states = createFreshCoalescer(loadState);
+
+  // The policy documents each Account's last read returned, by version: the next read asks the database only for
+  // documents that changed (account-state.store.ts), so large policies are not moved on every request.
+  const documentTexts = new LRUCache<string, Map<string, string>>({ max: 1024 });
+
+  async function loadState(accountId: string): Promise<AccountState> {
+    const version = (p: LoadedState['policies'][number]) => documentVersion(p.provider_id, p.lock_version, p.created_at);
+    let loaded = await loadAccountState(db, deps.dialect, accountId, [...(documentTexts.get(accountId)?.keys() ?? [])]);
+    const texts = documentTexts.get(accountId) ?? new Map<string, string>();
+    // A document held when the query was sent but gone since (evicted, or replaced by a concurrent read): ask again
+    // for everything rather than guess.
+    if (loaded.policies.some((p) => p.document === null && !texts.has(version(p)))) loaded = await loadAccountState(db, deps.dialect, accountId, []);
+    const policies = loaded.policies.map((p) => {
+      const document = p.document ?? texts.get(version(p));
+      if (document === undefined) throw new AppError('internal', 'a policy document was neither sent nor held');
+      return { ...p, document };
+    });
+    documentTexts.set(accountId, new Map(policies.map((p) => [version(p), p.document])));
+    return { ...loaded, policies };
+  }
+
   /**
    * One read of everything the projection needs for an Account (policies, credentials, admission facts) and a key
    * that names exactly those inputs. Every policy write bumps `lock_version` and `updated_at`, every credential
    * write `updated_at` (rotation changes the key id), so equal keys mean equal projections.
    */
   async function snapshot(accountId: string): Promise<{ state: AccountState; key: string }> {
-    const state = await loadAccountState(db, accountId);
+    const state = await states.get(accountId);
     const { policies, credentials: credentialRows, admission } = state;
     const now = clock.now();
     const parts: string[] = [];
@@ -266,7 +294,7 @@ const planes = new WeakMap<PlatformContext, ModelPlane>();
 export function modelPlaneOf(ctx: PlatformContext): ModelPlane {
   let plane = planes.get(ctx);
   if (!plane) {
-    plane = createModelPlane({ db: ctx.database.db, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys, catalogDir: ctx.config.admin.PLATFORM_CATALOG_DIR });
+    plane = createModelPlane({ db: ctx.database.db, dialect: ctx.database.dialect, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys, catalogDir: ctx.config.admin.PLATFORM_CATALOG_DIR });
     planes.set(ctx, plane);
   }
   return plane;

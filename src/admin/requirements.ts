@@ -37,6 +37,7 @@ export const REQUIREMENTS = {
   'ADM-READ-2': { source: 'Model row: ref', text: 'References whose upstream id contains "/" work in reads, commands and the CLI' },
   'ADM-READ-3': { source: 'Endpoints: GET /model_providers[/{id}]', text: 'Provider list and singular read; an unknown provider is 404 not_found' },
   'ADM-READ-4': { source: 'What the service does', text: 'Reads make no provider network request' },
+  'ADM-READ-5': { source: 'What the service does: changes visible to the next read; issue 4 benchmark', text: 'Every read queries the database (one statement); concurrent reads of an Account share only a query that started after they arrived, so no read misses a write committed before it, on any replica' },
   'ADM-REF-1': { source: 'Endpoints rule 1', text: 'model is the complete reference in the body; a reference outside the provider or an unknown model is 404 not_found' },
   // Versions
   'ADM-LOCK-1': { source: 'Endpoints rule 2; Limits', text: 'A non-null expected_lock_version must be an integer 0..2147483647, otherwise 400 parameter_invalid' },

@@ -38,8 +38,8 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
     second = await openDatabase(h.platform.database.url);
     const ctx = h.platform.ctx;
     const deps = { clock: ctx.clock, log: silentLogger(), secretKeys: ctx.secretKeys, catalogDir };
-    planeA = createModelPlane({ ...deps, db: ctx.database.db });
-    planeB = createModelPlane({ ...deps, db: second.db });
+    planeA = createModelPlane({ ...deps, db: ctx.database.db, dialect: ctx.database.dialect });
+    planeB = createModelPlane({ ...deps, db: second.db, dialect: second.dialect });
   });
   afterAll(async () => {
     await second.close();
@@ -71,6 +71,30 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
       insertPolicyIfAbsent(second.db, { accountId, providerId: 'race' }, { enabled: false, document: serializeDocument(emptyDocument()) }, 0),
     ]);
     expect(inserted.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('[ADM-READ-5] [ADM-MEM-3] shows every write to the next read on another replica while that replica is busy with concurrent reads', async () => {
+    const { accountId } = await newAccount();
+    await planeA.setLane(accountId, 'race', true, null);
+    // Replica B serves a steady stream of concurrent reads of the same Account (so its reads coalesce) while
+    // replica A writes; after each write, a read started on B must show it.
+    let stop = false;
+    const background = Array.from({ length: 8 }, async () => {
+      while (!stop) await planeB.adminModelsJson(accountId, {});
+    });
+    try {
+      for (let i = 0; i < 12; i++) {
+        const ref = `race/${MODELS[i] ?? 'm-00'}`;
+        await planeA.setVisibility(accountId, 'race', ref, false, i);
+        const body = JSON.parse((await planeB.adminModelsJson(accountId, {})).json.toString('utf8')) as { models: { ref: string; visible: boolean }[] };
+        expect(body.models.find((m) => m.ref === ref)?.visible, `read after write ${i}`).toBe(false);
+        const provider = (await planeB.providersOf(accountId)).find((p) => p.id === 'race');
+        expect(provider?.policy?.lockVersion).toBe(i + 1);
+      }
+    } finally {
+      stop = true;
+      await Promise.all(background);
+    }
   });
 
   it('[ADM-LOCK-5] gives one success and one 409 stale_object to two commands racing on one version', async () => {

@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { Dialect } from '../../core/db/database.ts';
 import type { Database } from '../../core/db/schema.ts';
 import type { AccountState } from './projection.ts';
 
@@ -16,25 +17,57 @@ interface UnionRow {
 }
 
 /**
+ * Names one stored version of a policy document. Every policy write bumps `lock_version` and a policy row is
+ * never deleted and recreated without a new `created_at`, so equal names mean equal documents.
+ */
+export function documentVersion(providerId: string, lockVersion: number, createdAt: number): string {
+  return `${providerId}|${lockVersion}|${createdAt}`;
+}
+
+/**
+ * The statement, written once per dialect. A policy document whose version the caller already holds comes back as
+ * null: documents can reach 2 MiB each (spec: Limits), and the catalog read should not move them on every request.
+ * PostgreSQL takes the held versions as a text array, SQLite as a JSON array.
+ */
+function stateSql(dialect: Dialect): string {
+  const pg = dialect === 'postgres';
+  const account = pg ? '$1' : '?';
+  const version = `(provider_id || '|' || lock_version || '|' || created_at)`;
+  const held = pg ? `${version} = any($2::text[])` : `${version} in (select value from json_each(?))`;
+  return [
+    `select 'p' as kind, provider_id, lock_version as n1, enabled as n2, created_at as t1, updated_at as t2,`,
+    `       case when ${held} then null else document end as s1, cast(null as text) as s2`,
+    `  from model_provider_policies where account_id = ${account}`,
+    `union all`,
+    `select 'c', provider_id, generation, reauthorization_required, updated_at, null, material_kind, sealed`,
+    `  from model_provider_credentials where account_id = ${account}`,
+    `union all`,
+    `select 'a', provider_id, null, null, unavailable_until, updated_at, null, null`,
+    `  from model_provider_admission where account_id = ${account}`,
+  ].join('\n');
+}
+
+const SQL: Record<Dialect, string> = { postgres: stateSql('postgres'), sqlite: stateSql('sqlite') };
+
+/** What `loadAccountState` returns: the state, with `document` null for each policy whose version was held. */
+export interface LoadedState extends Omit<AccountState, 'policies'> {
+  policies: (Omit<AccountState['policies'][number], 'document'> & { document: string | null })[];
+}
+
+/**
  * Everything the projection reads for one Account (policies, credentials, admission facts) in one statement: the
  * catalog read is the hot path, and one round trip instead of three is what keeps it close to an empty route on
- * PostgreSQL. Columns are positional per table (see the select lists).
+ * PostgreSQL. The statement is written out per dialect and sent as a compiled query, so the hot path pays no
+ * query-builder compilation. `held` lists the document versions (`documentVersion`) the caller has; those
+ * documents are not sent again. Columns are positional per table (see the select lists).
  */
-export async function loadAccountState(db: Executor, accountId: string): Promise<AccountState> {
-  const result = await sql<UnionRow>`
-    select 'p' as kind, provider_id, lock_version as n1, enabled as n2, created_at as t1, updated_at as t2, document as s1, cast(null as text) as s2
-      from model_provider_policies where account_id = ${accountId}
-    union all
-    select 'c', provider_id, generation, reauthorization_required, updated_at, null, material_kind, sealed
-      from model_provider_credentials where account_id = ${accountId}
-    union all
-    select 'a', provider_id, null, null, unavailable_until, updated_at, null, null
-      from model_provider_admission where account_id = ${accountId}
-  `.execute(db);
-  const state: AccountState = { policies: [], credentials: [], admission: [] };
+export async function loadAccountState(db: Executor, dialect: Dialect, accountId: string, held: readonly string[] = []): Promise<LoadedState> {
+  const params = dialect === 'postgres' ? [accountId, [...held]] : [JSON.stringify(held), accountId, accountId, accountId];
+  const result = await db.executeQuery<UnionRow>(CompiledQuery.raw(SQL[dialect], params));
+  const state: LoadedState = { policies: [], credentials: [], admission: [] };
   for (const r of result.rows) {
     if (r.kind === 'p') {
-      state.policies.push({ account_id: accountId, provider_id: r.provider_id, lock_version: Number(r.n1), enabled: Number(r.n2), created_at: Number(r.t1), updated_at: Number(r.t2), document: r.s1 ?? '' });
+      state.policies.push({ account_id: accountId, provider_id: r.provider_id, lock_version: Number(r.n1), enabled: Number(r.n2), created_at: Number(r.t1), updated_at: Number(r.t2), document: r.s1 });
     } else if (r.kind === 'c') {
       state.credentials.push({ account_id: accountId, provider_id: r.provider_id, generation: Number(r.n1), reauthorization_required: Number(r.n2), updated_at: Number(r.t1), material_kind: r.s1, sealed: r.s2 });
     } else {
