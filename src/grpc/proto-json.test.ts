@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../core/errors.ts';
 import { randomBytes } from 'node:crypto';
-import { formatTimestamp, isCanonicalBase64, parseTimestamp } from './proto-json.ts';
+import { canonicalTimestampSeconds, formatTimestamp, isCanonicalBase64, parseTimestamp } from './proto-json.ts';
 import { loadProtos } from './protos.ts';
 
 /**
@@ -144,5 +144,44 @@ describe('proto3 JSON codec', () => {
     for (const bad of ['2021-13-01T00:00:00Z', '2021-01-01 00:00:00Z', '2021-01-01T24:00:00Z', '2021-01-01T00:00:00', '10000-01-01T00:00:00Z']) {
       expect(parseTimestamp(bad), bad).toBeUndefined();
     }
+  });
+
+  it('reads canonical timestamps on the fast path exactly as parseTimestamp does, and leaves other forms to it', () => {
+    // Every day of a leap and a common year, around the epoch, and at both ends of the proto3 range.
+    const days: number[] = [];
+    for (const year of [1, 4, 100, 400, 1900, 1969, 1970, 2000, 2023, 2024, 9999]) {
+      const first = new Date(0);
+      first.setUTCFullYear(year, 0, 1);
+      for (let d = 0; d < 366; d++) days.push(first.getTime() + d * 86_400_000);
+    }
+    for (const ms of days) {
+      const date = new Date(ms + 45_296_000); // 12:34:56
+      if (date.getUTCFullYear() > 9999) continue;
+      for (const frac of ['', '.120', '.123456', '.000000001']) {
+        const text = formatTimestamp(BigInt(Math.floor(date.getTime() / 1000)), 0).replace('Z', `${frac}Z`);
+        const slow = parseTimestamp(text);
+        expect(canonicalTimestampSeconds(text), text).toBe(Number(slow!.seconds));
+      }
+    }
+    // Not canonical (or not valid): the fast path declines, the general path decides.
+    for (const text of ['2021-01-01T00:00:00.000Z', '2021-01-01T00:00:00.100000Z', '2021-01-01T00:00:00.1Z', '2021-01-01t00:00:00Z', '2021-01-01T00:00:00+00:00', '2021-02-29T00:00:00Z', '2024-02-30T00:00:00Z', '2021-04-31T00:00:00Z', '0000-01-01T00:00:00Z', '2021-01-01T24:00:00Z', '2021-01-01T00:60:00Z', '2021-01-01T00:00:60Z', '2021-1a-01T00:00:00Z', '2021-01-01T00:00:00.12aZ']) {
+      expect(canonicalTimestampSeconds(text), text).toBeUndefined();
+    }
+    expect(canonicalTimestampSeconds('2024-02-29T00:00:00Z')).toBe(Date.UTC(2024, 1, 29) / 1000);
+    expect(codec.fromJson('platform.v1.Vulnerability', { modified: '2021-01-01T00:00:00.000Z' })).toEqual({ modified: '2021-01-01T00:00:00Z' });
+    expect(() => codec.fromJson('platform.v1.Vulnerability', { modified: '2021-02-29T00:00:00Z' })).toThrow(/modified: expected an RFC 3339 timestamp/);
+  });
+
+  it('encodes canonical JSON to the same bytes as proto-loader serializes, in one pass (the gRPC response path)', () => {
+    const m = protos.services.get('platform.v1.PlatformOSV')?.get('GetVuln');
+    if (!m) throw new Error('no method');
+    const canonical = codec.fromJson('platform.v1.Vulnerability', record);
+    const expected = m.definition.responseSerialize(codec.toProto('platform.v1.Vulnerability', canonical));
+    const encoded = Buffer.from(codec.encode('platform.v1.Vulnerability', canonical));
+    expect(encoded.equals(expected)).toBe(true);
+    expect(codec.fromProto('platform.v1.Vulnerability', m.definition.responseDeserialize(encoded) as Record<string, unknown>)).toEqual(canonical);
+    // Timestamps outside the fast path (pre-epoch, nanos) and the special float values go through too.
+    const odd = codec.fromJson('platform.v1.Vulnerability', { id: 'X', modified: '1969-12-31T23:59:59.000000001Z', affected: [{ database_specific: { n: -0.5, none: null } }] });
+    expect(Buffer.from(codec.encode('platform.v1.Vulnerability', odd)).equals(m.definition.responseSerialize(codec.toProto('platform.v1.Vulnerability', odd)))).toBe(true);
   });
 });

@@ -40,12 +40,18 @@ export type UnknownFields = 'reject' | 'drop';
  *
  * - `fromJson` validates JSON from an HTTP request (or a handler's response) and returns the canonical form.
  * - `toProto` turns canonical JSON into the object proto-loader serializes (Buffers, `{seconds, nanos}`, `{fields}`).
+ * - `encode` writes canonical JSON as protobuf bytes (the gRPC response path).
  * - `fromProto` turns what proto-loader deserialized (with `LOADER_OPTIONS`) into canonical JSON.
  */
 export interface ProtoJsonCodec {
   fromJson(typeName: string, value: unknown, options?: { unknownFields?: UnknownFields; where?: string; bytes?: BytesForm }): CanonicalObject;
   toProto(typeName: string, value: CanonicalObject): Record<string, unknown>;
   fromProto(typeName: string, value: Record<string, unknown>, options?: { bytes?: BytesForm }): CanonicalObject;
+  /**
+   * Canonical JSON straight to the protobuf wire format, in one pass (what `toProto` and proto-loader's serializer
+   * do in two, with a `fromObject` copy between); the gRPC server sends these bytes as they are.
+   */
+  encode(typeName: string, value: CanonicalObject): Uint8Array;
   /** The message type by full name (for field lookups by the HTTP mapping). */
   type(typeName: string): protobuf.Type;
 }
@@ -138,6 +144,63 @@ export function formatTimestamp(seconds: bigint, nanos: number): string {
   return `${base}.${frac}Z`;
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (month 1-12), by integer arithmetic. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+
+/** The decimal value of `text[from, from + length)`, or -1 when a character is not a digit. */
+function digitsAt(text: string, from: number, length: number): number {
+  let n = 0;
+  for (let i = from; i < from + length; i++) {
+    const c = text.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * Seconds since the epoch of a timestamp already in the canonical form `formatTimestamp` writes (UTC, `Z`, 0, 3, 6
+ * or 9 fractional digits without a droppable group of trailing zeros, a real date in 0001-9999); undefined for
+ * anything else, which then takes the general `parseTimestamp` path. This is the hot path of every response: an
+ * OSV answer carries one timestamp per record, and handlers already write them canonically. No Date, no BigInt.
+ */
+export function canonicalTimestampSeconds(text: string): number | undefined {
+  const length = text.length;
+  if (length !== 20 && length !== 24 && length !== 27 && length !== 30) return undefined;
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(length - 1) !== 90) return undefined;
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  const second = digitsAt(text, 17, 2);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > (DAYS_IN_MONTH[month - 1] as number) + (leap ? 1 : 0)) return undefined;
+  if (length > 20) {
+    if (text.charCodeAt(19) !== 46) return undefined;
+    const digits = length - 21;
+    if (digitsAt(text, 20, digits) < 0) return undefined;
+    // Canonical: the last group of three digits is not 000 (it would have been left out).
+    if (text.charCodeAt(length - 2) === 48 && text.charCodeAt(length - 3) === 48 && text.charCodeAt(length - 4) === 48) return undefined;
+  }
+  return daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second;
+}
+
+/** The nanoseconds of a timestamp accepted by `canonicalTimestampSeconds`. */
+function canonicalTimestampNanos(text: string): number {
+  return text.length === 20 ? 0 : digitsAt(text, 20, text.length - 21) * (text.length === 24 ? 1_000_000 : text.length === 27 ? 1000 : 1);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
@@ -159,9 +222,68 @@ function checkJson(value: unknown, path: string): JsonValue {
 }
 
 /** Builds the codec over a resolved protobufjs root holding every message the RPCs use. */
+
+/** The well-known types with a JSON form of their own. */
+type Special = 'timestamp' | 'struct' | 'value' | 'list' | undefined;
+/** A scalar field's kind, decided once per field instead of per value. */
+type ScalarKind = 'string' | 'bool' | 'bytes' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float' | 'other';
+
+/** A message type compiled once (cached by type): its fields in declaration order and their JSON names. */
+interface MessagePlan {
+  type: protobuf.Type;
+  special: Special;
+  fields: FieldPlan[];
+  /** JSON member name (proto name, json_name, lowerCamelCase) → field. */
+  lookup: Map<string, FieldPlan>;
+  /** Proto name → field (what canonical JSON uses). */
+  byName: Map<string, FieldPlan>;
+}
+
+interface FieldPlan {
+  field: protobuf.Field;
+  name: string;
+  /** Position in declaration order. */
+  index: number;
+  repeated: boolean;
+  map: boolean;
+  message: protobuf.Type | undefined;
+  enumType: protobuf.Enum | undefined;
+  scalar: ScalarKind;
+  /** The real oneof the field belongs to (proto3 `optional` makes a synthetic one of one field, ignored here). */
+  oneof: protobuf.OneOf | null;
+  /** The field is a `google.protobuf.Value`, where null is the JSON null rather than "default". */
+  isValue: boolean;
+}
+
+function scalarKind(kind: string): ScalarKind {
+  if (kind === 'string' || kind === 'bool' || kind === 'bytes') return kind;
+  if (INT32.has(kind)) return 'int32';
+  if (UINT32.has(kind)) return 'uint32';
+  if (INT64.has(kind)) return 'int64';
+  if (UINT64.has(kind)) return 'uint64';
+  if (FLOAT.has(kind)) return 'float';
+  return 'other';
+}
+
+function specialOf(t: protobuf.Type): Special {
+  switch (fullName(t)) {
+    case TIMESTAMP:
+      return 'timestamp';
+    case STRUCT:
+      return 'struct';
+    case VALUE:
+      return 'value';
+    case LIST_VALUE:
+      return 'list';
+    default:
+      return undefined;
+  }
+}
+
+/** Builds the codec over a resolved protobufjs root holding every message the RPCs use. */
 export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
   const types = new Map<string, protobuf.Type>();
-  const lookups = new Map<protobuf.Type, Map<string, protobuf.Field>>();
+  const plans = new Map<protobuf.Type, MessagePlan>();
 
   function type(typeName: string): protobuf.Type {
     let t = types.get(typeName);
@@ -173,84 +295,99 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     return t;
   }
 
-  /** JSON member names a field answers to: its proto name, its json_name, and the lowerCamelCase default. */
-  function fieldLookup(t: protobuf.Type): Map<string, protobuf.Field> {
-    let map = lookups.get(t);
-    if (!map) {
-      map = new Map();
-      for (const f of t.fieldsArray) {
-        map.set(f.name, f);
-        const jsonName = f.options?.json_name as unknown;
-        if (typeof jsonName === 'string') map.set(jsonName, f);
-        map.set(lowerCamel(f.name), f);
-      }
-      lookups.set(t, map);
+  /** The compiled plan of a message type; nested types are planned on first use (recursive types work). */
+  function plan(t: protobuf.Type): MessagePlan {
+    let p = plans.get(t);
+    if (p) return p;
+    const fields = t.fieldsArray.map((f, index): FieldPlan => {
+      const rt = f.resolvedType;
+      const message = rt instanceof protobuf.Type ? rt : undefined;
+      return {
+        field: f,
+        name: f.name,
+        index,
+        repeated: f.repeated,
+        map: f.map,
+        message,
+        enumType: rt instanceof protobuf.Enum ? rt : undefined,
+        scalar: scalarKind(f.type),
+        oneof: f.partOf && f.partOf.fieldsArray.length > 1 ? f.partOf : null,
+        isValue: message !== undefined && fullName(message) === VALUE,
+      };
+    });
+    const lookup = new Map<string, FieldPlan>();
+    const byName = new Map<string, FieldPlan>();
+    for (const fp of fields) {
+      byName.set(fp.name, fp);
+      lookup.set(fp.name, fp);
+      const jsonName = fp.field.options?.json_name as unknown;
+      if (typeof jsonName === 'string') lookup.set(jsonName, fp);
+      lookup.set(lowerCamel(fp.name), fp);
     }
-    return map;
-  }
-
-  function realOneof(f: protobuf.Field): protobuf.OneOf | null {
-    // proto3 `optional` makes a synthetic oneof of one field; only real oneofs constrain a message.
-    return f.partOf && f.partOf.fieldsArray.length > 1 ? f.partOf : null;
+    p = { type: t, special: specialOf(t), fields, lookup, byName };
+    plans.set(t, p);
+    return p;
   }
 
   // ---- JSON (HTTP or handler) -> canonical JSON -------------------------------------------------------------
 
-  function scalarFromJson(f: protobuf.Field, raw: unknown, path: string, bytes: BytesForm): CanonicalValue {
-    const kind = f.type;
-    if (kind === 'string') {
-      if (typeof raw !== 'string') throw invalidAt(path, 'expected a string');
-      return raw;
+  function scalarFromJson(fp: FieldPlan, raw: unknown, path: string, bytes: BytesForm): CanonicalValue {
+    switch (fp.scalar) {
+      case 'string':
+        if (typeof raw !== 'string') throw invalidAt(path, 'expected a string');
+        return raw;
+      case 'bool':
+        if (typeof raw !== 'boolean') throw invalidAt(path, 'expected true or false');
+        return raw;
+      case 'bytes': {
+        // A handler's own Buffer needs no check (and, on the gRPC side, no copy).
+        if (raw instanceof Uint8Array) return bytes === 'buffer' ? asBuffer(raw) : asBuffer(raw).toString('base64');
+        const decoded = typeof raw === 'string' ? bytesFromBase64(raw, bytes) : undefined;
+        if (decoded === undefined) throw invalidAt(path, 'expected base64 text');
+        return decoded;
+      }
+      case 'int32':
+      case 'uint32': {
+        const n = typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : raw;
+        if (typeof n !== 'number' || !Number.isInteger(n)) throw invalidAt(path, 'expected an integer');
+        const [min, max] = fp.scalar === 'uint32' ? [0, 4_294_967_295] : [-2_147_483_648, 2_147_483_647];
+        if (n < min || n > max) throw invalidAt(path, `expected an integer from ${min} to ${max}`);
+        return n;
+      }
+      case 'int64':
+      case 'uint64': {
+        let big: bigint;
+        if (typeof raw === 'number' && Number.isSafeInteger(raw)) big = BigInt(raw);
+        else if (typeof raw === 'string' && /^-?\d{1,20}$/.test(raw)) big = BigInt(raw);
+        else throw invalidAt(path, 'expected an integer (a decimal string in JSON)');
+        const [min, max] = fp.scalar === 'uint64' ? [0n, 18_446_744_073_709_551_615n] : [-9_223_372_036_854_775_808n, 9_223_372_036_854_775_807n];
+        if (big < min || big > max) throw invalidAt(path, 'integer out of range');
+        return big.toString();
+      }
+      case 'float': {
+        if (raw === 'NaN' || raw === 'Infinity' || raw === '-Infinity') return raw;
+        const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+        if (typeof n !== 'number' || !Number.isFinite(n)) throw invalidAt(path, 'expected a number');
+        return n;
+      }
+      default:
+        throw invalidAt(path, `unsupported field type ${fp.field.type}`);
     }
-    if (kind === 'bool') {
-      if (typeof raw !== 'boolean') throw invalidAt(path, 'expected true or false');
-      return raw;
-    }
-    if (kind === 'bytes') {
-      // A handler's own Buffer needs no check (and, on the gRPC side, no copy).
-      if (raw instanceof Uint8Array) return bytes === 'buffer' ? asBuffer(raw) : asBuffer(raw).toString('base64');
-      const decoded = typeof raw === 'string' ? bytesFromBase64(raw, bytes) : undefined;
-      if (decoded === undefined) throw invalidAt(path, 'expected base64 text');
-      return decoded;
-    }
-    if (INT32.has(kind) || UINT32.has(kind)) {
-      const n = typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : raw;
-      if (typeof n !== 'number' || !Number.isInteger(n)) throw invalidAt(path, 'expected an integer');
-      const [min, max] = UINT32.has(kind) ? [0, 4_294_967_295] : [-2_147_483_648, 2_147_483_647];
-      if (n < min || n > max) throw invalidAt(path, `expected an integer from ${min} to ${max}`);
-      return n;
-    }
-    if (INT64.has(kind) || UINT64.has(kind)) {
-      let big: bigint;
-      if (typeof raw === 'number' && Number.isSafeInteger(raw)) big = BigInt(raw);
-      else if (typeof raw === 'string' && /^-?\d{1,20}$/.test(raw)) big = BigInt(raw);
-      else throw invalidAt(path, 'expected an integer (a decimal string in JSON)');
-      const [min, max] = UINT64.has(kind) ? [0n, 18_446_744_073_709_551_615n] : [-9_223_372_036_854_775_808n, 9_223_372_036_854_775_807n];
-      if (big < min || big > max) throw invalidAt(path, 'integer out of range');
-      return big.toString();
-    }
-    if (FLOAT.has(kind)) {
-      if (raw === 'NaN' || raw === 'Infinity' || raw === '-Infinity') return raw;
-      const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-      if (typeof n !== 'number' || !Number.isFinite(n)) throw invalidAt(path, 'expected a number');
-      return n;
-    }
-    throw invalidAt(path, `unsupported field type ${kind}`);
   }
 
   function enumFromJson(e: protobuf.Enum, raw: unknown, path: string): JsonValue {
     if (typeof raw === 'string') {
-      if (!(raw in e.values)) throw invalidAt(path, `unknown value ${JSON.stringify(raw)} (expected one of ${Object.keys(e.values).join(', ')})`);
+      if (!Object.hasOwn(e.values, raw)) throw invalidAt(path, `unknown value ${JSON.stringify(raw)} (expected one of ${Object.keys(e.values).join(', ')})`);
       return raw;
     }
     if (typeof raw === 'number' && Number.isInteger(raw)) return e.valuesById[raw] ?? raw;
     throw invalidAt(path, 'expected an enum name');
   }
 
-  function isDefault(f: protobuf.Field, v: CanonicalValue): boolean {
-    if (f.resolvedType instanceof protobuf.Type) return false;
-    if (f.resolvedType instanceof protobuf.Enum) return v === 0 || (typeof v === 'string' && f.resolvedType.values[v] === 0);
-    switch (f.type) {
+  function isDefault(fp: FieldPlan, v: CanonicalValue): boolean {
+    if (fp.message) return false;
+    if (fp.enumType) return v === 0 || (typeof v === 'string' && fp.enumType.values[v] === 0);
+    switch (fp.scalar) {
       case 'string':
         return v === '';
       case 'bytes':
@@ -269,68 +406,82 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     bytes: BytesForm;
   }
 
-  function singleFromJson(f: protobuf.Field, raw: unknown, path: string, options: FromJsonOptions): CanonicalValue {
-    const rt = f.resolvedType;
-    if (rt instanceof protobuf.Type) return messageFromJson(rt, raw, path, options);
-    if (rt instanceof protobuf.Enum) return enumFromJson(rt, raw, path);
-    return scalarFromJson(f, raw, path, options.bytes);
+  function singleFromJson(fp: FieldPlan, raw: unknown, path: string, options: FromJsonOptions): CanonicalValue {
+    if (fp.message) return messageFromJson(plan(fp.message), raw, path, options);
+    if (fp.enumType) return enumFromJson(fp.enumType, raw, path);
+    return scalarFromJson(fp, raw, path, options.bytes);
   }
 
-  function messageFromJson(t: protobuf.Type, raw: unknown, path: string, options: FromJsonOptions): CanonicalValue {
-    const name = fullName(t);
-    if (name === TIMESTAMP) {
-      const parsed = typeof raw === 'string' ? parseTimestamp(raw) : undefined;
-      if (!parsed) throw invalidAt(path, 'expected an RFC 3339 timestamp such as 2024-01-02T03:04:05Z');
-      return formatTimestamp(parsed.seconds, parsed.nanos);
-    }
-    if (name === STRUCT) {
-      if (!isPlainObject(raw)) throw invalidAt(path, 'expected a JSON object');
-      return checkJson(raw, path);
-    }
-    if (name === VALUE) return checkJson(raw, path);
-    if (name === LIST_VALUE) {
-      if (!Array.isArray(raw)) throw invalidAt(path, 'expected a JSON array');
-      return checkJson(raw, path);
+  function messageFromJson(p: MessagePlan, raw: unknown, path: string, options: FromJsonOptions): CanonicalValue {
+    switch (p.special) {
+      case 'timestamp': {
+        // Already canonical (every handler's own timestamps): kept as is, without a Date or a BigInt.
+        if (typeof raw === 'string' && canonicalTimestampSeconds(raw) !== undefined) return raw;
+        const parsed = typeof raw === 'string' ? parseTimestamp(raw) : undefined;
+        if (!parsed) throw invalidAt(path, 'expected an RFC 3339 timestamp such as 2024-01-02T03:04:05Z');
+        return formatTimestamp(parsed.seconds, parsed.nanos);
+      }
+      case 'struct':
+        if (!isPlainObject(raw)) throw invalidAt(path, 'expected a JSON object');
+        return checkJson(raw, path);
+      case 'value':
+        return checkJson(raw, path);
+      case 'list':
+        if (!Array.isArray(raw)) throw invalidAt(path, 'expected a JSON array');
+        return checkJson(raw, path);
+      default:
+        break;
     }
     if (!isPlainObject(raw)) throw invalidAt(path, 'expected a JSON object');
-    const lookup = fieldLookup(t);
     const found: CanonicalObject = {};
-    const oneofs = new Map<string, string>();
-    for (const [key, value] of Object.entries(raw)) {
-      const f = lookup.get(key);
-      const at = `${path}.${key}`;
-      if (!f) {
-        if (options.unknown === 'reject') throw invalidAt(at, 'unknown field');
+    let oneofs: Map<string, string> | undefined;
+    // Members come out in declaration order, as proto3 JSON printers (and `fromProto`) write them; when the input
+    // already has that order (handlers build their answers so), `found` is the answer and no copy is made.
+    let ordered = true;
+    let last = -1;
+    for (const key of Object.keys(raw)) {
+      const value = raw[key];
+      const fp = p.lookup.get(key);
+      if (!fp) {
+        if (options.unknown === 'reject') throw invalidAt(`${path}.${key}`, 'unknown field');
         continue;
       }
       // proto3 JSON: null means "default", except for google.protobuf.Value where it is the JSON null.
-      if (value === undefined || (value === null && !(f.resolvedType instanceof protobuf.Type && fullName(f.resolvedType) === VALUE))) continue;
-      if (f.name in found) throw invalidAt(at, `field ${f.name} is given twice`);
-      const oneof = realOneof(f);
+      if (value === undefined || (value === null && !fp.isValue)) continue;
+      if (Object.hasOwn(found, fp.name)) throw invalidAt(`${path}.${key}`, `field ${fp.name} is given twice`);
+      const oneof = fp.oneof;
       if (oneof) {
+        oneofs ??= new Map();
         const other = oneofs.get(oneof.name);
-        if (other !== undefined) throw invalidAt(path, `only one of ${oneof.fieldsArray.map((x) => x.name).join(', ')} may be set (oneof ${oneof.name}); got ${other} and ${f.name}`);
-        oneofs.set(oneof.name, f.name);
+        if (other !== undefined) throw invalidAt(path, `only one of ${oneof.fieldsArray.map((x) => x.name).join(', ')} may be set (oneof ${oneof.name}); got ${other} and ${fp.name}`);
+        oneofs.set(oneof.name, fp.name);
       }
-      if (f.map) throw invalidAt(at, 'map fields are not supported');
-      if (f.repeated) {
-        if (!Array.isArray(value)) throw invalidAt(at, 'expected an array');
-        const items = value.map((item: unknown, i) => {
-          if (item === null) throw invalidAt(`${at}[${i}]`, 'null is not allowed in a repeated field');
-          return singleFromJson(f, item, `${at}[${i}]`, options);
-        });
-        if (items.length > 0) found[f.name] = items;
-        continue;
+      if (fp.map) throw invalidAt(`${path}.${key}`, 'map fields are not supported');
+      let v: CanonicalValue;
+      if (fp.repeated) {
+        if (!Array.isArray(value)) throw invalidAt(`${path}.${key}`, 'expected an array');
+        if (value.length === 0) continue;
+        const items: CanonicalValue[] = new Array<CanonicalValue>(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (item === null) throw invalidAt(`${path}.${key}[${i}]`, 'null is not allowed in a repeated field');
+          items[i] = singleFromJson(fp, item, `${path}.${key}[${i}]`, options);
+        }
+        v = items;
+      } else {
+        v = singleFromJson(fp, value, `${path}.${key}`, options);
+        // A oneof member has presence, so its default value is kept (it says which member is set).
+        if (!oneof && isDefault(fp, v)) continue;
       }
-      const v = singleFromJson(f, value, at, options);
-      // A oneof member has presence, so its default value is kept (it says which member is set).
-      if (oneof || !isDefault(f, v)) found[f.name] = v;
+      found[fp.name] = v;
+      if (fp.index < last) ordered = false;
+      last = fp.index;
     }
-    // Members in declaration order, as proto3 JSON printers (and `fromProto`) write them.
+    if (ordered) return found;
     const out: CanonicalObject = {};
-    for (const f of t.fieldsArray) {
-      const v = found[f.name];
-      if (v !== undefined) out[f.name] = v;
+    for (const fp of p.fields) {
+      const v = found[fp.name];
+      if (v !== undefined) out[fp.name] = v;
     }
     return out;
   }
@@ -344,46 +495,69 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     return f.name;
   };
   const V = { null: valueField(1), number: valueField(2), string: valueField(3), bool: valueField(4), struct: valueField(5), list: valueField(6) };
+  const nullValue = root.lookupEnum('google.protobuf.NullValue').values.NULL_VALUE ?? 0;
 
-  // ---- canonical JSON -> proto-loader object ---------------------------------------------------------------
+  // ---- canonical JSON -> proto-loader object (or, `forEncode`, the object protobufjs `Type.encode` takes) ------
 
-  function valueToProto(v: JsonValue): Record<string, unknown> {
-    if (v === null) return { [V.null]: 'NULL_VALUE' };
+  function valueToProto(v: JsonValue, forEncode: boolean): Record<string, unknown> {
+    if (v === null) return { [V.null]: forEncode ? nullValue : 'NULL_VALUE' };
     if (typeof v === 'number') return { [V.number]: v };
     if (typeof v === 'string') return { [V.string]: v };
     if (typeof v === 'boolean') return { [V.bool]: v };
-    if (Array.isArray(v)) return { [V.list]: { values: v.map(valueToProto) } };
-    return { [V.struct]: structToProto(v) };
+    if (Array.isArray(v)) return { [V.list]: { values: v.map((x) => valueToProto(x, forEncode)) } };
+    return { [V.struct]: structToProto(v, forEncode) };
   }
 
-  function structToProto(v: JsonObject): Record<string, unknown> {
+  function structToProto(v: JsonObject, forEncode: boolean): Record<string, unknown> {
     const fields: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) fields[k] = valueToProto(x);
+    for (const k of Object.keys(v)) fields[k] = valueToProto(v[k] as JsonValue, forEncode);
     return { fields };
   }
 
-  function singleToProto(f: protobuf.Field, v: CanonicalValue): unknown {
-    const rt = f.resolvedType;
-    if (rt instanceof protobuf.Type) return messageToProto(rt, v);
-    if (f.type === 'bytes') return Buffer.isBuffer(v) ? v : Buffer.from(v as string, 'base64');
+  function singleToProto(fp: FieldPlan, v: CanonicalValue, forEncode: boolean): unknown {
+    if (fp.message) return messageToProto(plan(fp.message), v, forEncode);
+    if (fp.scalar === 'bytes') return Buffer.isBuffer(v) ? v : Buffer.from(v as string, 'base64');
+    if (forEncode) {
+      // `Type.encode` writes enums as numbers and floats' special values as numbers.
+      if (fp.enumType) return typeof v === 'string' ? fp.enumType.values[v] : v;
+      if (fp.scalar === 'float' && typeof v === 'string') return Number(v);
+    }
     return v;
   }
 
-  function messageToProto(t: protobuf.Type, v: CanonicalValue): Record<string, unknown> {
-    const name = fullName(t);
-    if (name === TIMESTAMP) {
-      const parsed = parseTimestamp(v as string);
-      if (!parsed) throw new Error(`not a canonical timestamp: ${JSON.stringify(v)}`);
-      return { seconds: parsed.seconds.toString(), nanos: parsed.nanos };
+  function messageToProto(p: MessagePlan, v: CanonicalValue, forEncode: boolean): Record<string, unknown> {
+    switch (p.special) {
+      case 'timestamp': {
+        const text = v as string;
+        const seconds = canonicalTimestampSeconds(text);
+        if (seconds !== undefined) return { seconds: forEncode ? seconds : String(seconds), nanos: canonicalTimestampNanos(text) };
+        const parsed = parseTimestamp(text);
+        if (!parsed) throw new Error(`not a canonical timestamp: ${JSON.stringify(v)}`);
+        return { seconds: parsed.seconds.toString(), nanos: parsed.nanos };
+      }
+      case 'struct':
+        return structToProto(v as JsonObject, forEncode);
+      case 'value':
+        return valueToProto(v as JsonValue, forEncode);
+      case 'list':
+        return { values: (v as JsonValue[]).map((x) => valueToProto(x, forEncode)) };
+      default:
+        break;
     }
-    if (name === STRUCT) return structToProto(v as JsonObject);
-    if (name === VALUE) return valueToProto(v as JsonValue);
-    if (name === LIST_VALUE) return { values: (v as JsonValue[]).map(valueToProto) };
+    const object = v as CanonicalObject;
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as CanonicalObject)) {
-      const f = t.fields[k];
-      if (!f) continue;
-      out[k] = f.repeated ? (x as CanonicalValue[]).map((item) => singleToProto(f, item)) : singleToProto(f, x);
+    for (const k of Object.keys(object)) {
+      const fp = p.byName.get(k);
+      if (!fp) continue;
+      const x = object[k] as CanonicalValue;
+      if (fp.repeated) {
+        const items = x as CanonicalValue[];
+        const converted = new Array<unknown>(items.length);
+        for (let i = 0; i < items.length; i++) converted[i] = singleToProto(fp, items[i] as CanonicalValue, forEncode);
+        out[k] = converted;
+      } else {
+        out[k] = singleToProto(fp, x, forEncode);
+      }
     }
     return out;
   }
@@ -402,43 +576,59 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
   function structFromProto(v: Record<string, unknown>): JsonObject {
     const out: JsonObject = {};
     const fields = (v.fields ?? {}) as Record<string, Record<string, unknown>>;
-    for (const [k, x] of Object.entries(fields)) out[k] = valueFromProto(x);
+    for (const k of Object.keys(fields)) out[k] = valueFromProto(fields[k] as Record<string, unknown>);
     return out;
   }
 
-  function singleFromProto(f: protobuf.Field, v: unknown, bytes: BytesForm): CanonicalValue {
-    const rt = f.resolvedType;
-    if (rt instanceof protobuf.Type) return messageFromProto(rt, v as Record<string, unknown>, bytes);
-    if (rt instanceof protobuf.Enum) return typeof v === 'number' ? (rt.valuesById[v] ?? v) : (v as string);
-    if (f.type === 'bytes') {
-      const buffer = asBuffer(v as Uint8Array);
-      return bytes === 'buffer' ? buffer : buffer.toString('base64');
+  function singleFromProto(fp: FieldPlan, v: unknown, bytes: BytesForm): CanonicalValue {
+    if (fp.message) return messageFromProto(plan(fp.message), v as Record<string, unknown>, bytes);
+    if (fp.enumType) return typeof v === 'number' ? (fp.enumType.valuesById[v] ?? v) : (v as string);
+    switch (fp.scalar) {
+      case 'bytes': {
+        const buffer = asBuffer(v as Uint8Array);
+        return bytes === 'buffer' ? buffer : buffer.toString('base64');
+      }
+      case 'int64':
+      case 'uint64':
+        return String(v);
+      case 'float':
+        if (typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
+        return v as number;
+      default:
+        return v as JsonValue;
     }
-    if (INT64.has(f.type) || UINT64.has(f.type)) return String(v);
-    if (FLOAT.has(f.type) && typeof v === 'number' && !Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? 'Infinity' : '-Infinity';
-    return v as JsonValue;
   }
 
-  function messageFromProto(t: protobuf.Type, v: Record<string, unknown>, bytes: BytesForm): CanonicalValue {
-    const name = fullName(t);
-    if (name === TIMESTAMP) return formatTimestamp(BigInt(String((v.seconds as string | number | undefined) ?? 0)), Number(v.nanos ?? 0));
-    if (name === STRUCT) return structFromProto(v);
-    if (name === VALUE) return valueFromProto(v);
-    if (name === LIST_VALUE) return ((v.values as Record<string, unknown>[] | undefined) ?? []).map(valueFromProto);
+  function messageFromProto(p: MessagePlan, v: Record<string, unknown>, bytes: BytesForm): CanonicalValue {
+    switch (p.special) {
+      case 'timestamp':
+        return formatTimestamp(BigInt(String((v.seconds as string | number | undefined) ?? 0)), Number(v.nanos ?? 0));
+      case 'struct':
+        return structFromProto(v);
+      case 'value':
+        return valueFromProto(v);
+      case 'list':
+        return ((v.values as Record<string, unknown>[] | undefined) ?? []).map(valueFromProto);
+      default:
+        break;
+    }
     const out: CanonicalObject = {};
-    for (const f of t.fieldsArray) {
-      const x = v[f.name];
+    for (const fp of p.fields) {
+      const x = v[fp.name];
       if (x === undefined || x === null) continue;
-      const oneof = realOneof(f);
+      const oneof = fp.oneof;
       // With `oneofs: true` the virtual field names the member that counts (the last one on the wire).
-      if (oneof && typeof v[oneof.name] === 'string' && v[oneof.name] !== f.name) continue;
-      if (f.repeated) {
-        const items = (x as unknown[]).map((item) => singleFromProto(f, item, bytes));
-        if (items.length > 0) out[f.name] = items;
+      if (oneof && typeof v[oneof.name] === 'string' && v[oneof.name] !== fp.name) continue;
+      if (fp.repeated) {
+        const list = x as unknown[];
+        if (list.length === 0) continue;
+        const items = new Array<CanonicalValue>(list.length);
+        for (let i = 0; i < list.length; i++) items[i] = singleFromProto(fp, list[i], bytes);
+        out[fp.name] = items;
         continue;
       }
-      const value = singleFromProto(f, x, bytes);
-      if (oneof || !isDefault(f, value)) out[f.name] = value;
+      const value = singleFromProto(fp, x, bytes);
+      if (oneof || !isDefault(fp, value)) out[fp.name] = value;
     }
     return out;
   }
@@ -446,13 +636,17 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
   return {
     type,
     fromJson(typeName, value, options = {}) {
-      return messageFromJson(type(typeName), value, options.where ?? 'body', { unknown: options.unknownFields ?? 'reject', bytes: options.bytes ?? 'base64' }) as CanonicalObject;
+      return messageFromJson(plan(type(typeName)), value, options.where ?? 'body', { unknown: options.unknownFields ?? 'reject', bytes: options.bytes ?? 'base64' }) as CanonicalObject;
     },
     toProto(typeName, value) {
-      return messageToProto(type(typeName), value);
+      return messageToProto(plan(type(typeName)), value, false);
+    },
+    encode(typeName, value) {
+      const t = type(typeName);
+      return t.encode(messageToProto(plan(t), value, true)).finish();
     },
     fromProto(typeName, value, options = {}) {
-      return messageFromProto(type(typeName), value, options.bytes ?? 'base64') as CanonicalObject;
+      return messageFromProto(plan(type(typeName)), value, options.bytes ?? 'base64') as CanonicalObject;
     },
   };
 }
