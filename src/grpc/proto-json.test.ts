@@ -172,16 +172,28 @@ describe('proto3 JSON codec', () => {
     expect(() => codec.fromJson('platform.v1.Vulnerability', { modified: '2021-02-29T00:00:00Z' })).toThrow(/modified: expected an RFC 3339 timestamp/);
   });
 
-  it('encodes canonical JSON to the same bytes as proto-loader serializes, in one pass (the gRPC response path)', () => {
+  it('encodes canonical JSON to the wire in one pass, read back as proto-loader reads what it serializes (the gRPC response path)', () => {
     const m = protos.services.get('platform.v1.PlatformOSV')?.get('GetVuln');
     if (!m) throw new Error('no method');
-    const canonical = codec.fromJson('platform.v1.Vulnerability', record);
-    const expected = m.definition.responseSerialize(codec.toProto('platform.v1.Vulnerability', canonical));
-    const encoded = Buffer.from(codec.encode('platform.v1.Vulnerability', canonical));
-    expect(encoded.equals(expected)).toBe(true);
-    expect(codec.fromProto('platform.v1.Vulnerability', m.definition.responseDeserialize(encoded) as Record<string, unknown>)).toEqual(canonical);
-    // Timestamps outside the fast path (pre-epoch, nanos) and the special float values go through too.
-    const odd = codec.fromJson('platform.v1.Vulnerability', { id: 'X', modified: '1969-12-31T23:59:59.000000001Z', affected: [{ database_specific: { n: -0.5, none: null } }] });
-    expect(Buffer.from(codec.encode('platform.v1.Vulnerability', odd)).equals(m.definition.responseSerialize(codec.toProto('platform.v1.Vulnerability', odd)))).toBe(true);
+    const roundTrip = (typeName: string, json: Record<string, unknown>, deserialize: (bytes: Buffer) => object) => {
+      const canonical = codec.fromJson(typeName, json, { bytes: 'buffer' });
+      const encoded = Buffer.from(codec.encode(typeName, canonical));
+      expect(codec.fromProto(typeName, deserialize(encoded) as Record<string, unknown>, { bytes: 'buffer' }), typeName).toEqual(canonical);
+      return encoded;
+    };
+    const encoded = roundTrip('platform.v1.Vulnerability', record, m.definition.responseDeserialize);
+    // The same bytes as protobufjs writes, but for default values left out (proto-loader writes `nanos: 0`).
+    expect(encoded.equals(m.definition.responseSerialize(codec.toProto('platform.v1.Vulnerability', codec.fromJson('platform.v1.Vulnerability', { ...record, published: '2021-01-01T00:00:00.001Z' }))))).toBe(false);
+    const withNanos = { ...record, published: '2021-01-01T00:00:00.001Z', modified: '2022-04-13T03:04:39.780694Z' };
+    const exact = Buffer.from(codec.encode('platform.v1.Vulnerability', codec.fromJson('platform.v1.Vulnerability', withNanos)));
+    expect(exact.equals(m.definition.responseSerialize(codec.toProto('platform.v1.Vulnerability', codec.fromJson('platform.v1.Vulnerability', withNanos))))).toBe(true);
+    // Pre-epoch and non-canonical timestamps, enums by name, Struct values of every kind, non-ASCII text.
+    roundTrip('platform.v1.Vulnerability', { id: 'X-é✓😀', modified: '1969-12-31T23:59:59.000000001Z', published: '0001-01-01T00:00:00Z', withdrawn: '2021-01-01T01:30:00+01:30', severity: [{ type: 'CVSS_V4', score: '' }], affected: [{ database_specific: { n: -0.5, big: 1e300, none: null, t: true, s: 'x', l: [[], {}] } }] }, m.definition.responseDeserialize);
+    // int64 (as strings, up to the maximum), bytes as Buffers and as base64, int32 negative and large.
+    roundTrip('platform.v1.Document', { id: 'doc', size_bytes: '9223372036854775807', ciphertext: randomBytes(300).toString('base64'), encryption: { nonce: 'AAEC' }, create_time: '2024-02-29T12:00:00.5Z' }, (bytes) => codec.type('platform.v1.Document').toObject(codec.type('platform.v1.Document').decode(bytes), { keepCase: true, longs: String, enums: String, bytes: Buffer, oneofs: true } as never));
+    const list = codec.type('platform.v1.ListDocumentsRequest');
+    const listBytes = Buffer.from(codec.encode('platform.v1.ListDocumentsRequest', { page_size: -5 }));
+    expect(list.decode(listBytes).toJSON()).toEqual({ page_size: -5 });
+    expect(list.decode(Buffer.from(codec.encode('platform.v1.ListDocumentsRequest', { page_size: 2_000_000_000 }))).toJSON()).toEqual({ page_size: 2_000_000_000 });
   });
 });

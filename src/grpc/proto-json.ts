@@ -1,5 +1,6 @@
 import protobuf from 'protobufjs';
 import { AppError } from '../core/errors.ts';
+import { createWireEncoder } from './proto-wire.ts';
 
 /** A JSON value as `JSON.parse` returns it. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -633,6 +634,17 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
     return out;
   }
 
+  const wire = createWireEncoder({
+    fallback: (t, value) => t.encode(messageToProto(plan(t), value, true)).finish(),
+    timestamp(text) {
+      const seconds = canonicalTimestampSeconds(text);
+      if (seconds !== undefined) return { seconds, nanos: canonicalTimestampNanos(text) };
+      const parsed = parseTimestamp(text);
+      if (!parsed) throw new Error(`not a canonical timestamp: ${JSON.stringify(text)}`);
+      return { seconds: Number(parsed.seconds), nanos: parsed.nanos };
+    },
+  });
+
   return {
     type,
     fromJson(typeName, value, options = {}) {
@@ -642,8 +654,7 @@ export function createProtoJsonCodec(root: protobuf.Root): ProtoJsonCodec {
       return messageToProto(plan(type(typeName)), value, false);
     },
     encode(typeName, value) {
-      const t = type(typeName);
-      return t.encode(messageToProto(plan(t), value, true)).finish();
+      return wire(type(typeName), value);
     },
     fromProto(typeName, value, options = {}) {
       return messageFromProto(plan(type(typeName)), value, options.bytes ?? 'base64') as CanonicalObject;
