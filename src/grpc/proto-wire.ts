@@ -67,6 +67,16 @@ function bigVarintSize(n: bigint): number {
   return size;
 }
 
+/**
+ * UTF-8 length of a string; short ASCII strings (ids, versions, URLs: most of an OSV answer) are measured in JS,
+ * which is cheaper than a call into the runtime.
+ */
+function utf8Length(text: string): number {
+  if (text.length > 64) return Buffer.byteLength(text, 'utf8');
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 128) return Buffer.byteLength(text, 'utf8');
+  return text.length;
+}
+
 const WIRE_VARINT = 0;
 const WIRE_LENGTH = 2;
 
@@ -127,7 +137,7 @@ export function createWireEncoder({ fallback, timestamp }: WireEncoderDeps): (ty
     function scalarSize(field: WireField, v: CanonicalValue): number {
       switch (field.kind) {
         case 'string': {
-          const n = Buffer.byteLength(v as string, 'utf8');
+          const n = utf8Length(v as string);
           sizes.push(n);
           return varintSize(n) + n;
         }
@@ -213,8 +223,14 @@ export function createWireEncoder({ fallback, timestamp }: WireEncoderDeps): (ty
       switch (field.kind) {
         case 'string': {
           const n = sizes[sizeAt++] as number;
+          const text = v as string;
           writeVarint(n);
-          pos += buffer.write(v as string, pos, n, 'utf8');
+          if (n === text.length && n <= 64) {
+            // ASCII (the length in bytes equals the length in UTF-16 units only then for a short string).
+            for (let i = 0; i < n; i++) buffer[pos++] = text.charCodeAt(i);
+          } else {
+            pos += buffer.write(text, pos, n, 'utf8');
+          }
           return;
         }
         case 'bytes': {
