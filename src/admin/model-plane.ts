@@ -128,17 +128,24 @@ export function createModelPlane(deps: ModelPlaneDeps) {
 
   async function loadState(accountId: string): Promise<AccountState> {
     const version = (p: LoadedState['policies'][number]) => documentVersion(p.provider_id, p.lock_version, p.created_at);
+    if (deps.dialect !== 'postgres') return withDocuments(await loadAccountState(db, deps.dialect, accountId), new Map());
     let loaded = await loadAccountState(db, deps.dialect, accountId, [...(documentTexts.get(accountId)?.keys() ?? [])]);
     const texts = documentTexts.get(accountId) ?? new Map<string, string>();
     // A document held when the query was sent but gone since (evicted, or replaced by a concurrent read): ask again
     // for everything rather than guess.
     if (loaded.policies.some((p) => p.document === null && !texts.has(version(p)))) loaded = await loadAccountState(db, deps.dialect, accountId, []);
+    const state = withDocuments(loaded, texts);
+    documentTexts.set(accountId, new Map(state.policies.map((p) => [documentVersion(p.provider_id, p.lock_version, p.created_at), p.document])));
+    return state;
+  }
+
+  /** The state with every elided document filled in from `texts` (by version). */
+  function withDocuments(loaded: LoadedState, texts: ReadonlyMap<string, string>): AccountState {
     const policies = loaded.policies.map((p) => {
-      const document = p.document ?? texts.get(version(p));
+      const document = p.document ?? texts.get(documentVersion(p.provider_id, p.lock_version, p.created_at));
       if (document === undefined) throw new AppError('internal', 'a policy document was neither sent nor held');
       return { ...p, document };
     });
-    documentTexts.set(accountId, new Map(policies.map((p) => [version(p), p.document])));
     return { ...loaded, policies };
   }
 

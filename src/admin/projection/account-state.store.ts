@@ -25,18 +25,18 @@ export function documentVersion(providerId: string, lockVersion: number, created
 }
 
 /**
- * The statement, written once per dialect. A policy document whose version the caller already holds comes back as
- * null: documents can reach 2 MiB each (spec: Limits), and the catalog read should not move them on every request.
- * PostgreSQL takes the held versions as a text array, SQLite as a JSON array.
+ * The statement, written once per dialect. On PostgreSQL a policy document whose version the caller already holds
+ * (a text array parameter) comes back as null: documents can reach 2 MiB each (spec: Limits), and the catalog read
+ * should not move them over the network on every request. SQLite reads in-process, where the extra condition would
+ * cost more than the copy it saves, so it always returns the documents.
  */
 function stateSql(dialect: Dialect): string {
   const pg = dialect === 'postgres';
   const account = pg ? '$1' : '?';
-  const version = `(provider_id || '|' || lock_version || '|' || created_at)`;
-  const held = pg ? `${version} = any($2::text[])` : `${version} in (select value from json_each(?))`;
+  const document = pg ? `case when (provider_id || '|' || lock_version || '|' || created_at) = any($2::text[]) then null else document end` : 'document';
   return [
     `select 'p' as kind, provider_id, lock_version as n1, enabled as n2, created_at as t1, updated_at as t2,`,
-    `       case when ${held} then null else document end as s1, cast(null as text) as s2`,
+    `       ${document} as s1, cast(null as text) as s2`,
     `  from model_provider_policies where account_id = ${account}`,
     `union all`,
     `select 'c', provider_id, generation, reauthorization_required, updated_at, null, material_kind, sealed`,
@@ -58,11 +58,12 @@ export interface LoadedState extends Omit<AccountState, 'policies'> {
  * Everything the projection reads for one Account (policies, credentials, admission facts) in one statement: the
  * catalog read is the hot path, and one round trip instead of three is what keeps it close to an empty route on
  * PostgreSQL. The statement is written out per dialect and sent as a compiled query, so the hot path pays no
- * query-builder compilation. `held` lists the document versions (`documentVersion`) the caller has; those
- * documents are not sent again. Columns are positional per table (see the select lists).
+ * query-builder compilation. `held` lists the document versions (`documentVersion`) the caller has; on PostgreSQL
+ * those documents are not sent again (their `document` is null). Columns are positional per table (see the select
+ * lists).
  */
 export async function loadAccountState(db: Executor, dialect: Dialect, accountId: string, held: readonly string[] = []): Promise<LoadedState> {
-  const params = dialect === 'postgres' ? [accountId, [...held]] : [JSON.stringify(held), accountId, accountId, accountId];
+  const params = dialect === 'postgres' ? [accountId, [...held]] : [accountId, accountId, accountId];
   const result = await db.executeQuery<UnionRow>(CompiledQuery.raw(SQL[dialect], params));
   const state: LoadedState = { policies: [], credentials: [], admission: [] };
   for (const r of result.rows) {
