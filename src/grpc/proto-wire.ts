@@ -90,7 +90,6 @@ export function createWireEncoder({ fallback, timestamp }: WireEncoderDeps): (ty
     p = { type: t, fields: [] };
     plans.set(t, p);
     const name = t.fullName.replace(/^\./, '');
-    if (name === 'google.protobuf.Timestamp') return p; // encoded inline by the field (kind `timestamp`)
     const fields: WireField[] = [];
     for (const f of [...t.fieldsArray].sort((a, b) => a.id - b.id)) {
       const rt = f.resolvedType;
@@ -113,7 +112,8 @@ export function createWireEncoder({ fallback, timestamp }: WireEncoderDeps): (ty
         values: rt instanceof protobuf.Enum ? rt.values : undefined,
       });
     }
-    // Well-known types with a JSON form of their own (Struct, Value, ListValue) take the fallback.
+    // Well-known types with a JSON form of their own (Struct, Value, ListValue) take the fallback; a Timestamp
+    // field is written inline (kind `timestamp`), so its plan serves only a Timestamp at the top, also by fallback.
     if (name.startsWith('google.protobuf.')) p.fields = undefined;
     else p.fields = fields;
     return p;
