@@ -49,17 +49,9 @@ export function requireProvider(providers: readonly EffectiveProvider[], provide
 }
 
 /**
- * Resolves a complete reference within the named provider (spec: Endpoints rule 1): the ref travels whole and is
- * matched whole; a ref of another provider or an unknown model is 404 `not_found`. The messages name the provider
- * (resolved, so catalog data) but never the submitted ref, which is client input.
+ * The live model a complete reference names within a provider, if any (spec: Endpoints rule 1: the ref travels whole
+ * and is matched whole; a ref of another provider or an unknown model is 404 `not_found`, see `unknownModel`).
  */
-export function requireModel(provider: EffectiveProvider, ref: string): EffectiveModel {
-  const model = findModel(provider, ref);
-  if (!model) throw unknownModel(provider, ref);
-  return model;
-}
-
-/** The live model a complete reference names within a provider, if any. */
 export function findModel(provider: EffectiveProvider, ref: string): EffectiveModel | undefined {
   if (!ref.startsWith(`${provider.id}/`)) return undefined;
   return provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
