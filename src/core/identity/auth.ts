@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import { sha256Hex } from '../crypto.ts';
 import type { Database } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
-import { findCredentialByHash } from './identity.store.ts';
+import { compileCredentialLookup } from './identity.store.ts';
 import { isCapability, type AuthResult, type Capability, type Plane, type Principal, type Role } from './identity.model.ts';
 
 /** Name of the browser session cookie set by `POST /api/v1/sessions`. */
@@ -25,9 +25,10 @@ const MAX_TOKEN_LENGTH = 128;
  * on a hash of the secret, so its timing reveals nothing usable about a valid token.
  */
 export function createAuthenticator(deps: { db: Kysely<Database>; clock: Clock }) {
+  const findCredentialByHash = compileCredentialLookup(deps.db);
   async function resolve(token: string, via: Principal['via']): Promise<AuthResult> {
     if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' };
-    const row = await findCredentialByHash(deps.db, sha256Hex(token));
+    const row = await findCredentialByHash(sha256Hex(token));
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
     if (row.expires_at !== null && row.expires_at <= deps.clock.now()) return { ok: false, reason: 'expired' };

@@ -57,8 +57,7 @@ export async function insertCredential(db: Db, row: NewCredential): Promise<void
   await db.insertInto('credentials').values(row).execute();
 }
 
-/** The credential with this hash joined with its Human: one indexed read per authenticated request. */
-export async function findCredentialByHash(db: Db, tokenHash: string) {
+function credentialByHashQuery(db: Db, tokenHash: string) {
   return db
     .selectFrom('credentials')
     .innerJoin('humans', 'humans.id', 'credentials.human_id')
@@ -75,8 +74,27 @@ export async function findCredentialByHash(db: Db, tokenHash: string) {
       'humans.role',
       'humans.active',
     ])
-    .where('credentials.token_hash', '=', tokenHash)
-    .executeTakeFirst();
+    .where('credentials.token_hash', '=', tokenHash);
+}
+
+export type CredentialLookupRow = NonNullable<Awaited<ReturnType<ReturnType<typeof credentialByHashQuery>['executeTakeFirst']>>>;
+
+/** The credential with this hash joined with its Human: one indexed read per authenticated request. */
+export async function findCredentialByHash(db: Db, tokenHash: string): Promise<CredentialLookupRow | undefined> {
+  return credentialByHashQuery(db, tokenHash).executeTakeFirst();
+}
+
+/**
+ * The same lookup compiled once: every authenticated request runs it, so the query builder's per-call compile is
+ * worth skipping. The compiled statement has exactly one parameter, the hash.
+ */
+export function compileCredentialLookup(db: Kysely<Database>): (tokenHash: string) => Promise<CredentialLookupRow | undefined> {
+  const compiled = credentialByHashQuery(db, '').compile();
+  if (compiled.parameters.length !== 1) throw new Error('credential lookup must have exactly one parameter');
+  return async (tokenHash) => {
+    const result = await db.executeQuery<CredentialLookupRow>({ ...compiled, parameters: [tokenHash] });
+    return result.rows[0];
+  };
 }
 
 export async function findCredential(db: Db, id: string): Promise<CredentialRow | undefined> {
