@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import protobuf from 'protobufjs';
 import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
+import { frameworkErrorToAppError } from '../core/http/server.ts';
 import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
 import type { AuthResult, Capability } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
@@ -25,24 +26,6 @@ export function sendRpcError(reply: FastifyReply, error: AppError, style: HttpEr
   return reply.status(error.httpStatus).send(body);
 }
 
-/** Framework errors (body parsing and limits) as AppErrors; anything else is unexpected. */
-function frameworkError(error: FastifyError): AppError | undefined {
-  switch (error.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'request body is too large');
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('parameter_invalid', 'request body is not valid JSON');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type', 'unsupported content type (send application/json)');
-    default:
-      break;
-  }
-  if (error instanceof SyntaxError || error.statusCode === 400) return new AppError('parameter_invalid', 'malformed request');
-  if (error.statusCode === 413) return new AppError('payload_too_large', 'request body is too large');
-  if (error.statusCode === 415) return new AppError('unsupported_media_type', 'unsupported content type (send application/json)');
-  return undefined;
-}
 
 /** Scalar text from a path or query parameter, typed for the field so the codec can check it. */
 function paramValue(field: protobuf.Field, text: string): JsonValue {
@@ -143,7 +126,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
       },
       // Errors before the handler runs (authentication, body parsing, size limits) answer in the RPC's style too.
       errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-        let mapped = isAppError(error) ? error : frameworkError(error);
+        let mapped = isAppError(error) ? error : frameworkErrorToAppError(error);
         if (!mapped) {
           request.log.error({ err: error, rpc: name }, 'unexpected error');
           mapped = new AppError('internal', INTERNAL_MESSAGE);

@@ -22,7 +22,7 @@ function pathOnly(url: string): string {
 }
 
 /** Maps framework errors (parsing, limits, rate limits) to our codes; everything else is internal. */
-function toAppError(error: FastifyError): AppError | undefined {
+export function frameworkErrorToAppError(error: FastifyError): AppError | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'request body is too large');
@@ -76,7 +76,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     requestTimeout: 120_000,
     // Errors raised before routing (bad URLs, unparseable bodies) still answer in the envelope.
     frameworkErrors: (error, _request, reply) => {
-      void sendAppError(reply, toAppError(error) ?? new AppError('parameter_invalid', 'malformed request'));
+      void sendAppError(reply, frameworkErrorToAppError(error) ?? new AppError('parameter_invalid', 'malformed request'));
     },
     // Errors at the connection level (oversized headers, broken HTTP) never reach a handler: answer them here.
     clientErrorHandler: (error, socket) => {
@@ -149,7 +149,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
       if (error.httpStatus >= 500) request.log.error({ err: error, cause: error.cause }, 'request failed');
       return sendAppError(reply, error);
     }
-    const mapped = toAppError(error);
+    const mapped = frameworkErrorToAppError(error);
     if (mapped) {
       return sendAppError(reply, mapped);
     }
