@@ -9,7 +9,7 @@ import type { Logger } from '../core/logger.ts';
 import type { LoadedProtos } from './protos.ts';
 import { reflectionPackageDefinition } from './protos.ts';
 import type { RpcMethod } from './rpc.ts';
-import { asAppError, bindRpcs, invokeRpc, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
+import { asAppError, bindRpcs, grpcResponseBytes, invokeRpcResponse, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
 
 export interface GrpcServerOptions {
   protos: LoadedProtos;
@@ -125,7 +125,7 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
       const controller = new AbortController();
       call.on('cancelled', () => controller.abort());
       const finish = (code: number) => callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
-      invokeRpc(deps, b, {
+      invokeRpcResponse(deps, b, {
         authorization: metadataValue(call.metadata, 'authorization'),
         // Bytes stay the Buffers grpc-js decoded: a document is never base64-encoded on the gRPC path.
         decode: () => protos.codec.fromProto(b.proto.requestType, call.request, { bytes: 'buffer' }),
@@ -138,8 +138,7 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
           let message: Buffer;
           try {
             // One pass from canonical JSON to the wire; the service definition's serializer passes these bytes on.
-            const bytes = protos.codec.encode(b.proto.responseType, response);
-            message = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+            message = grpcResponseBytes(protos.codec, b.proto.responseType, response);
           } catch (error) {
             const appError = asAppError(error, callLog);
             finish(appError.grpcCode);

@@ -8,7 +8,7 @@ import type { Logger } from '../core/logger.ts';
 import type { CanonicalObject, JsonObject, JsonValue, ProtoJsonCodec } from './proto-json.ts';
 import type { LoadedProtos } from './protos.ts';
 import { pathParamsOf, type HttpErrorStyle, type RpcMethod } from './rpc.ts';
-import { asAppError, bindRpcs, invokeRpc, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
+import { asAppError, bindRpcs, httpResponseBody, invokeRpcResponse, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
 
 export interface RpcRoutesDeps {
   protos: LoadedProtos;
@@ -142,7 +142,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
         };
         reply.raw.once('close', onClose);
         try {
-          const response = await invokeRpc(runtime, b, {
+          const response = await invokeRpcResponse(runtime, b, {
             authorization: request.headers.authorization,
             authenticated: authenticated.get(request),
             decode: () => decodeHttpRequest(deps.protos.codec, b, request),
@@ -150,7 +150,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
             transport: 'http',
             log,
           });
-          return reply.status(200).type('application/json; charset=utf-8').send(JSON.stringify(response));
+          return reply.status(200).type('application/json; charset=utf-8').send(httpResponseBody(response));
         } catch (error) {
           return sendRpcError(reply, asAppError(error, log), style);
         } finally {

@@ -2,7 +2,8 @@ import { AppError, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
 import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
 import type { AuthResult } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
-import type { CanonicalObject, ProtoJsonCodec } from './proto-json.ts';
+import protobuf from 'protobufjs';
+import type { BytesForm, CanonicalObject, ProtoJsonCodec } from './proto-json.ts';
 import type { LoadedMethod, LoadedProtos } from './protos.ts';
 import { fastifyPathOf, type RpcMethod } from './rpc.ts';
 
@@ -10,6 +11,47 @@ import { fastifyPathOf, type RpcMethod } from './rpc.ts';
 export interface BoundRpc {
   rpc: RpcMethod;
   proto: LoadedMethod;
+  /** The response field named by `rpc.sharedElements`, with the per-object cache of its converted elements. */
+  shared?: SharedElements | undefined;
+}
+
+/** One element of a `sharedElements` field: its canonical form, and its JSON text and wire bytes once needed. */
+export interface PreparedElement {
+  canonical: CanonicalObject;
+  json?: string;
+  bytes?: Uint8Array;
+}
+
+export interface SharedElements {
+  field: protobuf.Field;
+  /** Full name of the element message type. */
+  typeName: string;
+  /** Keyed by the handler's element object; the handler promises never to change one it has handed out. */
+  cache: WeakMap<object, PreparedElement>;
+}
+
+/**
+ * A response whose `sharedElements` field is kept apart: `rest` is the canonical rest of the message, `elements`
+ * the converted elements in order (see `httpResponseBody` and `grpcResponseBytes`).
+ */
+export interface SplitResponse {
+  rest: CanonicalObject;
+  shared: SharedElements;
+  elements: PreparedElement[];
+}
+
+/** What `invokeRpcResponse` returns: a canonical message, or one split around its shared elements. */
+export type RpcResponse = { canonical: CanonicalObject; split?: undefined } | { canonical?: undefined; split: SplitResponse };
+
+function sharedElementsOf(protos: LoadedProtos, rpc: RpcMethod, responseType: string, name: string): SharedElements | undefined {
+  if (rpc.sharedElements === undefined) return undefined;
+  const field = protos.codec.type(responseType).fields[rpc.sharedElements];
+  const elementType = field?.resolvedType;
+  if (!field || !field.repeated || field.map || !(elementType instanceof protobuf.Type)) {
+    throw new Error(`RpcMethod ${name}: sharedElements "${rpc.sharedElements}" is not a repeated message field of ${responseType}`);
+  }
+  const typeName = elementType.fullName.startsWith('.') ? elementType.fullName.slice(1) : elementType.fullName;
+  return { field, typeName, cache: new WeakMap() };
 }
 
 /**
@@ -34,7 +76,7 @@ export function bindRpcs(protos: LoadedProtos, rpcs: readonly RpcMethod[]): Boun
     if (expected.method !== actual.method || expected.path !== actual.path || expected.body !== actual.body) {
       throw new Error(`RpcMethod ${name}: HTTP mapping ${JSON.stringify(actual)} differs from the proto annotation ${JSON.stringify(expected)}`);
     }
-    return { rpc, proto };
+    return { rpc, proto, shared: sharedElementsOf(protos, rpc, proto.responseType, name) };
   });
 }
 
@@ -82,7 +124,36 @@ export function asAppError(error: unknown, log: Logger): AppError {
  * the deadline, and return the response in canonical JSON. Throws an AppError (deadline: `deadline_exceeded`).
  */
 export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<CanonicalObject> {
-  const { rpc, proto } = bound;
+  const response = await invokeRpcResponse(deps, bound, call);
+  if (response.canonical) return response.canonical;
+  const { rest, shared, elements } = response.split;
+  return elements.length === 0 ? rest : { [shared.field.name]: elements.map((e) => e.canonical), ...rest };
+}
+
+/** Converts a handler's response; the elements of a `sharedElements` field are converted once per object. */
+function convertResponse(deps: RpcRuntimeDeps, bound: BoundRpc, response: unknown, bytes: BytesForm): RpcResponse {
+  const options = { unknownFields: 'drop' as const, where: 'response', bytes };
+  const shared = bound.shared;
+  const list: unknown = shared && typeof response === 'object' && response !== null ? (response as Record<string, unknown>)[shared.field.name] : undefined;
+  if (!shared || !Array.isArray(list)) return { canonical: deps.codec.fromJson(bound.proto.responseType, response, options) };
+  const restInput: Record<string, unknown> = { ...(response as Record<string, unknown>) };
+  delete restInput[shared.field.name];
+  const rest = deps.codec.fromJson(bound.proto.responseType, restInput, options);
+  const elements = list.map((element: unknown): PreparedElement => {
+    if (typeof element !== 'object' || element === null) return { canonical: deps.codec.fromJson(shared.typeName, element, options) };
+    let prepared = shared.cache.get(element);
+    if (prepared === undefined) {
+      prepared = { canonical: deps.codec.fromJson(shared.typeName, element, options) };
+      shared.cache.set(element, prepared);
+    }
+    return prepared;
+  });
+  return { split: { rest, shared, elements } };
+}
+
+/** `invokeRpc`, keeping a response with shared elements split so the transport can assemble it from cached pieces. */
+export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<RpcResponse> {
+  const { rpc } = bound;
   const principal = requireCapability(call.authenticated ?? (await deps.auth.authenticate({ authorization: call.authorization })), rpc.capability);
   const request = call.decode();
 
@@ -107,7 +178,7 @@ export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: Rpc
     const response = await Promise.race([work, aborted]);
     try {
       // Buffers from the handler pass without a check or a copy; only base64 text is checked (in linear time).
-      return deps.codec.fromJson(proto.responseType, response, { unknownFields: 'drop', where: 'response', bytes: call.transport === 'grpc' ? 'buffer' : 'base64' });
+      return convertResponse(deps, bound, response, call.transport === 'grpc' ? 'buffer' : 'base64');
     } catch (error) {
       throw new AppError('internal', INTERNAL_MESSAGE, { cause: error });
     }
@@ -115,4 +186,59 @@ export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: Rpc
     clearTimeout(timer);
     call.signal?.removeEventListener('abort', onClientGone);
   }
+}
+
+/** The JSON text of a response (HTTP mapping); shared elements are written once and their text reused. */
+export function httpResponseBody(response: RpcResponse): string {
+  if (response.canonical) return JSON.stringify(response.canonical);
+  const { rest, shared, elements } = response.split;
+  if (elements.length === 0) return JSON.stringify(rest);
+  const texts = elements.map((e) => (e.json ??= JSON.stringify(e.canonical)));
+  const restText = JSON.stringify(rest);
+  // The shared field goes first, where the converted message would hold it too; the keys of `rest` follow.
+  return `{${JSON.stringify(shared.field.name)}:[${texts.join(',')}]${restText === '{}' ? '}' : `,${restText.slice(1)}`}`;
+}
+
+function varintLength(n: number): number {
+  let length = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    length++;
+  }
+  return length;
+}
+
+function writeVarint(out: Buffer, offset: number, n: number): number {
+  while (n >= 0x80) {
+    out[offset++] = (n % 128) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[offset++] = n;
+  return offset;
+}
+
+/**
+ * The protobuf bytes of a response (gRPC). A message may hold its fields in any order and a repeated field may be
+ * split (protobuf encoding, "Field Order"), so the rest of the message is encoded and each shared element appended
+ * as its cached bytes behind its tag and length.
+ */
+export function grpcResponseBytes(codec: ProtoJsonCodec, responseType: string, response: RpcResponse): Buffer {
+  const restBytes = codec.encode(responseType, response.canonical ?? response.split.rest);
+  if (response.canonical || response.split.elements.length === 0) return Buffer.from(restBytes.buffer, restBytes.byteOffset, restBytes.byteLength);
+  const { shared, elements } = response.split;
+  const tag = shared.field.id * 8 + 2;
+  const tagLength = varintLength(tag);
+  const parts = elements.map((e) => (e.bytes ??= codec.encode(shared.typeName, e.canonical)));
+  let total = restBytes.byteLength;
+  for (const bytes of parts) total += tagLength + varintLength(bytes.byteLength) + bytes.byteLength;
+  const out = Buffer.allocUnsafe(total);
+  let offset = 0;
+  for (const bytes of parts) {
+    offset = writeVarint(out, offset, tag);
+    offset = writeVarint(out, offset, bytes.byteLength);
+    out.set(bytes, offset);
+    offset += bytes.byteLength;
+  }
+  out.set(restBytes, offset);
+  return out;
 }

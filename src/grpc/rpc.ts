@@ -66,6 +66,14 @@ export interface RpcMethod<Req = unknown, Res = unknown> {
    * `bytes` fields preferably as Buffers (base64 text is accepted too, and checked).
    */
   handler(call: RpcCall<Req>): Promise<Res>;
+  /**
+   * A repeated message field of the response (proto name, for example `vulns`) whose elements the handler hands
+   * out as shared objects it never changes (records from a cache). Each element object is checked and converted
+   * once, and its JSON text and protobuf bytes are kept beside it (keyed by the object, so they go when the
+   * handler's cache drops it); a response of hundreds of records is then assembled from those pieces instead of
+   * being converted field by field on every call.
+   */
+  sharedElements?: string;
 }
 
 /**

@@ -17,6 +17,8 @@ export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'POST', path: '/platform/v1/osv/query', body: '*', errorStyle: 'status' },
     handler: ({ request, deadline, signal }) => service.query(request, { deadline, signal }),
+    // Records come from the service's cache and are never changed: each is converted once, not on every call.
+    sharedElements: 'vulns',
   };
   const batch: RpcMethod<unknown, BatchVulnerabilityListJson> = {
     service: SERVICE,

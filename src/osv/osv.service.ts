@@ -203,6 +203,7 @@ export interface OsvService {
  */
 export function createOsvService(deps: OsvServiceDeps): OsvService {
   const { db, config, clock } = deps;
+  const parsed = createRecordCache(RECORD_CACHE_SIZE);
 
   /** The matching deadline: our budget, and a margin before the caller's deadline for hydration and encoding. */
   function budget(timeoutMs: number, options: CallOptions | undefined): number {
@@ -255,7 +256,7 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
       }
       size += json.length;
       lastId = v.id;
-      records.push(JSON.parse(json) as VulnJson);
+      records.push(parsed(v.id, json));
     }
     return { records, cutAfter: undefined };
   }
@@ -331,6 +332,32 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
       if (group.length === 0) throw new AppError('not_found', 'Vulnerability not found');
       throw new AppError('not_found', `Vulnerability not found, but the following aliases were: ${group.join(' ')}`);
     },
+  };
+}
+
+/** Parsed records kept (about 5 KB of JSON each, and what the RPC layer keeps beside each: a few tens of MB). */
+const RECORD_CACHE_SIZE = 4000;
+
+/**
+ * The parsed record for its stored JSON text, the same object while the text is unchanged (a refresh that
+ * modifies a record changes its text), least recently used ones dropped first. The objects are shared between
+ * calls and never changed, so the RPC layer may keep their converted forms beside them (`sharedElements`).
+ */
+function createRecordCache(size: number): (id: string, json: string) => VulnJson {
+  const entries = new Map<string, { json: string; record: VulnJson }>();
+  return (id, json) => {
+    const hit = entries.get(id);
+    if (hit !== undefined) {
+      entries.delete(id);
+      if (hit.json === json) {
+        entries.set(id, hit);
+        return hit.record;
+      }
+    }
+    const entry = { json, record: JSON.parse(json) as VulnJson };
+    entries.set(id, entry);
+    if (entries.size > size) entries.delete(entries.keys().next().value as string);
+    return entry.record;
   };
 }
 
