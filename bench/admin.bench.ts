@@ -31,6 +31,7 @@ import { openContext } from '../src/app/context.ts';
 import { buildRestApp } from '../src/app/rest-app.ts';
 import { openDatabase, type Dialect } from '../src/core/db/database.ts';
 import { createLogger } from '../src/core/logger.ts';
+import { percentile } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -132,11 +133,6 @@ interface RawLoad {
   elapsed: number;
   /** Main-thread busy milliseconds in the window. */
   activeMs: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
 /** One closed-loop measurement; loop `i` sends `headers[i % headers.length]` (one set: every loop the same). */

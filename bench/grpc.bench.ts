@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import type { ListDocumentsResponse__Output } from '../src/grpc/generated/platform/v1/ListDocumentsResponse.ts';
 import { bearer, grpcCall, startGrpcTestPlatform } from '../test/grpc/grpc-support.ts';
+import { percentile } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '1');
 const CONCURRENCY = Math.max(1, Number(process.env.BENCH_CONCURRENCY ?? '1'));
@@ -42,11 +43,6 @@ interface Result {
   rps: number;
   p50: number;
   p99: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 function median(values: number[]): number {

@@ -19,12 +19,9 @@ import { createForgeBrowser } from '../src/devforge/index.ts';
 import { completeFlow, postMcp, registerClient, startStack, type Stack } from '../src/mcp/mcp.testkit.ts';
 import { createSealer } from '../src/mcp/oauth.seal.ts';
 import { PROXY_CODE_TTL_MS } from '../src/mcp/oauth.stores.ts';
+import { percentile } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '2');
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
-}
 
 async function timed(call: () => Promise<void>, seconds = SECONDS): Promise<{ count: number; perSecond: number; p50: number; p99: number }> {
   const warmEnd = performance.now() + 300;

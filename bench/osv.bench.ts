@@ -32,6 +32,7 @@ import type { OsvAffected, OsvRecord } from '../src/osv/osv.schema.ts';
 import { createOsvService, parseQuery } from '../src/osv/osv.service.ts';
 import { listSourceFiles, readSources } from '../src/osv/osv.sources.ts';
 import { SyntheticCorpus, type SampleQuery } from './osv-corpus.ts';
+import { percentile } from './stats.ts';
 
 const MiB = 1024 * 1024;
 
@@ -50,11 +51,6 @@ const BULK = ['../shared/osv-data/bulk/go-vulndb.jsonl', '../shared/osv-data/bul
 const gc = (globalThis as { gc?: () => void }).gc;
 function settle(): void {
   for (let i = 0; i < 3; i++) gc?.();
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 function stats(ms: number[]): { p50: number; p99: number; mean: number } {
