@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -46,6 +47,30 @@ export function redactDatabaseUrl(url: string): string {
   }
 }
 
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * The connection as Kysely sees it, with prepared statements kept by SQL text. Kysely's SQLite driver prepares
+ * every query anew, and compiling a statement costs about as much as running a small indexed one: on the hot reads
+ * (credential lookup, catalog state) that was half the database time. Reuse is safe because better-sqlite3 runs
+ * one statement at a time on this single connection (Kysely holds it under a mutex) and re-prepares a statement
+ * itself when the schema changes. Bounded, because some statements (IN lists) vary in text.
+ */
+function withStatementCache(connection: SQLite.Database): SqliteDatabase {
+  const statements = new LRUCache<string, SQLite.Statement>({ max: STATEMENT_CACHE_SIZE });
+  return {
+    close: () => connection.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = connection.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 const PG_INT8 = 20;
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -64,7 +89,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     connection.pragma('busy_timeout = 5000');
     connection.pragma('foreign_keys = ON');
     connection.pragma('synchronous = NORMAL');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
     return { db, dialect, location: url, close: () => db.destroy() };
   }
 
