@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { PlatformContext } from '../app/context.ts';
 import type { Clock } from '../core/clock.ts';
 import { sealedSecretKeyId, type SecretKey } from '../core/crypto.ts';
+import { sqliteChangeStamp } from '../core/db/change-stamp.ts';
 import type { Dialect } from '../core/db/database.ts';
 import type { Database } from '../core/db/schema.ts';
 import { AppError } from '../core/errors.ts';
@@ -13,7 +14,7 @@ import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
 import { commandRef, createPolicyService, requireProvider, staleRefs, unknownModel, unknownProvider } from './policy/policy.service.ts';
 import { documentVersion, loadAccountState, type LoadedState } from './projection/account-state.store.ts';
-import { createFreshCoalescer } from './projection/coalesce.ts';
+import { createFreshCoalescer } from '../core/coalesce.ts';
 import {
   configurationView,
   createProjection,
@@ -118,7 +119,7 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   }
 
   // Concurrent reads of one Account share a database round trip, but only one that started after they arrived
-  // (see coalesce.ts): under load this removes most snapshot queries without ever serving a read older than a write
+  // (see src/core/coalesce.ts): under load this removes most snapshot queries without ever serving a read older than a write
   // its caller could have seen committed.
   const states = createFreshCoalescer(loadState);
 
@@ -126,9 +127,21 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   // documents that changed (account-state.store.ts), so large policies are not moved on every request.
   const documentTexts = new LRUCache<string, Map<string, string>>({ max: 1024 });
 
+  // SQLite: the state each Account's last read returned, with the database's change stamp taken before that read.
+  // While the stamp is unchanged no write has happened anywhere (this process or another), so the state is reused
+  // and a read costs one trivial statement instead of the three-table query.
+  const sqliteStates = new LRUCache<string, { stamp: string; state: AccountState }>({ max: 1024 });
+
   async function loadState(accountId: string): Promise<AccountState> {
     const version = (p: LoadedState['policies'][number]) => documentVersion(p.provider_id, p.lock_version, p.created_at);
-    if (deps.dialect !== 'postgres') return withDocuments(await loadAccountState(db, deps.dialect, accountId), new Map());
+    if (deps.dialect === 'sqlite') {
+      const stamp = await sqliteChangeStamp(db);
+      const held = sqliteStates.get(accountId);
+      if (held?.stamp === stamp) return held.state;
+      const state = withDocuments(await loadAccountState(db, deps.dialect, accountId), new Map());
+      sqliteStates.set(accountId, { stamp, state });
+      return state;
+    }
     let loaded = await loadAccountState(db, deps.dialect, accountId, [...(documentTexts.get(accountId)?.keys() ?? [])]);
     const texts = documentTexts.get(accountId) ?? new Map<string, string>();
     // A document held when the query was sent but gone since (evicted, or replaced by a concurrent read): ask again

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { sha256Hex } from '../crypto.ts';
 import type { Database } from '../db/schema.ts';
+import { createFreshCoalescer } from '../coalesce.ts';
 import { AppError } from '../errors.ts';
 import { compileCredentialLookup } from './identity.store.ts';
 import { isCapability, type AuthResult, type Capability, type Plane, type Principal, type Role } from './identity.model.ts';
@@ -25,7 +26,10 @@ const MAX_TOKEN_LENGTH = 128;
  * on a hash of the secret, so its timing reveals nothing usable about a valid token.
  */
 export function createAuthenticator(deps: { db: Kysely<Database>; clock: Clock }) {
-  const findCredentialByHash = compileCredentialLookup(deps.db);
+  // Concurrent requests presenting the same token share one lookup, but only one that started after they arrived
+  // (see ../coalesce.ts), so this is not a cache: a revocation committed before a request arrived still refuses it.
+  const lookups = createFreshCoalescer(compileCredentialLookup(deps.db));
+  const findCredentialByHash = (hash: string) => lookups.get(hash);
   async function resolve(token: string, via: Principal['via']): Promise<AuthResult> {
     if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' };
     const row = await findCredentialByHash(sha256Hex(token));
