@@ -150,7 +150,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
             transport: 'http',
             log,
           });
-          return reply.status(200).type('application/json; charset=utf-8').send(httpResponseBody(response));
+          return reply.status(200).type('application/json; charset=utf-8').send(httpResponseBody(deps.protos.codec, response));
         } catch (error) {
           return sendRpcError(reply, asAppError(error, log), style);
         } finally {

@@ -4,8 +4,9 @@ import type { AuthResult } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
 import protobuf from 'protobufjs';
 import type { BytesForm, CanonicalObject, ProtoJsonCodec } from './proto-json.ts';
+import { LOADER_OPTIONS } from './proto-files.ts';
 import type { LoadedMethod, LoadedProtos } from './protos.ts';
-import { fastifyPathOf, type RpcMethod } from './rpc.ts';
+import { EncodedMessage, fastifyPathOf, type RpcMethod } from './rpc.ts';
 
 /** An RpcMethod checked against the protos, with the proto method it implements. */
 export interface BoundRpc {
@@ -15,10 +16,13 @@ export interface BoundRpc {
   shared?: SharedElements | undefined;
 }
 
-/** One element of a `sharedElements` field: its canonical form, and its JSON text and wire bytes once needed. */
+/**
+ * One element of a `sharedElements` field: its canonical form, its JSON text and its wire bytes, each filled in
+ * once needed (an `EncodedMessage` arrives with its text or its bytes and no canonical form).
+ */
 export interface PreparedElement {
-  canonical: CanonicalObject;
-  json?: string;
+  canonical?: CanonicalObject;
+  json?: string | Buffer;
   bytes?: Uint8Array;
 }
 
@@ -127,7 +131,20 @@ export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: Rpc
   const response = await invokeRpcResponse(deps, bound, call);
   if (response.canonical) return response.canonical;
   const { rest, shared, elements } = response.split;
-  return elements.length === 0 ? rest : { [shared.field.name]: elements.map((e) => e.canonical), ...rest };
+  const bytes = call.transport === 'grpc' ? 'buffer' : 'base64';
+  return elements.length === 0 ? rest : { [shared.field.name]: elements.map((e) => canonicalOf(deps.codec, shared, e, bytes)), ...rest };
+}
+
+/** The canonical form of an element, derived from its JSON text or its wire bytes when it came encoded. */
+function canonicalOf(codec: ProtoJsonCodec, shared: SharedElements, e: PreparedElement, bytes: BytesForm): CanonicalObject {
+  if (e.canonical) return e.canonical;
+  if (e.json !== undefined) e.canonical = codec.fromJson(shared.typeName, JSON.parse(e.json.toString()), { where: 'response', bytes });
+  else if (e.bytes) {
+    const type = codec.type(shared.typeName);
+    e.canonical = codec.fromProto(shared.typeName, type.toObject(type.decode(e.bytes), LOADER_OPTIONS), { bytes });
+  }
+  else throw new Error('a prepared element holds no form');
+  return e.canonical;
 }
 
 /** Converts a handler's response; the elements of a `sharedElements` field are converted once per object. */
@@ -140,6 +157,7 @@ function convertResponse(deps: RpcRuntimeDeps, bound: BoundRpc, response: unknow
   delete restInput[shared.field.name];
   const rest = deps.codec.fromJson(bound.proto.responseType, restInput, options);
   const elements = list.map((element: unknown): PreparedElement => {
+    if (element instanceof EncodedMessage) return { json: element.json, bytes: element.wire };
     if (typeof element !== 'object' || element === null) return { canonical: deps.codec.fromJson(shared.typeName, element, options) };
     let prepared = shared.cache.get(element);
     if (prepared === undefined) {
@@ -188,15 +206,28 @@ export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, c
   }
 }
 
-/** The JSON text of a response (HTTP mapping); shared elements are written once and their text reused. */
-export function httpResponseBody(response: RpcResponse): string {
+/**
+ * The JSON text of a response (HTTP mapping); shared elements are written once and their text reused. Elements
+ * that arrived as UTF-8 bytes are spliced as bytes (a large answer is then one Buffer, never a large string).
+ */
+export function httpResponseBody(codec: ProtoJsonCodec, response: RpcResponse): string | Buffer {
   if (response.canonical) return JSON.stringify(response.canonical);
   const { rest, shared, elements } = response.split;
   if (elements.length === 0) return JSON.stringify(rest);
-  const texts = elements.map((e) => (e.json ??= JSON.stringify(e.canonical)));
+  const texts = elements.map((e) => (e.json ??= JSON.stringify(canonicalOf(codec, shared, e, 'base64'))));
   const restText = JSON.stringify(rest);
   // The shared field goes first, where the converted message would hold it too; the keys of `rest` follow.
-  return `{${JSON.stringify(shared.field.name)}:[${texts.join(',')}]${restText === '{}' ? '}' : `,${restText.slice(1)}`}`;
+  const head = `{${JSON.stringify(shared.field.name)}:[`;
+  const tail = `]${restText === '{}' ? '}' : `,${restText.slice(1)}`}`;
+  if (texts.every((t) => typeof t === 'string')) return `${head}${texts.join(',')}${tail}`;
+  const comma = Buffer.from(',');
+  const parts: Buffer[] = [Buffer.from(head)];
+  texts.forEach((t, i) => {
+    if (i > 0) parts.push(comma);
+    parts.push(typeof t === 'string' ? Buffer.from(t) : t);
+  });
+  parts.push(Buffer.from(tail));
+  return Buffer.concat(parts);
 }
 
 function varintLength(n: number): number {
@@ -228,7 +259,7 @@ export function grpcResponseBytes(codec: ProtoJsonCodec, responseType: string, r
   const { shared, elements } = response.split;
   const tag = shared.field.id * 8 + 2;
   const tagLength = varintLength(tag);
-  const parts = elements.map((e) => (e.bytes ??= codec.encode(shared.typeName, e.canonical)));
+  const parts = elements.map((e) => (e.bytes ??= codec.encode(shared.typeName, canonicalOf(codec, shared, e, 'buffer'))));
   let total = restBytes.byteLength;
   for (const bytes of parts) total += tagLength + varintLength(bytes.byteLength) + bytes.byteLength;
   const out = Buffer.allocUnsafe(total);

@@ -41,7 +41,10 @@ export interface RpcCall<Req> {
   signal: AbortSignal;
   /** A child logger naming the RPC and transport. */
   log: Logger;
-  /** Which transport carried the call (for logs and metrics only; behaviour must not depend on it). */
+  /**
+   * Which transport carried the call: for logs, and for choosing which pre-encoded form to return
+   * (`EncodedMessage`); the answer itself must not depend on it.
+   */
   transport: 'grpc' | 'http';
 }
 
@@ -74,6 +77,22 @@ export interface RpcMethod<Req = unknown, Res = unknown> {
    * being converted field by field on every call.
    */
   sharedElements?: string;
+}
+
+/**
+ * An element of a `sharedElements` field handed over already encoded: its canonical JSON text (what
+ * `JSON.stringify` of the converted element gives, as a string or UTF-8 bytes) and/or its protobuf bytes. A handler
+ * whose elements were encoded ahead of time (records stored with their answers) returns the form the transport
+ * sends, and the response is assembled from these bytes without parsing or converting anything; the other form is
+ * derived only when something asks for it.
+ */
+export class EncodedMessage {
+  constructor(
+    readonly json: string | Buffer | undefined,
+    readonly wire: Uint8Array | undefined,
+  ) {
+    if (json === undefined && wire === undefined) throw new Error('an EncodedMessage needs its JSON text or its protobuf bytes');
+  }
 }
 
 /**

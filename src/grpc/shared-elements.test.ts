@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuthResult, Principal } from '../core/identity/identity.model.ts';
 import { silentLogger } from '../core/logger.ts';
 import { loadProtos } from './protos.ts';
-import type { RpcMethod } from './rpc.ts';
+import { EncodedMessage, type RpcMethod } from './rpc.ts';
 import { bindRpcs, grpcResponseBytes, httpResponseBody, invokeRpc, invokeRpcResponse, type RpcInvocation, type RpcRuntimeDeps } from './rpc-runtime.ts';
 
 /**
@@ -58,9 +58,9 @@ describe('sharedElements', () => {
     it(`gives the same JSON and protobuf as the field-by-field conversion (${JSON.stringify(Object.keys(body))}, ${body.vulns?.length ?? 0} records)`, async () => {
       response = body;
       const expected = await invokeRpc(deps, plain!, call('http'));
-      expect(httpResponseBody(await invokeRpcResponse(deps, shared!, call('http')))).toBe(JSON.stringify(expected));
+      expect(httpResponseBody(protos.codec, await invokeRpcResponse(deps, shared!, call('http')))).toBe(JSON.stringify(expected));
       // Twice: the second answer comes from the cached text.
-      expect(httpResponseBody(await invokeRpcResponse(deps, shared!, call('http')))).toBe(JSON.stringify(expected));
+      expect(httpResponseBody(protos.codec, await invokeRpcResponse(deps, shared!, call('http')))).toBe(JSON.stringify(expected));
 
       const expectedBytes = grpcResponseBytes(protos.codec, 'platform.v1.VulnerabilityList', await invokeRpcResponse(deps, plain!, call('grpc')));
       for (let i = 0; i < 2; i++) {
@@ -81,6 +81,29 @@ describe('sharedElements', () => {
     response = { vulns: [{ ...first, summary: 'changed' }] };
     const c = await invokeRpcResponse(deps, shared!, call('http'));
     expect(c.split?.elements[0]).not.toBe(a.split?.elements[0]);
-    expect(JSON.parse(httpResponseBody(c))).toMatchObject({ vulns: [{ summary: 'changed' }] });
+    expect(JSON.parse(httpResponseBody(protos.codec, c).toString())).toMatchObject({ vulns: [{ summary: 'changed' }] });
+  });
+
+  it('splices pre-encoded elements (JSON text, UTF-8 bytes or protobuf bytes) into the same answers, deriving a missing form', async () => {
+    response = { vulns: [first, second], next_page_token: 'UDpHSFNB' };
+    const expectedJson = JSON.stringify(await invokeRpc(deps, plain!, call('http')));
+    const expectedBytes = grpcResponseBytes(protos.codec, 'platform.v1.VulnerabilityList', await invokeRpcResponse(deps, plain!, call('grpc')));
+    const expectedCanonical = await invokeRpc(deps, plain!, call('grpc'));
+    const canonical = [first, second].map((v) => protos.codec.fromJson('platform.v1.Vulnerability', v, { unknownFields: 'drop', where: 'response', bytes: 'base64' }));
+    const texts = canonical.map((c) => JSON.stringify(c));
+    const wires = canonical.map((c) => protos.codec.encode('platform.v1.Vulnerability', c));
+    const forms = {
+      text: texts.map((t) => new EncodedMessage(t, undefined)),
+      utf8: texts.map((t) => new EncodedMessage(Buffer.from(t), undefined)),
+      wire: wires.map((w) => new EncodedMessage(undefined, w)),
+    };
+    for (const [name, vulns] of Object.entries(forms)) {
+      response = { vulns, next_page_token: 'UDpHSFNB' };
+      expect(httpResponseBody(protos.codec, await invokeRpcResponse(deps, shared!, call('http'))).toString(), name).toBe(expectedJson);
+      const bytes = grpcResponseBytes(protos.codec, 'platform.v1.VulnerabilityList', await invokeRpcResponse(deps, shared!, call('grpc')));
+      expect(decode(bytes), name).toEqual(decode(expectedBytes));
+      expect(await invokeRpc(deps, shared!, call('grpc')), name).toEqual(expectedCanonical);
+    }
+    expect(() => new EncodedMessage(undefined, undefined)).toThrow(/needs its JSON text or its protobuf bytes/);
   });
 });
