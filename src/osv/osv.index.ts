@@ -154,6 +154,13 @@ export class CorpusIndex {
   }
 
   /** Live records whose GIT ranges name this (lower-case) commit, in id order. */
+  /** Every row list of at least `minRows` rows filed under an ecosystem key, with that key. */
+  *listsOfAtLeast(minRows: number): Generator<[ecosystemKey: string, rows: readonly IndexRow[]]> {
+    for (const [key, names] of this.byEco) {
+      for (const rows of names.values()) if (rows.length >= minRows) yield [key, rows];
+    }
+  }
+
   commitVulns(commit: string): readonly VulnEntry[] | undefined {
     return this.commits.get(commit);
   }

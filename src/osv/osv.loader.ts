@@ -6,6 +6,7 @@ import type { Database } from '../core/db/schema.ts';
 import type { Logger } from '../core/logger.ts';
 import { compareIds, CorpusIndex } from './osv.index.ts';
 import type { IndexRowData } from './osv.rows.ts';
+import { warmStringLookups } from './osv.matcher.ts';
 import { changedRecordIds, indexRowFromStored, readGeneration, readIndexRowsBetween, readIndexRowsOf, readRecordHeads, readRecordHeadsOf, type RecordHead } from './osv.store.ts';
 import type { OsvAffectedRow } from './osv.table.ts';
 
@@ -99,15 +100,18 @@ export interface IndexKeeper extends IndexSource {
   start(): void;
   /** Checks the generation now and applies changes (also what the timer runs). */
   refresh(): Promise<number>;
+  /** Resolves once the background work after the last change (string-mode lookups) is done. */
+  whenWarm(): Promise<void>;
   /** Stops the timer and waits for a running build or refresh. */
   close(): Promise<void>;
 }
 
 /**
  * Owns the replica's index: builds it at `start()`, then polls the corpus generation every `intervalMs` and
- * applies what changed, so an import on any host reaches every replica without a restart.
+ * applies what changed, so an import on any host reaches every replica without a restart. `onChange` is told after
+ * the first build and after every refresh that changed something.
  */
-export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; intervalMs: number }): IndexKeeper {
+export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; intervalMs: number; onChange?: () => void }): IndexKeeper {
   const { db, log } = deps;
   let index: CorpusIndex | undefined;
   let building: Promise<void> | undefined;
@@ -131,6 +135,7 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
         index = await buildIndex(db, controller.signal);
         log.info({ ms: Date.now() - started, ...index.stats(), generation: index.generation }, 'OSV index built');
         for (const wake of waiters) wake();
+        afterChange();
         return;
       } catch (error) {
         if (closed) return;
@@ -144,6 +149,30 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
     }
   }
 
+  // After every change: the string-mode lookups of large lists are built in the background (warmStringLookups),
+  // one run at a time, again when a change landed meanwhile; then the owner is told.
+  let warming: Promise<void> | undefined;
+  let warmAgain = false;
+  function afterChange(): void {
+    deps.onChange?.();
+    if (warming !== undefined) {
+      warmAgain = true;
+      return;
+    }
+    warming = (async () => {
+      do {
+        warmAgain = false;
+        const current = index;
+        if (current === undefined || closed) return;
+        const started = Date.now();
+        const built = await warmStringLookups(current, controller.signal);
+        if (built > 0) log.info({ lists: built, ms: Date.now() - started }, 'OSV string-mode lookups built');
+      } while (warmAgain && !closed);
+    })()
+      .catch((error: unknown) => log.warn({ err: error }, 'building OSV string-mode lookups failed; they are built on first use'))
+      .finally(() => (warming = undefined));
+  }
+
   async function refresh(): Promise<number> {
     if (index === undefined || closed) return 0;
     if (running !== undefined) return running;
@@ -152,7 +181,10 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
       const started = Date.now();
       try {
         const changed = await refreshIndex(db, current);
-        if (changed > 0) log.info({ changed, ms: Date.now() - started, generation: current.generation }, 'OSV index refreshed');
+        if (changed > 0) {
+          log.info({ changed, ms: Date.now() - started, generation: current.generation }, 'OSV index refreshed');
+          afterChange();
+        }
         return changed;
       } catch (error) {
         if (isClosedDatabaseError(error)) stop();
@@ -191,10 +223,14 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
       }
     },
     refresh,
+    async whenWarm() {
+      while (warming !== undefined) await warming;
+    },
     async close() {
       stop();
       await building?.catch(() => undefined);
       await running?.catch(() => undefined);
+      await warming;
     },
   };
 }

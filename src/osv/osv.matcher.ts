@@ -3,6 +3,7 @@
 // reverse walk over the sorted events), or string and fuzzy tag matching where there is no comparator or the
 // version does not parse. A record matches when any of its rows does; each id is returned once.
 import { comparatorFor, type VersionOrder } from './ecosystems/index.ts';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { compareIds, firstAfter, listCaches, type CorpusIndex, type FuzzyForms, type IndexRow, type VulnEntry } from './osv.index.ts';
 import { eventVersionText, normalizeRepo } from './osv.rows.ts';
 
@@ -328,6 +329,32 @@ function stringIndexOf(rows: readonly IndexRow[]): StringIndex {
   listCaches.set(rows, index);
   return index;
 }
+
+/**
+ * Builds, in slices between which the event loop runs, the string-mode lookups of every large list whose queries
+ * are always in string mode (GIT, and ecosystems without a comparator), so the first query of a large package does
+ * not pay for building one (a list of 25,000 rows takes about 200 ms). Lists of ecosystems with a comparator are
+ * in string mode only for unparseable versions and keep building theirs on first use. Returns how many were built.
+ */
+export async function warmStringLookups(index: CorpusIndex, signal?: AbortSignal): Promise<number> {
+  let built = 0;
+  let sliceStart = performance.now();
+  for (const [key, rows] of index.listsOfAtLeast(STRING_INDEX_MIN_ROWS)) {
+    if (signal?.aborted) break;
+    if (key !== 'GIT' && comparatorFor(key) !== undefined) continue;
+    if (listCaches.has(rows)) continue;
+    stringIndexOf(rows);
+    built++;
+    if (performance.now() - sliceStart > WARM_SLICE_MS) {
+      await yieldToEventLoop();
+      sliceStart = performance.now();
+    }
+  }
+  return built;
+}
+
+/** Work between yields while warming lookups: short enough not to hold queries up noticeably. */
+const WARM_SLICE_MS = 5;
 
 /** Ascending positions ≥ `from` of the rows that can match in string mode. */
 function stringCandidates(rows: readonly IndexRow[], matcher: RowMatcher, from: number): number[] {

@@ -33,6 +33,7 @@ export const OSV_REQUIREMENTS: readonly Requirement[] = [
   { id: 'OSV-PAGES', source: 'osv-facts §3; issue 6 item 1', rule: 'pages of 3000 (1000 per batch item, configurable), opaque tokens carrying the last id that survive restarts' },
   { id: 'OSV-DEADLINE', source: 'osv-facts §3; issue 6 item 5', rule: 'when the time budget (20 s / 35 s) passes, the partial page comes back with a token' },
   { id: 'OSV-SIZE-LIMIT', source: 'osv-facts §3', rule: 'a Query page stops growing past the response soft size limit, with a token' },
+  { id: 'OSV-ANSWERS', source: 'issue 6 benchmark (Query p99)', rule: 'Query answers spliced from stored JSON text and protobuf bytes equal the per-call conversion; a replaced record gets new ones' },
   { id: 'OSV-BATCH-BOUND', source: 'issue 6 item 5', rule: 'memory stays bounded for batches asking for large packages: one answer holds a bounded number of results' },
   // Matching (§4)
   { id: 'OSV-MATCH-KEYS', source: 'osv-facts §4.1', rule: 'rows are filed under the full ecosystem, its base and the Ubuntu variant without :Pro/:LTS' },

@@ -1,7 +1,7 @@
 // PlatformOSV's three RPCs for the gRPC server and their HTTP mappings (proto/platform/v1/osv.proto). Errors on the
 // HTTP side use OSV.dev's `{"code": <gRPC code>, "message"}` body (osv-facts.md §1).
 import type { RpcMethod } from '../grpc/rpc.ts';
-import type { BatchVulnerabilityListJson, OsvService, VulnerabilityListJson, VulnJson } from './osv.service.ts';
+import type { BatchVulnerabilityListJson, EncodedVulnerabilityList, OsvService, VulnJson } from './osv.service.ts';
 
 const SERVICE = 'platform.v1.PlatformOSV';
 
@@ -11,13 +11,14 @@ const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
 /** The RpcMethods of PlatformOSV over `service`; each needs CAP_PLATFORM_OSV_READ. */
 export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
   const { service } = deps;
-  const query: RpcMethod<unknown, VulnerabilityListJson> = {
+  const query: RpcMethod<unknown, EncodedVulnerabilityList> = {
     service: SERVICE,
     method: 'Query',
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'POST', path: '/platform/v1/osv/query', body: '*', errorStyle: 'status' },
-    handler: ({ request, deadline, signal }) => service.query(request, { deadline, signal }),
-    // Records come from the service's cache and are never changed: each is converted once, not on every call.
+    // Records come as the stored bytes this transport sends (EncodedMessage), or, for rows stored before answers
+    // were, as objects from the service's cache that are never changed: each is converted once, not on every call.
+    handler: ({ request, deadline, signal, transport }) => service.queryEncoded(request, transport === 'grpc' ? 'wire' : 'json', { deadline, signal }),
     sharedElements: 'vulns',
   };
   const batch: RpcMethod<unknown, BatchVulnerabilityListJson> = {

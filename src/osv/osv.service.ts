@@ -8,6 +8,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Database } from '../core/db/schema.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
+import { EncodedMessage } from '../grpc/rpc.ts';
 import { isKnownEcosystem, normalizePackageName } from './ecosystems/index.ts';
 import type { OsvConfig } from './osv.config.ts';
 import { compareIds, type CorpusIndex, type VulnEntry } from './osv.index.ts';
@@ -15,7 +16,7 @@ import type { IndexSource } from './osv.loader.ts';
 import { matchCommit, matchRows, RowMatcher, type MatchPage, type PageLimits } from './osv.matcher.ts';
 import { PurlError, purlToPackage, UNKNOWN_PURL_TYPE } from './osv.purl.ts';
 import { normalizeRepo } from './osv.rows.ts';
-import { aliasEdges, findLiveRecords, findRecord } from './osv.store.ts';
+import { aliasEdges, findLiveAnswers, findRecord, type StoredAnswer } from './osv.store.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Request and response shapes (canonical proto3 JSON of platform.v1, as the RPC layer hands them over)
@@ -38,6 +39,12 @@ export type VulnJson = Record<string, unknown>;
 
 export interface VulnerabilityListJson {
   vulns?: VulnJson[];
+  next_page_token?: string;
+}
+
+/** A Query answer whose records come as stored bytes (`EncodedMessage`), objects only for rows without them. */
+export interface EncodedVulnerabilityList {
+  vulns?: (VulnJson | EncodedMessage)[];
   next_page_token?: string;
 }
 
@@ -187,11 +194,16 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Which stored form of a record an encoded Query answer carries: the JSON text (HTTP) or the protobuf bytes (gRPC). */
+export type AnswerForm = 'json' | 'wire';
+
 /** Matching work between yields to the event loop in a batch, so one large batch does not stall other requests. */
 const SLICE_MS = 10;
 
 export interface OsvService {
   query(request: unknown, options?: CallOptions): Promise<VulnerabilityListJson>;
+  /** `query` for a transport: records come in the stored `form` it sends, so the answer is spliced from bytes. */
+  queryEncoded(request: unknown, form: AnswerForm, options?: CallOptions): Promise<EncodedVulnerabilityList>;
   queryBatch(request: unknown, options?: CallOptions): Promise<BatchVulnerabilityListJson>;
   getVuln(request: unknown, options?: CallOptions): Promise<VulnJson>;
 }
@@ -236,45 +248,58 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     return encodePageToken(q.kind, cursor);
   }
 
-  async function hydrate(vulns: readonly VulnEntry[]): Promise<{ records: VulnJson[]; cutAfter: string | undefined }> {
-    let stored: Map<string, string>;
+  /** The answer element of a stored record: bytes spliced as they are, or an object the RPC layer converts. */
+  function element(id: string, answer: StoredAnswer, form: AnswerForm | undefined): VulnJson | EncodedMessage {
+    if (answer.pending) return parsed(id, answer.json);
+    if (answer.wire !== undefined) return new EncodedMessage(undefined, answer.wire);
+    return form === 'json' ? new EncodedMessage(answer.json, undefined) : (JSON.parse(answer.json.toString()) as VulnJson);
+  }
+
+  async function hydrate(vulns: readonly VulnEntry[], form: AnswerForm | undefined): Promise<{ records: (VulnJson | EncodedMessage)[]; cutAfter: string | undefined }> {
+    let stored: Map<string, StoredAnswer>;
     try {
-      stored = await findLiveRecords(db, vulns.map((v) => v.id));
+      stored = await findLiveAnswers(db, vulns.map((v) => v.id), form ?? 'json');
     } catch (error) {
       throw new AppError('internal', 'error getting vulnerabilities', { cause: error });
     }
-    const records: VulnJson[] = [];
+    const records: (VulnJson | EncodedMessage)[] = [];
     let size = 0;
     let lastId: string | undefined;
     for (const v of vulns) {
       // A record withdrawn or replaced since the index was refreshed is skipped, as OSV.dev skips missing ones.
-      const json = stored.get(v.id);
-      if (json === undefined) continue;
-      if (lastId !== undefined && size + json.length > config.OSV_RESPONSE_SOFT_LIMIT_BYTES) {
+      const answer = stored.get(v.id);
+      if (answer === undefined) continue;
+      // The JSON size on both transports, so a page ends at the same record whichever one asks.
+      const length = answer.size;
+      if (lastId !== undefined && size + length > config.OSV_RESPONSE_SOFT_LIMIT_BYTES) {
         // §3 soft size limit: stop the page here; the token resumes after the last record sent.
         return { records, cutAfter: lastId };
       }
-      size += json.length;
+      size += length;
       lastId = v.id;
-      records.push(parsed(v.id, json));
+      records.push(element(v.id, answer, form));
     }
     return { records, cutAfter: undefined };
   }
 
+  async function query(request: unknown, form: AnswerForm | undefined, options: CallOptions | undefined): Promise<EncodedVulnerabilityList> {
+    const q = parseQuery(request);
+    if (q.kind === 'nothing') return {};
+    const deadline = budget(config.OSV_QUERY_TIMEOUT_MS, options);
+    const index = await readyIndex(deadline);
+    const page = matchOne(index, q, config.OSV_QUERY_PAGE_SIZE, deadline);
+    const { records, cutAfter } = await hydrate(page.vulns, form);
+    const out: EncodedVulnerabilityList = {};
+    if (records.length > 0) out.vulns = records;
+    const next = token(q, cutAfter ?? page.cursor);
+    if (next !== undefined) out.next_page_token = next;
+    return out;
+  }
+
   return {
-    async query(request, options) {
-      const q = parseQuery(request);
-      if (q.kind === 'nothing') return {};
-      const deadline = budget(config.OSV_QUERY_TIMEOUT_MS, options);
-      const index = await readyIndex(deadline);
-      const page = matchOne(index, q, config.OSV_QUERY_PAGE_SIZE, deadline);
-      const { records, cutAfter } = await hydrate(page.vulns);
-      const out: VulnerabilityListJson = {};
-      if (records.length > 0) out.vulns = records;
-      const next = token(q, cutAfter ?? page.cursor);
-      if (next !== undefined) out.next_page_token = next;
-      return out;
-    },
+    // Without a form every element is an object (see `element`).
+    query: (request, options) => query(request, undefined, options) as Promise<VulnerabilityListJson>,
+    queryEncoded: (request, form, options) => query(request, form, options),
 
     async queryBatch(request, options) {
       const queries = parseBatch(request);

@@ -1,7 +1,7 @@
 // SQL for the OSV corpus (osv.table.ts). Every function takes the executor first, so the importer owns its
 // transactions; multi-row statements are cut into chunks that stay under both dialects' parameter limits.
 import SQLite from 'better-sqlite3';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { SqliteAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseHandle } from '../core/db/database.ts';
 import type { Database } from '../core/db/schema.ts';
 import { rowData, type IndexRowData, type RowKind } from './osv.rows.ts';
@@ -75,6 +75,10 @@ export async function upsertRecords(trx: Transaction<Database>, records: readonl
             modified_key: eb.ref('excluded.modified_key'),
             withdrawn: eb.ref('excluded.withdrawn'),
             record: eb.ref('excluded.record'),
+            // The answers were computed from the copy being replaced (osv.answer.ts computes the new ones).
+            answer_json: null,
+            answer_wire: null,
+            answer_size: null,
             imported_at: eb.ref('excluded.imported_at'),
             generation: eb.ref('excluded.generation'),
           }))
@@ -205,14 +209,71 @@ export async function findRecord(db: Db, id: string): Promise<{ json: string; wi
   return row === undefined ? undefined : { json: row.record, withdrawn: row.withdrawn === 1 };
 }
 
-/** JSON text of several live records (withdrawn and unknown ids are left out). */
-export async function findLiveRecords(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+/**
+ * A live record as an answer is built from: its stored answer in the form asked for (canonical JSON text or
+ * protobuf bytes, osv.answer.ts), or, while it has none yet, the record text as imported (`pending`: converted per
+ * call).
+ */
+export type StoredAnswer = { pending: false; json: string | Buffer; wire?: undefined; size: number } | { pending: false; json?: undefined; wire: Buffer; size: number } | { pending: true; json: string; wire?: undefined; size: number };
+
+/** The answers of several live records in one form (withdrawn and unknown ids are left out). */
+export async function findLiveAnswers(db: Db, ids: readonly string[], form: 'json' | 'wire'): Promise<Map<string, StoredAnswer>> {
+  const out = new Map<string, StoredAnswer>();
   for (const part of chunks(ids)) {
-    const rows = await db.selectFrom('osv_records').select(['id', 'record']).where('id', 'in', part).where('withdrawn', '=', 0).execute();
-    for (const row of rows) out.set(row.id, row.record);
+    const query = db.selectFrom('osv_records').where('id', 'in', part).where('withdrawn', '=', 0).select(['id', 'answer_size']);
+    if (form === 'json') {
+      // SQLite hands the text over as bytes when asked (no UTF-8 decoding into a string, then encoding back for the
+      // socket); PostgreSQL would send bytea as hex text, so there the text stays text.
+      const text = db.getExecutor().adapter instanceof SqliteAdapter ? sql<Buffer | string | null>`cast(answer_json as blob)` : sql<Buffer | string | null>`answer_json`;
+      const record = sql<string | null>`case when answer_json is null or answer_size is null then record end`;
+      for (const row of await query.select([text.as('answer_json'), record.as('record')]).execute()) {
+        out.set(row.id, row.answer_json !== null && row.answer_size !== null ? { pending: false, json: row.answer_json, size: row.answer_size } : pendingAnswer(row.record));
+      }
+    } else {
+      const record = sql<string | null>`case when answer_wire is null or answer_size is null then record end`;
+      for (const row of await query.select(['answer_wire', record.as('record')]).execute()) {
+        out.set(row.id, row.answer_wire !== null && row.answer_size !== null ? { pending: false, wire: row.answer_wire, size: row.answer_size } : pendingAnswer(row.record));
+      }
+    }
   }
   return out;
+}
+
+function pendingAnswer(record: string | null): StoredAnswer {
+  const json = record ?? '{}';
+  return { pending: true, json, size: Buffer.byteLength(json) };
+}
+
+/** Live records without stored answers, in id order after `after` (the encoding pass, osv.answer.ts). */
+export async function recordsWithoutAnswers(db: Db, after: string, limit: number): Promise<{ id: string; modified_key: string; record: string }[]> {
+  return db
+    .selectFrom('osv_records')
+    .select(['id', 'modified_key', 'record'])
+    .where('answer_wire', 'is', null)
+    .where('withdrawn', '=', 0)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Stores the answers of records, each only if the row still holds the copy they were computed from (same
+ * `modified_key`, no answers yet): an import that replaced it meanwhile cleared them, and its copy gets its own.
+ */
+export async function storeAnswers(trx: Transaction<Database>, answers: readonly { id: string; modifiedKey: string; json: string; wire: Uint8Array }[]): Promise<number> {
+  let stored = 0;
+  for (const a of answers) {
+    const result = await trx
+      .updateTable('osv_records')
+      .set({ answer_json: a.json, answer_wire: Buffer.from(a.wire.buffer, a.wire.byteOffset, a.wire.byteLength), answer_size: Buffer.byteLength(a.json) })
+      .where('id', '=', a.id)
+      .where('modified_key', '=', a.modifiedKey)
+      .where('answer_wire', 'is', null)
+      .executeTakeFirst();
+    stored += Number(result.numUpdatedRows);
+  }
+  return stored;
 }
 
 /** Alias edges touching any of `ids`: records listing one of them as alias, and the aliases of those records. */
@@ -304,7 +365,7 @@ export function sqliteBatchWriter(path: string): BatchWriter {
   const upsert = connection.prepare<[string, string, string, number, string, number, number]>(
     `insert into osv_records (id, modified, modified_key, withdrawn, record, imported_at, generation) values (?, ?, ?, ?, ?, ?, ?)
      on conflict (id) do update set modified = excluded.modified, modified_key = excluded.modified_key, withdrawn = excluded.withdrawn,
-       record = excluded.record, imported_at = excluded.imported_at, generation = excluded.generation
+       record = excluded.record, answer_json = null, answer_wire = null, answer_size = null, imported_at = excluded.imported_at, generation = excluded.generation
      where osv_records.modified_key < excluded.modified_key returning id`,
   );
   const dropRows = connection.prepare<[string]>('delete from osv_affected where vuln_id = ?');
@@ -362,7 +423,7 @@ export function postgresBatchWriter(db: Kysely<Database>): BatchWriter {
                       ${items.map((p) => (p.write.withdrawn ? 1 : 0))}::int[], ${items.map((p) => p.write.json)}::text[])
             as t(id, modified, modified_key, withdrawn, record)
           on conflict (id) do update set modified = excluded.modified, modified_key = excluded.modified_key, withdrawn = excluded.withdrawn,
-            record = excluded.record, imported_at = excluded.imported_at, generation = excluded.generation
+            record = excluded.record, answer_json = null, answer_wire = null, answer_size = null, imported_at = excluded.imported_at, generation = excluded.generation
           where osv_records.modified_key < excluded.modified_key
           returning id`.execute(trx);
         const written = new Set(upserted.rows.map((r) => r.id));

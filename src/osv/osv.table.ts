@@ -15,6 +15,12 @@ export interface OsvRecordsTable {
   withdrawn: number;
   /** The record as compact JSON text. */
   record: string;
+  /** Canonical proto3 JSON text of the record as `platform.v1.Vulnerability` (osv.answer.ts); null until computed. */
+  answer_json: string | null;
+  /** The protobuf encoding of the same message; null until computed. */
+  answer_wire: Buffer | null;
+  /** Byte length of `answer_json` (the response size limit counts it on both transports); null until computed. */
+  answer_size: number | null;
   imported_at: number;
   /** Corpus generation of the import batch that last wrote this row (replicas load changes since theirs). */
   generation: number;
