@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { sharedPath } from '../../test/support/shared.ts';
 import { normalizePackageName } from './ecosystems/index.ts';
 import { CorpusIndex } from './osv.index.ts';
-import { canonicalizeVersion, matchCommit, matchRows, normalizeTag, RowMatcher, stripRepoPrefix, type PageLimits } from './osv.matcher.ts';
+import { canonicalizeVersion, matchCommit, matchRows, normalizeTag, RowMatcher, stripRepoPrefix, warmStringLookups, type PageLimits } from './osv.matcher.ts';
 import { computeIndexRows, normalizeRepo } from './osv.rows.ts';
 import type { OsvAffected, OsvEvent, OsvRecord } from './osv.schema.ts';
 
@@ -243,6 +243,29 @@ describe('matching details', () => {
     expect(first.cursor).toBe(first.vulns[first.vulns.length - 1]?.id);
     const rest = matchRows(all.packageRows('OSS-Fuzz', 'big'), new RowMatcher({ ecosystem: 'OSS-Fuzz', version: 'v1' }), limits(3000, first.cursor));
     expect(first.vulns.length + rest.vulns.length).toBe(600);
+  });
+
+  it('[OSV-MATCH-STRING] builds the lookups of large string-mode packages ahead of queries, with the same answers', async () => {
+    const rec = (i: number, ecosystem: string, name: string, versions: string[]): OsvRecord => ({ id: `OSV-2021-${String(i).padStart(4, '0')}`, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem, name }, versions }] });
+    const big = Array.from({ length: 100 }, (_, i) => rec(i, 'OSS-Fuzz', 'big', i % 4 === 0 ? ['release-2.0.0'] : [`r${i}`]));
+    // Large but with a comparator (built on first use only), and small (never worth a lookup).
+    const npm = Array.from({ length: 100 }, (_, i) => rec(100 + i, 'npm', 'left-pad', ['1.0.0']));
+    const small = Array.from({ length: 10 }, (_, i) => rec(200 + i, 'OSS-Fuzz', 'small', ['release-2.0.0']));
+    const cold = indexOfRecords([...big, ...npm, ...small]);
+    const warm = indexOfRecords([...big, ...npm, ...small]);
+    expect(await warmStringLookups(warm)).toBe(1);
+    expect(await warmStringLookups(warm)).toBe(0);
+    for (const version of ['release-2.0.0', '2.0.0', 'r5', 'nope']) {
+      expect(query(warm, 'OSS-Fuzz', 'big', version).ids, version).toEqual(query(cold, 'OSS-Fuzz', 'big', version).ids);
+    }
+    expect(query(warm, 'OSS-Fuzz', 'big', '2.0.0').ids).toHaveLength(25);
+    // A change to the list drops its lookup; the next warm-up builds it again.
+    warm.applyVuln('OSV-2021-0001', '2024-02-01T00:00:00Z', computeIndexRows(rec(1, 'OSS-Fuzz', 'big', ['release-2.0.0'])));
+    expect(await warmStringLookups(warm)).toBe(1);
+    expect(query(warm, 'OSS-Fuzz', 'big', '2.0.0').ids).toHaveLength(26);
+    const stopped = new AbortController();
+    stopped.abort();
+    expect(await warmStringLookups(indexOfRecords(big), stopped.signal)).toBe(0);
   });
 
   it('[OSV-DEADLINE] stops at the deadline with a cursor after the last record judged', () => {
