@@ -249,8 +249,9 @@ export async function recordsWithoutAnswers(db: Db, after: string, limit: number
   return db
     .selectFrom('osv_records')
     .select(['id', 'modified_key', 'record'])
-    .where('answer_wire', 'is', null)
-    .where('withdrawn', '=', 0)
+    // Literal, as the partial index osv_records_unanswered_idx states it: a bound parameter would not let SQLite see
+    // that the index covers the query.
+    .where(sql<boolean>`answer_wire is null and withdrawn = 0`)
     .where('id', '>', after)
     .orderBy('id')
     .limit(limit)
