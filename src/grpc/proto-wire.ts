@@ -34,7 +34,8 @@ interface WirePlan {
   type: protobuf.Type;
 }
 
-function varintBytes(n: number): number[] {
+/** A non-negative integer below 2^53 as varint bytes. */
+export function varintBytes(n: number): number[] {
   const out: number[] = [];
   while (n >= 128) {
     out.push((n % 128) | 128);
@@ -44,7 +45,8 @@ function varintBytes(n: number): number[] {
   return out;
 }
 
-function varintSize(n: number): number {
+/** How many bytes the varint of a non-negative integer below 2^53 takes. */
+export function varintSize(n: number): number {
   let size = 1;
   while (n >= 128) {
     n = Math.floor(n / 128);

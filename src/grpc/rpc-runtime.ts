@@ -5,6 +5,7 @@ import type { Logger } from '../core/logger.ts';
 import protobuf from 'protobufjs';
 import type { BytesForm, CanonicalObject, ProtoJsonCodec } from './proto-json.ts';
 import { LOADER_OPTIONS } from './proto-files.ts';
+import { varintBytes, varintSize } from './proto-wire.ts';
 import type { LoadedMethod, LoadedProtos } from './protos.ts';
 import { EncodedMessage, fastifyPathOf, type RpcMethod } from './rpc.ts';
 
@@ -230,24 +231,6 @@ export function httpResponseBody(codec: ProtoJsonCodec, response: RpcResponse): 
   return Buffer.concat(parts);
 }
 
-function varintLength(n: number): number {
-  let length = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    length++;
-  }
-  return length;
-}
-
-function writeVarint(out: Buffer, offset: number, n: number): number {
-  while (n >= 0x80) {
-    out[offset++] = (n % 128) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  out[offset++] = n;
-  return offset;
-}
-
 /**
  * The protobuf bytes of a response (gRPC). A message may hold its fields in any order and a repeated field may be
  * split (protobuf encoding, "Field Order"), so the rest of the message is encoded and each shared element appended
@@ -257,18 +240,17 @@ export function grpcResponseBytes(codec: ProtoJsonCodec, responseType: string, r
   const restBytes = codec.encode(responseType, response.canonical ?? response.split.rest);
   if (response.canonical || response.split.elements.length === 0) return Buffer.from(restBytes.buffer, restBytes.byteOffset, restBytes.byteLength);
   const { shared, elements } = response.split;
-  const tag = shared.field.id * 8 + 2;
-  const tagLength = varintLength(tag);
+  const tag = varintBytes(shared.field.id * 8 + 2);
   const parts = elements.map((e) => (e.bytes ??= codec.encode(shared.typeName, canonicalOf(codec, shared, e, 'buffer'))));
   let total = restBytes.byteLength;
-  for (const bytes of parts) total += tagLength + varintLength(bytes.byteLength) + bytes.byteLength;
+  for (const bytes of parts) total += tag.length + varintSize(bytes.byteLength) + bytes.byteLength;
   const out = Buffer.allocUnsafe(total);
   let offset = 0;
   for (const bytes of parts) {
-    offset = writeVarint(out, offset, tag);
-    offset = writeVarint(out, offset, bytes.byteLength);
-    out.set(bytes, offset);
-    offset += bytes.byteLength;
+    for (const chunk of [tag, varintBytes(bytes.byteLength), bytes]) {
+      out.set(chunk, offset);
+      offset += chunk.length;
+    }
   }
   out.set(restBytes, offset);
   return out;
