@@ -115,26 +115,13 @@ export function createForgeOAuth(deps: { forgeUrl: string; appId: string; fetch:
     },
 
     async tokenInfo(token) {
-      let response: Response;
-      try {
-        response = await deps.fetch(`${base}/oauth/token/info`, {
-          headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-          redirect: 'manual',
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-      } catch (error) {
-        deps.log.error({ cause: (error as Error).message }, 'forge token info unreachable');
-        return { ok: false, kind: 'unavailable', status: 0 };
+      const probe = await getWithToken(deps.fetch, `${base}/oauth/token/info`, token, timeoutMs);
+      if (!('response' in probe)) {
+        if (probe.status === 0) deps.log.error({ cause: probe.cause }, 'forge token info unreachable');
+        else if (probe.kind === 'unavailable') deps.log.warn({ forge_status: probe.status }, 'forge token info failed');
+        return { ok: false, kind: probe.kind, status: probe.status };
       }
-      if (response.status === 401 || response.status === 403) {
-        await response.body?.cancel();
-        return { ok: false, kind: 'invalid', status: response.status };
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        deps.log.warn({ forge_status: response.status }, 'forge token info failed');
-        return { ok: false, kind: 'unavailable', status: response.status };
-      }
+      const { response } = probe;
       try {
         const body = tokenInfoSchema.parse(await response.json());
         return {
@@ -152,6 +139,28 @@ export function createForgeOAuth(deps: { forgeUrl: string; appId: string; fetch:
       }
     },
   };
+}
+
+/**
+ * `GET url` with `token` as bearer: the response when it is 2xx, otherwise how the token check failed: `invalid`
+ * for 401/403 (the forge refused the token), `unavailable` for any other status or, with status 0, no answer
+ * (`cause` says why). A failed response's body is discarded.
+ */
+async function getWithToken(
+  fetchFn: typeof fetch,
+  url: string,
+  token: string,
+  timeoutMs: number,
+): Promise<{ response: Response } | { kind: 'invalid' | 'unavailable'; status: number; cause?: string }> {
+  let response: Response;
+  try {
+    response = await fetchFn(url, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    return { kind: 'unavailable', status: 0, cause: (error as Error).message };
+  }
+  if (response.ok) return { response };
+  await response.body?.cancel();
+  return { kind: response.status === 401 || response.status === 403 ? 'invalid' : 'unavailable', status: response.status };
 }
 
 /**
@@ -178,26 +187,12 @@ export function createForgeUserTokenCheck(deps: { forgeUrl: string; fetch: typeo
   const base = deps.forgeUrl.replace(/\/+$/, '');
   return {
     async tokenInfo(token) {
-      let response: Response;
-      try {
-        response = await deps.fetch(`${base}/api/v4/user`, {
-          headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-          redirect: 'manual',
-          signal: AbortSignal.timeout(deps.timeoutMs ?? 10_000),
-        });
-      } catch (error) {
-        deps.log.error({ cause: (error as Error).message }, 'forge user endpoint unreachable');
-        return { ok: false, kind: 'unavailable', status: 0 };
+      const probe = await getWithToken(deps.fetch, `${base}/api/v4/user`, token, deps.timeoutMs ?? 10_000);
+      if (!('response' in probe)) {
+        if (probe.status === 0) deps.log.error({ cause: probe.cause }, 'forge user endpoint unreachable');
+        return { ok: false, kind: probe.kind, status: probe.status };
       }
-      if (response.status === 401 || response.status === 403) {
-        await response.body?.cancel();
-        return { ok: false, kind: 'invalid', status: response.status };
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        return { ok: false, kind: 'unavailable', status: response.status };
-      }
-      const user = (await response.json().catch(() => ({}))) as { id?: number };
+      const user = (await probe.response.json().catch(() => ({}))) as { id?: number };
       return { ok: true, info: { resourceOwnerId: user.id, scopes: [], expiresIn: null, applicationUid: undefined } };
     },
   };
