@@ -264,6 +264,17 @@ export async function walkSignIn(
   return walk as Walk;
 }
 
+/**
+ * Opens our `/authorize` (callback proxy mode) in `browser` and approves its consent page; returns our redirect to
+ * the forge's authorize page, for tests that take the rest of the sign-in step by step.
+ */
+export async function approveConsent(browser: ForgeBrowser, serverUrl: string, params: Record<string, string | undefined>): Promise<URL> {
+  const page = await browser.request(authorizeUrl(serverUrl, params));
+  const approved = await browser.request(`${serverUrl}/authorize`, { form: { ...consentFields(await page.text()), decision: 'approve' } });
+  if (approved.status !== 302) throw new Error(`consent answered ${approved.status}: ${(await approved.text()).slice(0, 300)}`);
+  return new URL(approved.headers.get('location') ?? '');
+}
+
 /** Registers a client for CLIENT_CALLBACK and returns its id. */
 export async function registerClient(base: string, redirectUris: string[] = [CLIENT_CALLBACK], name = 'Test client'): Promise<string> {
   const answer = await register(base, { redirect_uris: redirectUris, client_name: name, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });

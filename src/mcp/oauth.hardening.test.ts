@@ -8,6 +8,7 @@ import { silentLogger } from '../core/logger.ts';
 import { createForgeBrowser } from '../devforge/index.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  approveConsent,
   authorizeUrl,
   CLIENT_CALLBACK,
   completeFlow,
@@ -43,10 +44,8 @@ describe('sign-ins in progress cannot be evicted by a flood of new ones', () => 
       const victimClient = await registerClient(stack.serverUrl);
       const { verifier, challenge } = pkce();
       const victim = createForgeBrowser();
-      const page = await victim.request(authorizeUrl(stack.serverUrl, { client_id: victimClient, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state: 'victim' }));
-      const approved = await victim.request(`${stack.serverUrl}/authorize`, { form: { ...consentFields(await page.text()), decision: 'approve' } });
-      expect(approved.status).toBe(302);
-      const forgeAuthorize = approved.headers.get('location') ?? '';
+      // approveConsent fails unless the consent answers 302.
+      const forgeAuthorize = (await approveConsent(victim, stack.serverUrl, { client_id: victimClient, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state: 'victim' })).href;
 
       // The attacker approves its own client once, so its consent is remembered, then replays GET /authorize
       // more often than the LRU holds entries (1000), from one address behind the trusted proxy.

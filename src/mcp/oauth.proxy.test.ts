@@ -5,14 +5,15 @@
 import { createForgeBrowser } from '../devforge/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  approveConsent,
   authorizeUrl,
   callTool,
   CLIENT_CALLBACK,
   completeFlow,
   consentFields,
+  INITIALIZE,
   pkce,
   postMcp,
-  INITIALIZE,
   register,
   registerClient,
   startStack,
@@ -287,9 +288,8 @@ describe('callback proxy mode (stateful)', () => {
     // A forge error other than a refusal, and a forge code the forge will not exchange: server_error.
     for (const query of [(s: string) => `error=invalid_scope&state=${s}`, (s: string) => `code=not-a-real-code&state=${s}`]) {
       const browser = createForgeBrowser();
-      const page = await browser.request(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 'st-2' }));
-      const approved = await browser.request(`${stack.serverUrl}/authorize`, { form: { ...consentFields(await page.text()), decision: 'approve' } });
-      const proxyState = new URL(approved.headers.get('location') ?? '').searchParams.get('state') ?? '';
+      const forgeAuthorize = await approveConsent(browser, stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 'st-2' });
+      const proxyState = forgeAuthorize.searchParams.get('state') ?? '';
       const back = await fetch(`${stack.serverUrl}/callback?${query(encodeURIComponent(proxyState))}`, { redirect: 'manual' });
       expect(back.status).toBe(302);
       const location = new URL(back.headers.get('location') ?? '');
@@ -402,9 +402,8 @@ describe('callback proxy mode (stateful)', () => {
     try {
       const clientId = await registerClient(stack.serverUrl);
       const browser = createForgeBrowser();
-      const page = await browser.request(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }));
-      const approved = await browser.request(`${stack.serverUrl}/authorize`, { form: { ...consentFields(await page.text()), decision: 'approve' } });
-      const callback = new URL(await browser.authorize(approved.headers.get('location') ?? '', user()));
+      const forgeAuthorize = await approveConsent(browser, stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge });
+      const callback = new URL(await browser.authorize(forgeAuthorize.href, user()));
       const elsewhere = await fetch(`${other.url}/callback${callback.search}`, { redirect: 'manual' });
       expect(elsewhere.status).toBe(400);
       // The registration is unknown over there too.

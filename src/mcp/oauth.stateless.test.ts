@@ -10,6 +10,7 @@ import { fakeClock } from '../core/clock.ts';
 import { silentLogger } from '../core/logger.ts';
 import { createForgeBrowser } from '../devforge/index.ts';
 import {
+  approveConsent,
   authorizeUrl,
   callTool,
   CLIENT_CALLBACK,
@@ -18,8 +19,8 @@ import {
   freePort,
   pkce,
   REDIS_URL,
-  register,
   redisAvailable,
+  register,
   registerClient,
   startRoundRobinProxy,
   startStack,
@@ -103,9 +104,8 @@ describe('stateless callback proxy across replicas', () => {
     const clientId = await registerClient(a.url);
     const { verifier, challenge } = pkce();
     const browser = createForgeBrowser();
-    const page = await browser.request(authorizeUrl(a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }));
-    const approved = await browser.request(`${a.url}/authorize`, { form: { ...consentFields(await page.text()), decision: 'approve' } });
-    const callback = new URL(await browser.authorize(approved.headers.get('location') ?? '', env.forge.user));
+    const forgeAuthorize = await approveConsent(browser, a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge });
+    const callback = new URL(await browser.authorize(forgeAuthorize.href, env.forge.user));
     const first = await fetch(`${a.url}/callback${callback.search}`, { redirect: 'manual' });
     expect(first.status).toBe(302);
     const replayed = await fetch(`${a.url}/callback${callback.search}`, { redirect: 'manual' });
@@ -133,9 +133,7 @@ describe('stateless callback proxy across replicas', () => {
     expect(tamperedClient.status).toBe(400);
     // A tampered proxy state at the callback.
     const browser = createForgeBrowser();
-    const page = await browser.request(authorizeUrl(a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }));
-    const approved = await browser.request(`${a.url}/authorize`, { form: { ...consentFields(await page.text()), decision: 'approve' } });
-    const proxyState = new URL(approved.headers.get('location') ?? '').searchParams.get('state') ?? '';
+    const proxyState = (await approveConsent(browser, a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge })).searchParams.get('state') ?? '';
     expect((await fetch(`${a.url}/callback?code=x&state=${encodeURIComponent(flip(proxyState))}`, { redirect: 'manual' })).status).toBe(400);
     // A tampered or foreign-secret proxy code at /token.
     const { verifier, challenge } = pkce();
@@ -206,9 +204,8 @@ describe('secret rotation', () => {
     const clientId = await registerClient(serverUrl);
     const { verifier, challenge } = pkce();
     const browser = createForgeBrowser();
-    const page = await browser.request(authorizeUrl(serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }));
-    const approved = await browser.request(`${serverUrl}/authorize`, { form: { ...consentFields(await page.text()), decision: 'approve' } });
-    const callback = await browser.authorize(approved.headers.get('location') ?? '', forge.user);
+    const forgeAuthorize = await approveConsent(browser, serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge });
+    const callback = await browser.authorize(forgeAuthorize.href, forge.user);
     await before.close();
     // Let the client side notice the closed keep-alive connections before the new server takes the port.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -283,9 +280,8 @@ describe.skipIf(!hasRedis)('stateless replay across replicas with Redis', () => 
       const clientId = await registerClient(a.url);
       const { verifier, challenge } = pkce();
       const browser = createForgeBrowser();
-      const page = await browser.request(authorizeUrl(a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }));
-      const approved = await browser.request(`${a.url}/authorize`, { form: { ...consentFields(await page.text()), decision: 'approve' } });
-      const callback = new URL(await browser.authorize(approved.headers.get('location') ?? '', env.forge.user));
+      const forgeAuthorize = await approveConsent(browser, a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge });
+      const callback = new URL(await browser.authorize(forgeAuthorize.href, env.forge.user));
       const first = await fetch(`${b.url}/callback${callback.search}`, { redirect: 'manual' });
       expect(first.status).toBe(302);
       expect((await fetch(`${c.url}/callback${callback.search}`, { redirect: 'manual' })).status).toBe(400);
