@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import type { ListDocumentsResponse__Output } from '../src/grpc/generated/platform/v1/ListDocumentsResponse.ts';
 import { bearer, grpcCall, startGrpcTestPlatform } from '../test/grpc/grpc-support.ts';
-import { percentile } from './stats.ts';
+import { timeCalls, type CallTimings } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '1');
 const CONCURRENCY = Math.max(1, Number(process.env.BENCH_CONCURRENCY ?? '1'));
@@ -29,18 +29,11 @@ interface Scenario {
   call: () => Promise<void>;
 }
 
-interface Sample {
-  calls: number;
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
 interface Result {
   scenario: string;
   transport: 'grpc' | 'http';
   calls: number;
-  rps: number;
+  perSecond: number;
   p50: number;
   p99: number;
 }
@@ -55,28 +48,14 @@ async function warmUp(call: () => Promise<void>): Promise<void> {
   while (performance.now() < end) await call();
 }
 
-async function sample(call: () => Promise<void>): Promise<Sample> {
-  const latencies: number[] = [];
-  const end = performance.now() + SECONDS * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const t = performance.now();
-        await call();
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { calls: latencies.length, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+function sample(call: () => Promise<void>): Promise<CallTimings> {
+  return timeCalls(call, SECONDS, CONCURRENCY);
 }
 
 /** Warms every scenario up, then measures all of them ROUNDS times (interleaved) and keeps each metric's median. */
 async function run(scenarios: readonly Scenario[]): Promise<Result[]> {
   for (const s of scenarios) await warmUp(s.call);
-  const samples = scenarios.map((): Sample[] => []);
+  const samples = scenarios.map((): CallTimings[] => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, s] of scenarios.entries()) samples[i]?.push(await sample(s.call));
   }
@@ -86,7 +65,7 @@ async function run(scenarios: readonly Scenario[]): Promise<Result[]> {
       scenario: s.scenario,
       transport: s.transport,
       calls: median(taken.map((x) => x.calls)),
-      rps: median(taken.map((x) => x.rps)),
+      perSecond: median(taken.map((x) => x.perSecond)),
       p50: median(taken.map((x) => x.p50)),
       p99: median(taken.map((x) => x.p99)),
     };
@@ -149,14 +128,14 @@ async function main(): Promise<void> {
     console.log(`\nPlatform RPC benchmark: median of ${ROUNDS} samples of ${SECONDS}s per scenario (after ${WARMUP_MS} ms warm-up each), concurrency ${CONCURRENCY}, SQLite, Node ${process.version}\n`);
     console.log(['scenario'.padEnd(26), 'transport', 'calls'.padStart(7), 'calls/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs no-op'.padStart(9), 'grpc/http'.padStart(10)].join('  '));
     for (const r of results) {
-      const vsNoop = baseline(r.transport).rps / r.rps;
-      const grpcOverHttp = r.transport === 'grpc' ? r.rps / other(r).rps : NaN;
+      const vsNoop = baseline(r.transport).perSecond / r.perSecond;
+      const grpcOverHttp = r.transport === 'grpc' ? r.perSecond / other(r).perSecond : NaN;
       console.log(
         [
           r.scenario.padEnd(26),
           r.transport.padEnd(9),
           String(r.calls).padStart(7),
-          r.rps.toFixed(0).padStart(9),
+          r.perSecond.toFixed(0).padStart(9),
           r.p50.toFixed(2).padStart(8),
           r.p99.toFixed(2).padStart(8),
           `${vsNoop.toFixed(2)}x`.padStart(9),

@@ -19,24 +19,15 @@ import { createForgeBrowser } from '../src/devforge/index.ts';
 import { completeFlow, postMcp, registerClient, startStack, type Stack } from '../src/mcp/mcp.testkit.ts';
 import { createSealer } from '../src/mcp/oauth.seal.ts';
 import { PROXY_CODE_TTL_MS } from '../src/mcp/oauth.stores.ts';
-import { percentile } from './stats.ts';
+import { timeCalls, type CallTimings } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '2');
 
-async function timed(call: () => Promise<void>, seconds = SECONDS): Promise<{ count: number; perSecond: number; p50: number; p99: number }> {
+/** After 300 ms of warm-up, one call at a time for `seconds`. */
+async function timed(call: () => Promise<void>, seconds = SECONDS): Promise<CallTimings> {
   const warmEnd = performance.now() + 300;
   while (performance.now() < warmEnd) await call();
-  const latencies: number[] = [];
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  while (performance.now() < end) {
-    const t = performance.now();
-    await call();
-    latencies.push(performance.now() - t);
-  }
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { count: latencies.length, perSecond: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return timeCalls(call, seconds);
 }
 
 async function flows(stateless: boolean): Promise<string> {
@@ -48,7 +39,7 @@ async function flows(stateless: boolean): Promise<string> {
     const result = await timed(async () => {
       await completeFlow(stack, { browser });
     });
-    return `callback-proxy flow (${stateless ? 'stateless' : 'stateful '})  ${result.perSecond.toFixed(1).padStart(7)} flows/s   p50 ${result.p50.toFixed(1)} ms   p99 ${result.p99.toFixed(1)} ms   (${result.count} flows)`;
+    return `callback-proxy flow (${stateless ? 'stateless' : 'stateful '})  ${result.perSecond.toFixed(1).padStart(7)} flows/s   p50 ${result.p50.toFixed(1)} ms   p99 ${result.p99.toFixed(1)} ms   (${result.calls} flows)`;
   } finally {
     await stack.close();
   }
@@ -127,7 +118,7 @@ async function mcpOverhead(cache: boolean, latencyMs: number): Promise<{ line: s
     return {
       line: `/mcp tools/list, forge +${String(latencyMs).padStart(2)} ms, validation cache ${cache ? 'on ' : 'off'}  ${result.perSecond.toFixed(0).padStart(6)} req/s   p50 ${result.p50.toFixed(2)} ms   p99 ${result.p99.toFixed(2)} ms   forge validations: ${validations}${nextTtl}`,
       validations,
-      requests: result.count,
+      requests: result.calls,
     };
   } finally {
     await stack.close();
