@@ -115,6 +115,8 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
     'grpc.max_connection_idle_ms': 5 * 60_000,
     'grpc.keepalive_time_ms': 2 * 60_000,
     'grpc.keepalive_timeout_ms': 20_000,
+    // Channelz keeps per-call counters and timestamps nobody reads here (no channelz service is exposed).
+    'grpc.enable_channelz': 0,
   });
 
   function unaryHandler(b: BoundRpc) {
@@ -123,8 +125,16 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
     return (call: UnaryCall, callback: UnaryCallback): void => {
       const started = performance.now();
       const controller = new AbortController();
-      call.on('cancelled', () => controller.abort());
-      const finish = (code: number) => callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
+      let answered = false;
+      // grpc-js reports every finished stream as cancelled; only a call still running has work to stop.
+      call.on('cancelled', () => {
+        if (!answered) controller.abort();
+      });
+      // The log line is written after the answer is handed over, so it never delays it.
+      const finish = (code: number) => {
+        answered = true;
+        callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
+      };
       invokeRpcResponse(deps, b, {
         authorization: metadataValue(call.metadata, 'authorization'),
         // Bytes stay the Buffers grpc-js decoded: a document is never base64-encoded on the gRPC path.
@@ -141,19 +151,19 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
             message = grpcResponseBytes(protos.codec, b.proto.responseType, response);
           } catch (error) {
             const appError = asAppError(error, callLog);
-            finish(appError.grpcCode);
             callback({ code: GRPC_STATUS.INTERNAL, details: appError.message });
+            finish(appError.grpcCode);
             return;
           }
-          finish(GRPC_STATUS.OK);
           callback(null, message);
+          finish(GRPC_STATUS.OK);
         },
         (error: unknown) => {
           const appError = asAppError(error, callLog);
-          finish(appError.grpcCode);
           const metadata = new grpc.Metadata();
           for (const [key, value] of Object.entries(appError.headers)) metadata.set(key.toLowerCase(), value);
           callback({ code: appError.grpcCode, details: appError.message, metadata });
+          finish(appError.grpcCode);
         },
       );
     };
