@@ -1,7 +1,7 @@
 // SQL for the OSV corpus (osv.table.ts). Every function takes the executor first, so the importer owns its
 // transactions; multi-row statements are cut into chunks that stay under both dialects' parameter limits.
 import SQLite from 'better-sqlite3';
-import { SqliteAdapter, sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, SqliteAdapter, sql, type Kysely, type Transaction } from 'kysely';
 import type { DatabaseHandle } from '../core/db/database.ts';
 import type { Database } from '../core/db/schema.ts';
 import { rowData, type IndexRowData, type RowKind } from './osv.rows.ts';
@@ -216,24 +216,54 @@ export async function findRecord(db: Db, id: string): Promise<{ json: string; wi
  */
 export type StoredAnswer = { pending: false; json: string | Buffer; wire?: undefined; size: number } | { pending: false; json?: undefined; wire: Buffer; size: number } | { pending: true; json: string; wire?: undefined; size: number };
 
+/** Id-list sizes the answer lookup is compiled for: a list is padded to the next one (at most CHUNK). */
+const ANSWER_LIST_SIZES = [1, 4, 16, 64, 128, 256, CHUNK];
+
+type AnswerRow = { id: string; answer_size: number | null; answer: Buffer | string | null; record: string | null };
+
+/**
+ * The answer lookup for `size` ids in one form, compiled once per database: it runs on every `Query`, and building
+ * and compiling the statement anew each time allocated more than the rest of the lookup (padding the id list to a
+ * few sizes also keeps the prepared statements few). Padding ids are '' (no record has an empty id).
+ */
+const answerStatements = new WeakMap<Db, Map<string, string>>();
+function answerSql(db: Db, form: 'json' | 'wire', size: number): string {
+  let byKey = answerStatements.get(db);
+  if (byKey === undefined) {
+    byKey = new Map();
+    answerStatements.set(db, byKey);
+  }
+  const key = `${form}:${size}`;
+  let text = byKey.get(key);
+  if (text === undefined) {
+    // SQLite hands the JSON text over as bytes when asked (no UTF-8 decoding into a string, then encoding back for
+    // the socket); PostgreSQL would send bytea as hex text, so there the text stays text.
+    const column = form === 'wire' ? sql`answer_wire` : db.getExecutor().adapter instanceof SqliteAdapter ? sql`cast(answer_json as blob)` : sql`answer_json`;
+    const missing = form === 'wire' ? sql`answer_wire is null` : sql`answer_json is null`;
+    text = db
+      .selectFrom('osv_records')
+      .select(['id', 'answer_size', sql<Buffer | string | null>`${column}`.as('answer'), sql<string | null>`case when ${missing} or answer_size is null then record end`.as('record')])
+      .where('id', 'in', Array.from({ length: size }, () => ''))
+      .where('withdrawn', '=', 0)
+      .compile().sql;
+    byKey.set(key, text);
+  }
+  return text;
+}
+
 /** The answers of several live records in one form (withdrawn and unknown ids are left out). */
 export async function findLiveAnswers(db: Db, ids: readonly string[], form: 'json' | 'wire'): Promise<Map<string, StoredAnswer>> {
   const out = new Map<string, StoredAnswer>();
   for (const part of chunks(ids)) {
-    const query = db.selectFrom('osv_records').where('id', 'in', part).where('withdrawn', '=', 0).select(['id', 'answer_size']);
-    if (form === 'json') {
-      // SQLite hands the text over as bytes when asked (no UTF-8 decoding into a string, then encoding back for the
-      // socket); PostgreSQL would send bytea as hex text, so there the text stays text.
-      const text = db.getExecutor().adapter instanceof SqliteAdapter ? sql<Buffer | string | null>`cast(answer_json as blob)` : sql<Buffer | string | null>`answer_json`;
-      const record = sql<string | null>`case when answer_json is null or answer_size is null then record end`;
-      for (const row of await query.select([text.as('answer_json'), record.as('record')]).execute()) {
-        out.set(row.id, row.answer_json !== null && row.answer_size !== null ? { pending: false, json: row.answer_json, size: row.answer_size } : pendingAnswer(row.record));
-      }
-    } else {
-      const record = sql<string | null>`case when answer_wire is null or answer_size is null then record end`;
-      for (const row of await query.select(['answer_wire', record.as('record')]).execute()) {
-        out.set(row.id, row.answer_wire !== null && row.answer_size !== null ? { pending: false, wire: row.answer_wire, size: row.answer_size } : pendingAnswer(row.record));
-      }
+    const size = ANSWER_LIST_SIZES.find((n) => n >= part.length) ?? CHUNK;
+    const parameters: unknown[] = part.slice();
+    while (parameters.length < size) parameters.push('');
+    parameters.push(0);
+    const { rows } = await db.executeQuery<AnswerRow>(CompiledQuery.raw(answerSql(db, form, size), parameters));
+    for (const row of rows) {
+      if (row.answer === null || row.answer_size === null) out.set(row.id, pendingAnswer(row.record));
+      else if (form === 'wire') out.set(row.id, { pending: false, wire: row.answer as Buffer, size: row.answer_size });
+      else out.set(row.id, { pending: false, json: row.answer, size: row.answer_size });
     }
   }
   return out;

@@ -8,6 +8,7 @@ import { encodePendingAnswers } from '../../src/osv/osv.answer.ts';
 import { importRecords } from '../../src/osv/osv.importer.ts';
 import { osvRuntimeFor } from '../../src/osv/osv.runtime.ts';
 import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
+import { findLiveAnswers } from '../../src/osv/osv.store.ts';
 import { bearer, grpcCall, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../grpc/grpc-support.ts';
 import { dialects } from '../support/databases.ts';
 import { sharedPath } from '../support/shared.ts';
@@ -81,6 +82,37 @@ for (const dialect of dialects) {
       expect(pass.encoded).toBeGreaterThan(1000);
       expect(await pendingCount()).toBe(0);
       expect(await answers()).toEqual(stored);
+    });
+
+    it('[OSV-ANSWERS] finds the answers of any number of ids, leaving out withdrawn and unknown ones, pending ones as records', async () => {
+      const db = p.platform.ctx.database.db;
+      const all = await db.selectFrom('osv_records').select(['id', 'withdrawn', 'record', 'answer_json', 'answer_size']).orderBy('id').execute();
+      const withdrawn = all.filter((r) => r.withdrawn === 1).map((r) => r.id);
+      expect(withdrawn.length).toBeGreaterThan(0);
+      const live = new Map(all.filter((r) => r.withdrawn === 0).map((r) => [r.id, r]));
+      const liveIds = [...live.keys()];
+      // Sizes around each padded statement size, and more than one chunk of 500.
+      for (const count of [0, 1, 2, 4, 5, 17, 64, 65, 130, 257, 499, 500, 501, 1203]) {
+        const ids = [...liveIds.slice(0, count), ...withdrawn.slice(0, 2), 'NOT-A-RECORD-1'];
+        for (const form of ['json', 'wire'] as const) {
+          const found = await findLiveAnswers(db, ids, form);
+          expect([...found.keys()].sort()).toEqual(liveIds.slice(0, count).sort());
+          for (const [id, answer] of found) {
+            const row = live.get(id)!;
+            expect(answer.pending).toBe(false);
+            expect(answer.size).toBe(row.answer_size);
+            if (form === 'json') expect(Buffer.from(answer.json ?? '').toString()).toBe(row.answer_json);
+            else expect(answer.wire?.length).toBeGreaterThan(0);
+          }
+        }
+      }
+      // A record without answers yet comes as its imported text, to be converted per call.
+      const [first] = liveIds;
+      await sql`update osv_records set answer_json = null, answer_wire = null, answer_size = null where id = ${first}`.execute(db);
+      const pending = (await findLiveAnswers(db, [first!], 'wire')).get(first!);
+      expect(pending).toEqual({ pending: true, json: live.get(first!)!.record, size: Buffer.byteLength(live.get(first!)!.record) });
+      await encodePendingAnswers(db);
+      expect(await pendingCount()).toBe(0);
     });
 
     it('[OSV-ANSWERS] an import that replaces a record clears its answers; the next pass encodes the new copy', async () => {
