@@ -1,26 +1,26 @@
 // `npm run bench:osv [-- --records N] [-- --pg postgres://…]`: PlatformOSV at scale, in one run.
 //  1. a synthetic corpus (default 500,000 records, bench/osv-corpus.ts) plus the real bulk files, imported into
 //     SQLite and, when a PostgreSQL URL is given (--pg, OSV_BENCH_DATABASE_URL or TEST_DATABASE_URL), PostgreSQL;
-//  2. the in-memory index: build time and memory;
-//  3. Query and QueryBatch(1000) latency over gRPC and over HTTP, against a running platform once it has settled
-//     (string-mode lookups built, answers stored), measured by a client in a worker thread;
-//  4. the same queries matched in-process by the index, and by a naive linear scan over the same records.
+//  2. the in-memory index in this process: build time and memory, matching and the service without a transport;
+//  3. the baseline: a naive linear scan over the same records, in this process;
+//  4. Query and QueryBatch(1000) latency over gRPC and over HTTP against `platform serve` in a process of its own
+//     (as `npm start` runs it), once it has settled (string-mode lookups built, answers stored), measured by a
+//     client in a worker thread of this process.
 // Targets (issue 6): import ≥ 10,000 records/s on SQLite; index < 1.5 GiB for 500,000 records; Query p99 < 5 ms;
 // QueryBatch(1000) p50 < 100 ms. Not part of `npm test`. Prints the figures only.
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { loadPlatformConfig } from '../src/app/config.ts';
-import { openContext, type PlatformContext } from '../src/app/context.ts';
-import { buildRestApp } from '../src/app/rest-app.ts';
 import { openDatabase } from '../src/core/db/database.ts';
 import { migrate } from '../src/core/db/migrator.ts';
 import { createLogger } from '../src/core/logger.ts';
-import { createPlatformGrpcServer } from '../src/grpc/platform-rpcs.ts';
 import { PLATFORM_PROTO_FILES, PROTO_ROOT } from '../src/grpc/proto-files.ts';
 import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/osv/ecosystems/index.ts';
 import { importRecords } from '../src/osv/osv.importer.ts';
@@ -28,7 +28,6 @@ import { compareIds } from '../src/osv/osv.index.ts';
 import { buildIndex, staticIndexSource } from '../src/osv/osv.loader.ts';
 import { matchCommit, matchRows, RowMatcher } from '../src/osv/osv.matcher.ts';
 import { normalizeRepo } from '../src/osv/osv.rows.ts';
-import { closeOsvRuntime, osvRuntimeFor } from '../src/osv/osv.runtime.ts';
 import type { OsvAffected, OsvRecord } from '../src/osv/osv.schema.ts';
 import { createOsvService, parseQuery } from '../src/osv/osv.service.ts';
 import { listSourceFiles, readSources } from '../src/osv/osv.sources.ts';
@@ -146,7 +145,7 @@ if (transport === 'http') {
   const service = definition['platform.v1.PlatformOSV'];
   // A 1 MiB HTTP/2 receive window, as grpc-java's default and what grpc-go's BDP estimation (osv-scanner) grows
   // to: with Node's 64 KiB default a 300 kB answer waits for several WINDOW_UPDATE round trips.
-  const client = new grpc.Client(target, grpc.credentials.createInsecure(), { 'grpc-node.flow_control_window': 1024 * 1024 });
+  const client = new grpc.Client(target, grpc.credentials.createInsecure(), { 'grpc-node.flow_control_window': 1024 * 1024, 'grpc.enable_channelz': 0 });
   const metadata = new grpc.Metadata();
   metadata.set('authorization', 'Bearer ' + token);
   // Requests are encoded as grpc-js clients do; answers are kept as the bytes received (see above).
@@ -195,6 +194,84 @@ async function latency(label: string, transport: 'http' | 'grpc', target: string
   report(`QueryBatch(1000) over ${label}: p50 ${fmt(b.p50)} ms, p99 ${fmt(b.p99)} ms (${BATCHES} batches)`);
 }
 
+interface PlatformProcess {
+  http: string;
+  grpc: string;
+  token: string;
+  /** From spawn to the replica's index. */
+  readyMs: number;
+  /** From the index to string-mode lookups built and answers stored. */
+  settledMs: number;
+  /** The server's resident memory now, in bytes (from /proc). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * `platform serve --only admin,grpc` on the benchmark's SQLite file, in its own process, as `npm start` runs it. Its
+ * first start prints the bootstrap token and the listeners; its log lines (JSON) say when the replica is ready and
+ * when it has settled.
+ */
+async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<PlatformProcess> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'platform.js'), 'serve', '--only', 'admin,grpc'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: sqliteUrl,
+      PLATFORM_DATA_DIR: dir,
+      PLATFORM_HOST: '127.0.0.1',
+      PLATFORM_HTTP_PORT: '0',
+      PLATFORM_GRPC_PORT: '0',
+      // The default level: a line per request, as a production replica logs.
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout });
+  const found = new Map<string, string>();
+  const times = new Map<string, number>();
+  const wanted = ['rest', 'grpc', 'token', 'OSV index built', 'OSV string-mode lookups built', 'OSV answers encoded'];
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`platform serve did not settle in 30 minutes; stderr: ${stderr}`)), 30 * 60_000);
+    child.once('exit', (code) => reject(new Error(`platform serve exited with ${code}: ${stderr}`)));
+    lines.on('line', (line) => {
+      const listener = /^(rest|grpc)\s+(\S+)/u.exec(line);
+      if (listener) found.set(listener[1] as string, listener[2] as string);
+      const token = /platform token:\s+(\S+)/u.exec(line);
+      if (token) found.set('token', token[1] as string);
+      if (line.startsWith('{')) {
+        const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
+        if (wanted.includes(msg) && !times.has(msg)) times.set(msg, performance.now());
+      }
+      if (wanted.every((w) => found.has(w) || times.has(w))) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  // From here on its log (a line per request at the default level, as in production) is drained unread.
+  lines.close();
+  child.stdout.resume();
+  const ready = times.get('OSV index built') as number;
+  const settled = Math.max(times.get('OSV string-mode lookups built') as number, times.get('OSV answers encoded') as number);
+  return {
+    http: found.get('rest') as string,
+    grpc: (found.get('grpc') as string).replace(/^grpc:\/\//u, ''),
+    token: found.get('token') as string,
+    readyMs: ready - started,
+    settledMs: settled - ready,
+    rss: () => Number(/VmRSS:\s+(\d+) kB/u.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
+    async stop() {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The naive baseline: every record in memory, every query walks all of them with the comparator.
 
@@ -235,6 +312,96 @@ function scanAffected(a: OsvAffected, ecosystem: string, name: string, version: 
   return false;
 }
 
+/**
+ * Steps 2 and 3, in this process: the index (build time, memory), matching and the service without a transport,
+ * and the naive scan. Its own function so that the index is unreachable once it returns.
+ */
+async function inProcess(sqliteUrl: string, corpus: { path: string; samples: SampleQuery[] }, queries: Record<string, unknown>[]): Promise<void> {
+  const handle = await openDatabase(sqliteUrl);
+  settle();
+  const before = process.memoryUsage();
+  let started = performance.now();
+  const index = await buildIndex(handle.db);
+  const buildMs = performance.now() - started;
+  settle();
+  const after = process.memoryUsage();
+  report(`index build: ${fmt(buildMs / 1000, 1)} s for ${JSON.stringify(index.stats())}`);
+  report(`index memory: heap +${fmt((after.heapUsed - before.heapUsed) / MiB, 0)} MiB, RSS +${fmt((after.rss - before.rss) / MiB, 0)} MiB (RSS now ${fmt(after.rss / MiB, 0)} MiB)`);
+
+  // In-process matching (no transport, no hydration) for the sampled queries.
+  const parsed = queries.map((q) => parseQuery(q));
+  const inProcess: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (const q of parsed) {
+      started = performance.now();
+      if (q.kind === 'commit') matchCommit(index, q.commit, { pageSize: 3000, after: undefined, deadline: Infinity, now: Date.now });
+      else if (q.kind === 'package') {
+        const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
+        matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), { pageSize: 3000, after: undefined, deadline: Infinity, now: Date.now });
+      }
+      if (round === 1) inProcess.push(performance.now() - started);
+    }
+  }
+  const ip = stats(inProcess);
+  report(`index matching in-process: p50 ${fmt(ip.p50, 4)} ms, p99 ${fmt(ip.p99, 4)} ms, mean ${fmt(ip.mean, 4)} ms per query`);
+
+  // The service in-process (matching plus hydration of full records from SQLite), without a transport.
+  const service = createOsvService({
+    db: handle.db,
+    index: staticIndexSource(index),
+    config: loadPlatformConfig({}).osv,
+    clock: { now: () => Date.now() },
+    log: createLogger({ level: 'silent' }),
+  });
+  const serviceSingle: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (const q of queries.slice(0, SINGLE_QUERIES)) {
+      started = performance.now();
+      await service.query(q);
+      if (round === 1) serviceSingle.push(performance.now() - started);
+    }
+  }
+  const ss = stats(serviceSingle);
+  report(`Query in-process (matching + full records from SQLite, no transport): p50 ${fmt(ss.p50)} ms, p99 ${fmt(ss.p99)} ms`);
+  const serviceBatch: number[] = [];
+  let entries = 0;
+  for (let i = 0; i < BATCHES; i++) {
+    const offset = (i * 1000) % Math.max(1, queries.length - 1000);
+    started = performance.now();
+    const result = await service.queryBatch({ queries: queries.slice(offset, offset + 1000) });
+    serviceBatch.push(performance.now() - started);
+    entries += (result.results ?? []).reduce((n, r) => n + (r.vulns?.length ?? 0), 0);
+  }
+  const sb = stats(serviceBatch);
+  report(`QueryBatch(1000) in-process: p50 ${fmt(sb.p50)} ms, p99 ${fmt(sb.p99)} ms (${Math.round(entries / BATCHES)} {id, modified} entries per answer)`);
+  // 3. Naive linear scan over the same records, in this process.
+  const scan: ScanRecord[] = [];
+  for await (const chunk of readSources(await listSourceFiles([corpus.path, ...BULK]))) {
+    for (const raw of chunk) if ('value' in raw) {
+      const r = raw.value as OsvRecord;
+      if (r.withdrawn === undefined) scan.push({ id: r.id, affected: r.affected ?? [] });
+    }
+  }
+  const scanMs: number[] = [];
+  let agree = 0;
+  const packageQueries = parsed.filter((q) => q.kind === 'package').slice(0, SCAN_QUERIES);
+  for (const q of packageQueries) {
+    if (q.kind !== 'package') continue;
+    started = performance.now();
+    const found: string[] = [];
+    for (const r of scan) if (r.affected.some((a) => scanAffected(a, q.ecosystem, q.ecosystem === 'GIT' ? normalizeRepo(q.name) : q.name, q.version))) found.push(r.id);
+    found.sort(compareIds);
+    scanMs.push(performance.now() - started);
+    const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
+    const indexed = matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), { pageSize: 100_000, after: undefined, deadline: Infinity, now: Date.now }).vulns.map((v) => v.id);
+    if (q.ecosystem === 'GIT' || JSON.stringify(found) === JSON.stringify(indexed)) agree++;
+  }
+  const sc = stats(scanMs);
+  report(`naive linear scan in-process: p50 ${fmt(sc.p50)} ms, p99 ${fmt(sc.p99)} ms per query over ${scan.length} records (${packageQueries.length} queries; same ids as the index for ${agree})`);
+  report(`speed-up of the index over the scan (p50, matching only): ${fmt(sc.p50 / ip.p50, 0)}×`);
+  await handle.close();
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'osv-bench-'));
   report(`PlatformOSV benchmark: ${RECORDS} synthetic records + bulk files, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`);
@@ -258,130 +425,27 @@ async function main(): Promise<void> {
       report('import PostgreSQL: skipped (give --pg postgres://… or OSV_BENCH_DATABASE_URL)');
     }
 
-    // 2. Index build and memory, then the running platform (its replica builds the same index).
-    const handle = await openDatabase(sqliteUrl);
-    settle();
-    const before = process.memoryUsage();
-    let started = performance.now();
-    const index = await buildIndex(handle.db);
-    const buildMs = performance.now() - started;
-    settle();
-    const after = process.memoryUsage();
-    report(`index build: ${fmt(buildMs / 1000, 1)} s for ${JSON.stringify(index.stats())}`);
-    report(`index memory: heap +${fmt((after.heapUsed - before.heapUsed) / MiB, 0)} MiB, RSS +${fmt((after.rss - before.rss) / MiB, 0)} MiB (RSS now ${fmt(after.rss / MiB, 0)} MiB)`);
-
-    // In-process matching (no transport, no hydration) for the sampled queries.
+    // 2.–3. The index and the naive scan in this process; then the benchmark's own index and records are dropped, so
+    // that only the platform's replica holds one while latency is measured.
     const queries = queryMix(corpus.samples);
-    const parsed = queries.map((q) => parseQuery(q));
-    const inProcess: number[] = [];
-    for (let round = 0; round < 2; round++) {
-      for (const q of parsed) {
-        started = performance.now();
-        if (q.kind === 'commit') matchCommit(index, q.commit, { pageSize: 3000, after: undefined, deadline: Infinity, now: Date.now });
-        else if (q.kind === 'package') {
-          const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
-          matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), { pageSize: 3000, after: undefined, deadline: Infinity, now: Date.now });
-        }
-        if (round === 1) inProcess.push(performance.now() - started);
-      }
-    }
-    const ip = stats(inProcess);
-    report(`index matching in-process: p50 ${fmt(ip.p50, 4)} ms, p99 ${fmt(ip.p99, 4)} ms, mean ${fmt(ip.mean, 4)} ms per query`);
+    await inProcess(sqliteUrl, corpus, queries);
+    settle();
 
-    // The service in-process (matching plus hydration of full records from SQLite), without a transport.
-    const service = createOsvService({
-      db: handle.db,
-      index: staticIndexSource(index),
-      config: loadPlatformConfig({}).osv,
-      clock: { now: () => Date.now() },
-      log: createLogger({ level: 'silent' }),
-    });
-    const serviceSingle: number[] = [];
-    for (let round = 0; round < 2; round++) {
-      for (const q of queries.slice(0, SINGLE_QUERIES)) {
-        started = performance.now();
-        await service.query(q);
-        if (round === 1) serviceSingle.push(performance.now() - started);
-      }
-    }
-    const ss = stats(serviceSingle);
-    report(`Query in-process (matching + full records from SQLite, no transport): p50 ${fmt(ss.p50)} ms, p99 ${fmt(ss.p99)} ms`);
-    const serviceBatch: number[] = [];
-    let entries = 0;
-    for (let i = 0; i < BATCHES; i++) {
-      const offset = (i * 1000) % Math.max(1, queries.length - 1000);
-      started = performance.now();
-      const result = await service.queryBatch({ queries: queries.slice(offset, offset + 1000) });
-      serviceBatch.push(performance.now() - started);
-      entries += (result.results ?? []).reduce((n, r) => n + (r.vulns?.length ?? 0), 0);
-    }
-    const sb = stats(serviceBatch);
-    report(`QueryBatch(1000) in-process: p50 ${fmt(sb.p50)} ms, p99 ${fmt(sb.p99)} ms (${Math.round(entries / BATCHES)} {id, modified} entries per answer)`);
-    await handle.close();
-
-    const config = loadPlatformConfig({
-      DATABASE_URL: sqliteUrl,
-      PLATFORM_DATA_DIR: dir,
-      PLATFORM_SECRET_KEY: Buffer.alloc(32, 9).toString('base64'),
-      LOG_LEVEL: 'silent',
-      OSV_REFRESH_INTERVAL_MS: '0',
-    });
-    const ctx: PlatformContext = await openContext({ config, log: createLogger({ level: 'silent' }) });
-    const owner = await ctx.identity.bootstrap({ accountName: 'bench', email: 'bench@example.test' });
-    // Building the REST app creates the context's PlatformOSV, whose replica starts building its index at once.
-    started = performance.now();
-    const rest = await buildRestApp(ctx);
-    await rest.listen({ host: '127.0.0.1', port: 0 });
-    const address = rest.server.address();
-    const httpBase = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    const server = createPlatformGrpcServer(ctx);
-    const { port } = await server.listen({ host: '127.0.0.1', port: 0 });
-    await osvRuntimeFor(ctx).keeper.whenReady(Date.now() + 600_000);
-    report(`platform ready: its replica index built in ${fmt((performance.now() - started) / 1000, 1)} s`);
-
-    // 3. Latency over both transports, once the replica has built its string-mode lookups and stored answers (the
-    // work every replica does after a build or an import lands; queries are answered meanwhile, only slower).
+    // 4. Latency against the platform as it runs in production: `platform serve` in a process of its own, measured
+    // once it has settled (its replica has built the index and the string-mode lookups, and stored the answers of
+    // every record: the work each replica does after a start or an import; queries are answered meanwhile, slower).
+    const platform = await startPlatformProcess(dir, sqliteUrl);
     try {
-      started = performance.now();
-      const runtime = osvRuntimeFor(ctx);
-      await runtime.keeper.whenWarm();
-      await runtime.answers.whenIdle();
-      report(`platform settled: string-mode lookups and answers of every record stored in ${fmt((performance.now() - started) / 1000, 1)} s`);
+      report(`platform ready (platform serve, its own process): replica index built in ${fmt(platform.readyMs / 1000, 1)} s`);
+      report(`platform settled: string-mode lookups and answers of every record stored ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB`);
       const heavy = queryMix(corpus.heavy);
-      await latency('HTTP', 'http', httpBase, owner.platform_token, queries, heavy);
-      await latency('gRPC', 'grpc', `127.0.0.1:${port}`, owner.platform_token, queries, heavy);
-    } finally {
-      await server.close(1000);
-      await rest.close();
-      await closeOsvRuntime(ctx);
-      await ctx.database.close();
-    }
+      await latency('HTTP', 'http', platform.http, platform.token, queries, heavy);
+      await latency('gRPC', 'grpc', platform.grpc, platform.token, queries, heavy);
 
-    // 4. Naive linear scan over the same records, in this process.
-    const scan: ScanRecord[] = [];
-    for await (const chunk of readSources(await listSourceFiles([corpus.path, ...BULK]))) {
-      for (const raw of chunk) if ('value' in raw) {
-        const r = raw.value as OsvRecord;
-        if (r.withdrawn === undefined) scan.push({ id: r.id, affected: r.affected ?? [] });
-      }
+      report(`server RSS after the latency runs: ${fmt(platform.rss() / MiB, 0)} MiB`);
+    } finally {
+      await platform.stop();
     }
-    const scanMs: number[] = [];
-    let agree = 0;
-    const packageQueries = parsed.filter((q) => q.kind === 'package').slice(0, SCAN_QUERIES);
-    for (const q of packageQueries) {
-      if (q.kind !== 'package') continue;
-      started = performance.now();
-      const found: string[] = [];
-      for (const r of scan) if (r.affected.some((a) => scanAffected(a, q.ecosystem, q.ecosystem === 'GIT' ? normalizeRepo(q.name) : q.name, q.version))) found.push(r.id);
-      found.sort(compareIds);
-      scanMs.push(performance.now() - started);
-      const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
-      const indexed = matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), { pageSize: 100_000, after: undefined, deadline: Infinity, now: Date.now }).vulns.map((v) => v.id);
-      if (q.ecosystem === 'GIT' || JSON.stringify(found) === JSON.stringify(indexed)) agree++;
-    }
-    const sc = stats(scanMs);
-    report(`naive linear scan in-process: p50 ${fmt(sc.p50)} ms, p99 ${fmt(sc.p99)} ms per query over ${scan.length} records (${packageQueries.length} queries; same ids as the index for ${agree})`);
-    report(`speed-up of the index over the scan (p50, matching only): ${fmt(sc.p50 / ip.p50, 0)}×`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -90,7 +90,8 @@ export function createAnswerEncoder(deps: { db: Kysely<Database>; log: Logger })
       again = false;
       try {
         const pass = await encodePendingAnswers(deps.db, { signal: controller.signal, log: deps.log });
-        if (pass.encoded > 0 || pass.failed > 0) deps.log.info({ ...pass, per_second: Math.round((pass.encoded * 1000) / Math.max(1, pass.ms)) }, 'OSV answers encoded');
+        // Logged even when every record had its answers: the pass only runs after a build or a refresh with changes.
+        deps.log.info({ ...pass, per_second: Math.round((pass.encoded * 1000) / Math.max(1, pass.ms)) }, 'OSV answers encoded');
       } catch (error) {
         if (controller.signal.aborted || isClosedDatabaseError(error)) return;
         deps.log.warn({ err: error }, 'OSV answer encoding failed; records are converted per call until the next import or restart');

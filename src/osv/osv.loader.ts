@@ -166,7 +166,8 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
         if (current === undefined || closed) return;
         const started = Date.now();
         const built = await warmStringLookups(current, controller.signal);
-        if (built > 0) log.info({ lists: built, ms: Date.now() - started }, 'OSV string-mode lookups built');
+        // Logged even when nothing was built: operators (and bench:osv) learn when the replica has settled.
+        log.info({ lists: built, ms: Date.now() - started }, 'OSV string-mode lookups built');
       } while (warmAgain && !closed);
     })()
       .catch((error: unknown) => log.warn({ err: error }, 'building OSV string-mode lookups failed; they are built on first use'))
