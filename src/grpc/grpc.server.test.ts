@@ -68,6 +68,16 @@ describe('gRPC server', () => {
     expect(refused.code).toBe(grpc.status.UNAUTHENTICATED);
   });
 
+  it('logs each call with its RPC and transport: gRPC once answered, HTTP on the request logger itself', async () => {
+    const parsed = () => p.platform.logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    await unary(testing, 'Ping', { text: 'logged over grpc' }, bearer(token));
+    await expect.poll(() => parsed().some((l) => l.msg === 'rpc completed' && l.rpc === 'platform.testing.v1.PlatformTesting/Ping' && l.transport === 'grpc' && l.code === 0)).toBe(true);
+    const http = await httpJson(`${p.restUrl}/platform/testing/v1/ping`, { method: 'POST', token, body: { text: 'logged over http' } });
+    expect(http.status).toBe(200);
+    // The request's own line carries the RPC too: the route's request logger is the RPC's logger.
+    await expect.poll(() => parsed().some((l) => l.msg === 'request completed' && l.rpc === 'platform.testing.v1.PlatformTesting/Ping' && l.transport === 'http' && typeof l.request_id === 'string')).toBe(true);
+  });
+
   it('answers the standard health service for the server and each service', async () => {
     const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String });
     const loaded = grpc.loadPackageDefinition(healthDefinition) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };

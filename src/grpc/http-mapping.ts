@@ -117,6 +117,9 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
       method: b.rpc.http.method,
       url: b.rpc.http.path,
       ...(b.rpc.http.bodyLimit !== undefined ? { bodyLimit: b.rpc.http.bodyLimit } : {}),
+      // The request's logger carries the RPC's name from the start: one child logger per request, not two (pino
+      // rebuilds every level method of each child).
+      childLoggerFactory: (logger, bindings, options) => logger.child({ ...bindings, rpc: name, transport: 'http' }, options),
       // The caller is authenticated before the body is read, so a stranger cannot make the server read and parse a
       // large body (a CreateDocument body may be over 11 MB); 401 comes first, before any 413 or 400.
       onRequest: async (request: FastifyRequest) => {
@@ -134,7 +137,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
         void sendRpcError(reply, mapped, style);
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const log = request.log.child({ rpc: name, transport: 'http' }) as Logger;
+        const log = request.log as Logger;
         const controller = new AbortController();
         // The connection closing before the answer is written means the client went away: cancel the call.
         const onClose = () => {
