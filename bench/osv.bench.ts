@@ -4,7 +4,7 @@
 //  2. the in-memory index in this process: build time and memory, matching and the service without a transport;
 //  3. the baseline: a naive linear scan over the same records, in this process;
 //  4. Query and QueryBatch(1000) latency over gRPC and over HTTP against `platform serve` in a process of its own
-//     (as `npm start` runs it), once it has settled (string-mode lookups built, answers stored), measured by a
+//     (as `npm start` runs it), once it has settled (lookups of large packages warmed, answers stored), measured by a
 //     client in a worker thread of this process.
 // Targets (issue 6): import ≥ 10,000 records/s on SQLite; index < 1.5 GiB for 500,000 records; Query p99 < 5 ms;
 // QueryBatch(1000) p50 < 100 ms. Not part of `npm test`. Prints the figures only.
@@ -200,7 +200,7 @@ interface PlatformProcess {
   token: string;
   /** From spawn to the replica's index. */
   readyMs: number;
-  /** From the index to string-mode lookups built and answers stored. */
+  /** From the index to the lookups of large packages warmed and answers stored. */
   settledMs: number;
   /** The server's resident memory now, in bytes (from /proc). */
   rss(): number;
@@ -233,7 +233,7 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
   const lines = createInterface({ input: child.stdout });
   const found = new Map<string, string>();
   const times = new Map<string, number>();
-  const wanted = ['rest', 'grpc', 'token', 'OSV index built', 'OSV string-mode lookups built', 'OSV answers encoded'];
+  const wanted = ['rest', 'grpc', 'token', 'OSV index built', 'OSV lookups warmed', 'OSV answers encoded'];
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`platform serve did not settle in 30 minutes; stderr: ${stderr}`)), 30 * 60_000);
     child.once('exit', (code) => reject(new Error(`platform serve exited with ${code}: ${stderr}`)));
@@ -256,7 +256,7 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
   lines.close();
   child.stdout.resume();
   const ready = times.get('OSV index built') as number;
-  const settled = Math.max(times.get('OSV string-mode lookups built') as number, times.get('OSV answers encoded') as number);
+  const settled = Math.max(times.get('OSV lookups warmed') as number, times.get('OSV answers encoded') as number);
   return {
     http: found.get('rest') as string,
     grpc: (found.get('grpc') as string).replace(/^grpc:\/\//u, ''),
@@ -432,12 +432,13 @@ async function main(): Promise<void> {
     settle();
 
     // 4. Latency against the platform as it runs in production: `platform serve` in a process of its own, measured
-    // once it has settled (its replica has built the index and the string-mode lookups, and stored the answers of
-    // every record: the work each replica does after a start or an import; queries are answered meanwhile, slower).
+    // once it has settled (its replica has built the index, warmed the lookups of large packages and stored the
+    // answers of every record: the work each replica does after a start or an import; queries are answered
+    // meanwhile, slower).
     const platform = await startPlatformProcess(dir, sqliteUrl);
     try {
       report(`platform ready (platform serve, its own process): replica index built in ${fmt(platform.readyMs / 1000, 1)} s`);
-      report(`platform settled: string-mode lookups and answers of every record stored ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB`);
+      report(`platform settled: lookups of large packages warmed and answers of every record stored ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB`);
       const heavy = queryMix(corpus.heavy);
       await latency('HTTP', 'http', platform.http, platform.token, queries, heavy);
       await latency('gRPC', 'grpc', platform.grpc, platform.token, queries, heavy);

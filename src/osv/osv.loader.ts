@@ -6,7 +6,7 @@ import type { Database } from '../core/db/schema.ts';
 import type { Logger } from '../core/logger.ts';
 import { compareIds, CorpusIndex } from './osv.index.ts';
 import type { IndexRowData } from './osv.rows.ts';
-import { warmStringLookups } from './osv.matcher.ts';
+import { warmLookups } from './osv.matcher.ts';
 import { changedRecordIds, indexRowFromStored, readGeneration, readIndexRowsBetween, readIndexRowsOf, readRecordHeads, readRecordHeadsOf, type RecordHead } from './osv.store.ts';
 import type { OsvAffectedRow } from './osv.table.ts';
 
@@ -100,7 +100,7 @@ export interface IndexKeeper extends IndexSource {
   start(): void;
   /** Checks the generation now and applies changes (also what the timer runs). */
   refresh(): Promise<number>;
-  /** Resolves once the background work after the last change (string-mode lookups) is done. */
+  /** Resolves once the background work after the last change (the lookups of large packages) is done. */
   whenWarm(): Promise<void>;
   /** Stops the timer and waits for a running build or refresh. */
   close(): Promise<void>;
@@ -149,7 +149,7 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
     }
   }
 
-  // After every change: the string-mode lookups of large lists are built in the background (warmStringLookups),
+  // After every change: the lookups of large packages are prepared in the background (warmLookups),
   // one run at a time, again when a change landed meanwhile; then the owner is told.
   let warming: Promise<void> | undefined;
   let warmAgain = false;
@@ -165,12 +165,12 @@ export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; int
         const current = index;
         if (current === undefined || closed) return;
         const started = Date.now();
-        const built = await warmStringLookups(current, controller.signal);
+        const warmed = await warmLookups(current, controller.signal);
         // Logged even when nothing was built: operators (and bench:osv) learn when the replica has settled.
-        log.info({ lists: built, ms: Date.now() - started }, 'OSV string-mode lookups built');
+        log.info({ string_lookups: warmed.lookups, parsed_lists: warmed.parsedLists, ms: Date.now() - started }, 'OSV lookups warmed');
       } while (warmAgain && !closed);
     })()
-      .catch((error: unknown) => log.warn({ err: error }, 'building OSV string-mode lookups failed; they are built on first use'))
+      .catch((error: unknown) => log.warn({ err: error }, 'warming OSV lookups failed; they are built on first use'))
       .finally(() => (warming = undefined));
   }
 

@@ -1,11 +1,11 @@
 // Matching semantics (osv-facts.md §4) against the upstream tables in osv-data/matching-cases: osv.dev's
 // MatchPackages cases (index rows, pagination, commits, tag normalisation) and osv-scalibr's IsAffected groups.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { sharedPath } from '../../test/support/shared.ts';
-import { normalizePackageName } from './ecosystems/index.ts';
+import { comparatorFor, normalizePackageName } from './ecosystems/index.ts';
 import { CorpusIndex } from './osv.index.ts';
-import { canonicalizeVersion, matchCommit, matchRows, normalizeTag, RowMatcher, stripRepoPrefix, warmStringLookups, type PageLimits } from './osv.matcher.ts';
+import { canonicalizeVersion, matchCommit, matchRows, normalizeTag, RowMatcher, stripRepoPrefix, warmLookups, type PageLimits } from './osv.matcher.ts';
 import { computeIndexRows, normalizeRepo } from './osv.rows.ts';
 import type { OsvAffected, OsvEvent, OsvRecord } from './osv.schema.ts';
 
@@ -248,24 +248,48 @@ describe('matching details', () => {
   it('[OSV-MATCH-STRING] builds the lookups of large string-mode packages ahead of queries, with the same answers', async () => {
     const rec = (i: number, ecosystem: string, name: string, versions: string[]): OsvRecord => ({ id: `OSV-2021-${String(i).padStart(4, '0')}`, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem, name }, versions }] });
     const big = Array.from({ length: 100 }, (_, i) => rec(i, 'OSS-Fuzz', 'big', i % 4 === 0 ? ['release-2.0.0'] : [`r${i}`]));
-    // Large but with a comparator (built on first use only), and small (never worth a lookup).
-    const npm = Array.from({ length: 100 }, (_, i) => rec(100 + i, 'npm', 'left-pad', ['1.0.0']));
+    // Small: never worth a lookup.
     const small = Array.from({ length: 10 }, (_, i) => rec(200 + i, 'OSS-Fuzz', 'small', ['release-2.0.0']));
-    const cold = indexOfRecords([...big, ...npm, ...small]);
-    const warm = indexOfRecords([...big, ...npm, ...small]);
-    expect(await warmStringLookups(warm)).toBe(1);
-    expect(await warmStringLookups(warm)).toBe(0);
+    const cold = indexOfRecords([...big, ...small]);
+    const warm = indexOfRecords([...big, ...small]);
+    expect(await warmLookups(warm)).toEqual({ lookups: 1, parsedLists: 0 });
+    expect(await warmLookups(warm)).toEqual({ lookups: 0, parsedLists: 0 });
     for (const version of ['release-2.0.0', '2.0.0', 'r5', 'nope']) {
       expect(query(warm, 'OSS-Fuzz', 'big', version).ids, version).toEqual(query(cold, 'OSS-Fuzz', 'big', version).ids);
     }
     expect(query(warm, 'OSS-Fuzz', 'big', '2.0.0').ids).toHaveLength(25);
     // A change to the list drops its lookup; the next warm-up builds it again.
     warm.applyVuln('OSV-2021-0001', '2024-02-01T00:00:00Z', computeIndexRows(rec(1, 'OSS-Fuzz', 'big', ['release-2.0.0'])));
-    expect(await warmStringLookups(warm)).toBe(1);
+    expect(await warmLookups(warm)).toEqual({ lookups: 1, parsedLists: 0 });
     expect(query(warm, 'OSS-Fuzz', 'big', '2.0.0').ids).toHaveLength(26);
     const stopped = new AbortController();
     stopped.abort();
-    expect(await warmStringLookups(indexOfRecords(big), stopped.signal)).toBe(0);
+    expect(await warmLookups(indexOfRecords(big), stopped.signal)).toEqual({ lookups: 0, parsedLists: 0 });
+  });
+
+  it('[OSV-MATCH-EVENTS] parses the versions of large packages with a comparator ahead of queries, with the same answers', async () => {
+    // Version strings no other test uses: the parse cache is shared by every index of the process.
+    const rec = (i: number): OsvRecord => ({
+      id: `OSV-2022-${String(i).padStart(4, '0')}`,
+      modified: '2024-01-01T00:00:00Z',
+      affected: [{ package: { ecosystem: 'npm', name: 'warm-pad' }, versions: [`77.${i}.0`], ranges: [{ type: 'SEMVER', events: [{ introduced: `77.${i}.1` }, { fixed: `77.${i}.9` }] }] }],
+    });
+    const records = Array.from({ length: 100 }, (_, i) => rec(i));
+    const small = indexOfRecords(records.slice(0, 10));
+    expect(await warmLookups(small)).toEqual({ lookups: 0, parsedLists: 0 });
+    const warm = indexOfRecords(records);
+    expect(await warmLookups(warm)).toEqual({ lookups: 0, parsedLists: 1 });
+    const order = comparatorFor('npm')!;
+    const parse = vi.spyOn(order, 'parse');
+    try {
+      // Every listed and event version is parsed already: a query parses nothing of the rows.
+      expect(query(warm, 'npm', 'warm-pad', '77.5.0').ids).toEqual(['OSV-2022-0005']);
+      expect(query(warm, 'npm', 'warm-pad', '77.42.3').ids).toEqual(['OSV-2022-0042']);
+      expect(parse.mock.calls.map((c) => c[0])).toEqual(['77.42.3']);
+      expect(query(warm, 'npm', 'warm-pad', '77.42.9').ids).toEqual([]);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('[OSV-DEADLINE] stops at the deadline with a cursor after the last record judged', () => {
