@@ -139,6 +139,27 @@ describe('gRPC server', () => {
     expect(p.probe.sleepAborted.at(-1)).toBe(true);
   });
 
+  it('tells the handler to stop when the client goes away mid-call, on both transports', async () => {
+    const before = p.probe.sleepAborted.length;
+    const sleep = (testing as unknown as Record<string, (r: object, m: grpc.Metadata, cb: (e: unknown) => void) => grpc.ClientUnaryCall>).Sleep!;
+    const call = sleep.call(testing, {}, bearer(token), () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    call.cancel();
+    await expect.poll(() => p.probe.sleepAborted.length).toBe(before + 1);
+    expect(p.probe.sleepAborted.at(-1)).toBe(true);
+
+    const gone = new AbortController();
+    const request = fetch(`${p.restUrl}/platform/testing/v1/sleep`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}', signal: gone.signal });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    gone.abort();
+    await expect(request).rejects.toThrow();
+    await expect.poll(() => p.probe.sleepAborted.length).toBe(before + 2);
+    expect(p.probe.sleepAborted.at(-1)).toBe(true);
+    // A call that finishes is not cancelled afterwards (grpc-js reports every finished stream as cancelled).
+    await expect(unary(testing, 'Sleep', { millis: 10 }, bearer(token))).resolves.toEqual({});
+    expect(p.probe.sleepAborted.at(-1)).toBe(false);
+  });
+
   it('turns an unexpected error into INTERNAL with a generic message, on both transports', async () => {
     const error = await grpcError(unary(testing, 'Fail', { reason: 'boom' }, bearer(token)));
     expect(error.code).toBe(grpc.status.INTERNAL);

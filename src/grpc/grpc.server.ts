@@ -124,23 +124,18 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
     const callLog = log.child({ rpc: name, transport: 'grpc' });
     return (call: UnaryCall, callback: UnaryCallback): void => {
       const started = performance.now();
-      const controller = new AbortController();
-      let answered = false;
-      // grpc-js reports every finished stream as cancelled; only a call still running has work to stop.
-      call.on('cancelled', () => {
-        if (!answered) controller.abort();
-      });
       // The log line is written after the answer is handed over, so it never delays it.
-      const finish = (code: number) => {
-        answered = true;
-        callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
-      };
+      const finish = (code: number) => callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
       invokeRpcResponse(deps, b, {
         authorization: metadataValue(call.metadata, 'authorization'),
         // Bytes stay the Buffers grpc-js decoded: a document is never base64-encoded on the gRPC path.
         decode: () => protos.codec.fromProto(b.proto.requestType, call.request, { bytes: 'buffer' }),
         clientDeadline: deadlineMs(call.getDeadline()),
-        signal: controller.signal,
+        // Registered while the handler runs only: grpc-js also reports every finished stream as cancelled.
+        onClientGone: (cancel) => {
+          call.on('cancelled', cancel);
+          return () => call.off('cancelled', cancel);
+        },
         transport: 'grpc',
         log: callLog,
       }).then(

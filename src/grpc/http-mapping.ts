@@ -138,26 +138,25 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const log = request.log as Logger;
-        const controller = new AbortController();
-        // The connection closing before the answer is written means the client went away: cancel the call.
-        const onClose = () => {
-          if (!reply.raw.writableEnded) controller.abort();
-        };
-        reply.raw.once('close', onClose);
         try {
           const response = await invokeRpcResponse(runtime, b, {
             authorization: request.headers.authorization,
             authenticated: authenticated.get(request),
             decode: () => decodeHttpRequest(deps.protos.codec, b, request),
-            signal: controller.signal,
+            // The connection closing before the answer is written means the client went away: cancel the call.
+            onClientGone: (cancel) => {
+              const onClose = () => {
+                if (!reply.raw.writableEnded) cancel();
+              };
+              reply.raw.once('close', onClose);
+              return () => reply.raw.off('close', onClose);
+            },
             transport: 'http',
             log,
           });
           return reply.status(200).type('application/json; charset=utf-8').send(httpResponseBody(deps.protos.codec, response));
         } catch (error) {
           return sendRpcError(reply, asAppError(error, log), style);
-        } finally {
-          reply.raw.off('close', onClose);
         }
       },
     });

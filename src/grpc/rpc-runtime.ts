@@ -104,8 +104,11 @@ export interface RpcInvocation {
   decode(): CanonicalObject;
   /** The client's deadline in epoch ms (Infinity or undefined when none). */
   clientDeadline?: number | undefined;
-  /** Aborted when the client goes away. */
-  signal?: AbortSignal | undefined;
+  /**
+   * Registers `cancel` to run if the client goes away before the answer; returns what undoes the registration.
+   * (A callback rather than an AbortSignal: see `CallCancellation`.)
+   */
+  onClientGone?: ((cancel: () => void) => () => void) | undefined;
   /**
    * Which transport carries the call. It also decides the form of `bytes` fields in the returned response:
    * Buffers for gRPC (serialized as they are), base64 text for HTTP (written as JSON).
@@ -170,6 +173,42 @@ function convertResponse(deps: RpcRuntimeDeps, bound: BoundRpc, response: unknow
   return { split: { rest, shared, elements } };
 }
 
+/**
+ * The cancellation of one call (deadline passed, client gone), with an AbortController only once a handler reads
+ * `signal`. Node 20's AbortSignals outlive young-generation collections: one per call made every scavenge of a
+ * busy server copy them with everything their listeners reached (about 3 ms per scavenge under load, against
+ * 0.3 ms without), although most calls finish long before anything cancels them.
+ */
+class CallCancellation {
+  private controller: AbortController | undefined;
+  private reason: Error | undefined;
+  private fail: ((reason: Error) => void) | undefined;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.reason !== undefined) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  cancel(reason: Error): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    this.fail?.(reason);
+  }
+
+  /** `work`'s outcome, or the cancellation's reason if that comes first. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.reason !== undefined) return Promise.reject(this.reason);
+    return new Promise<T>((resolve, reject) => {
+      this.fail = reject;
+      work.then(resolve, reject);
+    });
+  }
+}
+
 /** `invokeRpc`, keeping a response with shared elements split so the transport can assemble it from cached pieces. */
 export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<RpcResponse> {
   const { rpc } = bound;
@@ -181,20 +220,23 @@ export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, c
   const deadline = Math.min(clientDeadline, now + deps.maxDeadlineMs);
   if (deadline <= now) throw new AppError('deadline_exceeded', 'deadline exceeded before the call started');
 
-  const controller = new AbortController();
-  const onClientGone = () => controller.abort(new AppError('unavailable', 'the client cancelled the call'));
-  if (call.signal?.aborted) onClientGone();
-  call.signal?.addEventListener('abort', onClientGone, { once: true });
-  const timer = setTimeout(() => controller.abort(new AppError('deadline_exceeded', 'deadline exceeded')), deadline - now);
-  const aborted = new Promise<never>((_resolve, reject) => {
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true });
-  });
-  // Whichever loses the race may settle later; it must not become an unhandled rejection.
-  aborted.catch(() => undefined);
+  const cancellation = new CallCancellation();
+  const undoClientGone = call.onClientGone?.(() => cancellation.cancel(new AppError('unavailable', 'the client cancelled the call')));
+  const timer = setTimeout(() => cancellation.cancel(new AppError('deadline_exceeded', 'deadline exceeded')), deadline - now);
   try {
-    const work = rpc.handler({ principal, request, deadline, signal: controller.signal, log: call.log, transport: call.transport });
+    const work = rpc.handler({
+      principal,
+      request,
+      deadline,
+      get signal() {
+        return cancellation.signal;
+      },
+      log: call.log,
+      transport: call.transport,
+    });
+    // Whichever loses the race may settle later; it must not become an unhandled rejection.
     work.catch(() => undefined);
-    const response = await Promise.race([work, aborted]);
+    const response = await cancellation.race(work);
     try {
       // Buffers from the handler pass without a check or a copy; only base64 text is checked (in linear time).
       return convertResponse(deps, bound, response, call.transport === 'grpc' ? 'buffer' : 'base64');
@@ -203,7 +245,7 @@ export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, c
     }
   } finally {
     clearTimeout(timer);
-    call.signal?.removeEventListener('abort', onClientGone);
+    undoClientGone?.();
   }
 }
 

@@ -37,8 +37,11 @@ export interface RpcCall<Req> {
   request: Req;
   /** Epoch milliseconds by which the answer is due: the client's gRPC deadline, capped by `PLATFORM_RPC_DEADLINE_MS`. */
   deadline: number;
-  /** Aborted when the deadline passes or the client goes away; long work should stop (or return partial results). */
-  signal: AbortSignal;
+  /**
+   * Aborted when the deadline passes or the client goes away; long work should stop (or return partial results).
+   * Created when first read (an AbortSignal per call costs the garbage collector), so read it only when needed.
+   */
+  readonly signal: AbortSignal;
   /** A child logger naming the RPC and transport. */
   log: Logger;
   /**

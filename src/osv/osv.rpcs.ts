@@ -18,7 +18,8 @@ export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
     http: { method: 'POST', path: '/platform/v1/osv/query', body: '*', errorStyle: 'status' },
     // Records come as the stored bytes this transport sends (EncodedMessage), or, for rows stored before answers
     // were, as objects from the service's cache that are never changed: each is converted once, not on every call.
-    handler: ({ request, deadline, signal, transport }) => service.queryEncoded(request, transport === 'grpc' ? 'wire' : 'json', { deadline, signal }),
+    // The call itself is the options: its signal is only created if the service reads it.
+    handler: (call) => service.queryEncoded(call.request, call.transport === 'grpc' ? 'wire' : 'json', call),
     sharedElements: 'vulns',
   };
   const batch: RpcMethod<unknown, BatchVulnerabilityListJson> = {
@@ -26,14 +27,14 @@ export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
     method: 'QueryBatch',
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'POST', path: '/platform/v1/osv/querybatch', body: '*', bodyLimit: BATCH_BODY_LIMIT, errorStyle: 'status' },
-    handler: ({ request, deadline, signal }) => service.queryBatch(request, { deadline, signal }),
+    handler: (call) => service.queryBatch(call.request, call),
   };
   const get: RpcMethod<unknown, VulnJson> = {
     service: SERVICE,
     method: 'GetVuln',
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'GET', path: '/platform/v1/osv/vulns/:id', errorStyle: 'status' },
-    handler: ({ request, deadline, signal }) => service.getVuln(request, { deadline, signal }),
+    handler: (call) => service.getVuln(call.request, call),
   };
   return [query, batch, get] as RpcMethod[];
 }
