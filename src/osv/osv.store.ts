@@ -244,7 +244,8 @@ function answerSql(db: Db, form: 'json' | 'wire', size: number): string {
       .selectFrom('osv_records')
       .select(['id', 'answer_size', sql<Buffer | string | null>`${column}`.as('answer'), sql<string | null>`case when ${missing} or answer_size is null then record end`.as('record')])
       .where('id', 'in', Array.from({ length: size }, () => ''))
-      .where('withdrawn', '=', 0)
+      // A literal, so the statement's parameters are exactly the ids.
+      .where('withdrawn', '=', sql.lit(0))
       .compile().sql;
     byKey.set(key, text);
   }
@@ -258,7 +259,6 @@ export async function findLiveAnswers(db: Db, ids: readonly string[], form: 'jso
     const size = ANSWER_LIST_SIZES.find((n) => n >= part.length) ?? CHUNK;
     const parameters: unknown[] = part.slice();
     while (parameters.length < size) parameters.push('');
-    parameters.push(0);
     const { rows } = await db.executeQuery<AnswerRow>(CompiledQuery.raw(answerSql(db, form, size), parameters));
     for (const row of rows) {
       if (row.answer === null || row.answer_size === null) out.set(row.id, pendingAnswer(row.record));
