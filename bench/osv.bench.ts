@@ -26,10 +26,9 @@ import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/o
 import { importRecords } from '../src/osv/osv.importer.ts';
 import { compareIds } from '../src/osv/osv.index.ts';
 import { buildIndex, staticIndexSource } from '../src/osv/osv.loader.ts';
-import { matchCommit, matchRows, RowMatcher } from '../src/osv/osv.matcher.ts';
 import { normalizeRepo } from '../src/osv/osv.rows.ts';
 import type { OsvAffected, OsvRecord } from '../src/osv/osv.schema.ts';
-import { createOsvService, parseQuery } from '../src/osv/osv.service.ts';
+import { createOsvService, matchQuery, parseQuery } from '../src/osv/osv.service.ts';
 import { listSourceFiles, readSources } from '../src/osv/osv.sources.ts';
 import { SyntheticCorpus, type SampleQuery } from './osv-corpus.ts';
 import { percentile } from './stats.ts';
@@ -334,11 +333,7 @@ async function inProcess(sqliteUrl: string, corpus: { path: string; samples: Sam
   for (let round = 0; round < 2; round++) {
     for (const q of parsed) {
       started = performance.now();
-      if (q.kind === 'commit') matchCommit(index, q.commit, { pageSize: 3000, after: undefined, deadline: Infinity, now: Date.now });
-      else if (q.kind === 'package') {
-        const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
-        matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), { pageSize: 3000, after: undefined, deadline: Infinity, now: Date.now });
-      }
+      matchQuery(index, q, { pageSize: 3000, deadline: Infinity, now: Date.now });
       if (round === 1) inProcess.push(performance.now() - started);
     }
   }
@@ -392,8 +387,7 @@ async function inProcess(sqliteUrl: string, corpus: { path: string; samples: Sam
     for (const r of scan) if (r.affected.some((a) => scanAffected(a, q.ecosystem, q.ecosystem === 'GIT' ? normalizeRepo(q.name) : q.name, q.version))) found.push(r.id);
     found.sort(compareIds);
     scanMs.push(performance.now() - started);
-    const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
-    const indexed = matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), { pageSize: 100_000, after: undefined, deadline: Infinity, now: Date.now }).vulns.map((v) => v.id);
+    const indexed = matchQuery(index, q, { pageSize: 100_000, deadline: Infinity, now: Date.now }).vulns.map((v) => v.id);
     if (q.ecosystem === 'GIT' || JSON.stringify(found) === JSON.stringify(indexed)) agree++;
   }
   const sc = stats(scanMs);

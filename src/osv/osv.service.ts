@@ -68,6 +68,15 @@ export type ParsedQuery =
   /** A purl of a type OSV does not map: an empty result, not an error (§2). */
   | { kind: 'nothing' };
 
+/** One page of a parsed query's matches, from its cursor (§4.2): commits by hash, packages by their rows. */
+export function matchQuery(index: CorpusIndex, q: ParsedQuery, limits: Omit<PageLimits, 'after'>): MatchPage {
+  if (q.kind === 'nothing') return { vulns: [], cursor: undefined, timedOut: false };
+  const page: PageLimits = { ...limits, after: q.after };
+  if (q.kind === 'commit') return matchCommit(index, q.commit, page);
+  const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
+  return matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), page);
+}
+
 function invalidArgument(message: string): AppError {
   return new AppError('parameter_invalid', message);
 }
@@ -236,11 +245,7 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
   }
 
   function matchOne(index: CorpusIndex, q: ParsedQuery, pageSize: number, deadline: number): MatchPage {
-    const limits: PageLimits = { pageSize, after: q.kind === 'nothing' ? undefined : q.after, deadline, now: () => clock.now() };
-    if (q.kind === 'nothing') return { vulns: [], cursor: undefined, timedOut: false };
-    if (q.kind === 'commit') return matchCommit(index, q.commit, limits);
-    const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);
-    return matchRows(rows, new RowMatcher({ ecosystem: q.ecosystem, version: q.version }), limits);
+    return matchQuery(index, q, { pageSize, deadline, now: () => clock.now() });
   }
 
   function token(q: ParsedQuery, cursor: string | undefined): string | undefined {
