@@ -1,0 +1,43 @@
+import { AppError } from './errors.ts';
+
+// U+0000 (PostgreSQL text and jsonb refuse it; SQLite stores it but truncates it in some functions) and UTF-16
+// surrogates without their pair (not encodable as UTF-8, so a driver would silently store U+FFFD instead).
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether a string holds a character neither database can store as sent. */
+export function isUnstorableText(text: string): boolean {
+  return UNSTORABLE.test(text);
+}
+
+/**
+ * The path (`body.email`, `id`, `queries.3.package.name`) of the first string inside `value` (keys included) that
+ * neither database can store as sent, or undefined. Walks plain JSON values and decoded messages alike.
+ */
+export function findUnstorableText(value: unknown, where: string): string | undefined {
+  if (typeof value === 'string') return isUnstorableText(value) ? where : undefined;
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return undefined;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) {
+      const found = findUnstorableText(value[index], `${where}.${index}`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (isUnstorableText(key)) return `${where}.${key.replace(UNSTORABLE, '?')}`;
+    const found = findUnstorableText(item, `${where}.${key}`);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses input holding text the databases cannot store (a NUL character, an unpaired surrogate) with
+ * `parameter_invalid`, so both dialects answer the same 400 / INVALID_ARGUMENT instead of one of them failing
+ * with a 500 deep in SQL. Called once per request at each transport's boundary; the message names only the field.
+ */
+export function assertStorableText(value: unknown, where: string): void {
+  const path = findUnstorableText(value, where);
+  if (path) throw new AppError('parameter_invalid', `${path}: contains a character that cannot be stored (NUL or an unpaired surrogate)`);
+}
