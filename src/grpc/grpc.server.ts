@@ -102,6 +102,8 @@ const compressedFlagGuard: grpc.ServerInterceptor = (_method, call) => {
   if (typeof original !== 'function') throw new Error('@grpc/grpc-js has no decompressMessage: the compressed-flag check cannot be installed');
   internals.decompressMessage = (frame, encoding) => {
     if (encoding === 'identity' && frame[0] === 1) {
+      // grpc-js sends a rejection of this method as the call's status, so it must be a status object.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject({ code: GRPC_STATUS.INTERNAL, details: 'compressed message without a grpc-encoding' });
     }
     return original.call(call, frame, encoding);

@@ -42,7 +42,7 @@ export function rawGrpcOn(session: http2.ClientHttp2Session, path: string, body:
     let all: http2.IncomingHttpHeaders = {};
     const chunks: Buffer[] = [];
     stream.on('response', (h) => (all = { ...all, ...h }));
-    stream.on('trailers', (t) => (all = { ...all, ...t }));
+    stream.on('trailers', (t: http2.IncomingHttpHeaders) => (all = { ...all, ...t }));
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('error', reject);
     stream.on('close', () => {
