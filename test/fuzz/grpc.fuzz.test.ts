@@ -147,7 +147,7 @@ for (const dialect of dialects) {
     }, 120_000);
 
     it('answers random HTTP mapping requests without a 5xx, in the route\'s error body, and a refusal stores nothing', async () => {
-      // Ids are percent-encoded: a malformed escape is refused by the framework before routing (see docs/grpc.md).
+      // Ids are percent-encoded: a malformed escape is refused by the framework before routing (docs/grpc.md, "Error bodies", known gap).
       // A lone surrogate has no UTF-8 form to escape; it comes as U+FFFD (JSON bodies still carry lone surrogates).
       const escape = (s: string) => {
         try {
@@ -172,7 +172,7 @@ for (const dialect of dialects) {
           fc.constant({ method: 'POST', path: '/platform/v1/osv/querybatch', osv: true }),
           id.map((i) => ({ method: 'GET', path: `/platform/v1/osv/vulns/${i}`, osv: true })),
           // No route: sent without a body (a body there is parsed by the framework before any hook of ours; see
-          // docs/grpc.md, "Error bodies").
+          // docs/grpc.md, "Error bodies", known gap).
           fc.tuple(fc.constantFrom('PUT', 'PATCH', 'DELETE', 'GET'), fc.constantFrom('/platform/v1/osv/query', '/platform/v1/osv/vulns/X-1', '/platform/v1/osv/nothing')).map(([method, path]) => ({ method, path, osv: true, noRoute: true })),
         ),
         query: fc.dictionary(fc.constantFrom('page_size', 'page_token', 'id', 'bogus', 'package.name'), nastyText, { maxKeys: 2 }),
