@@ -85,9 +85,9 @@ function authorizationHeader(request: FastifyRequest): string | undefined {
 
 /**
  * Which request paths answer errors in the `status` style although no route of theirs wrote the error: the paths of
- * `status` routes (a 405 for another method, a malformed percent-escape or an over-long parameter that the framework
- * refuses before routing) and anything under their shared directory (`/platform/v1/osv/`, an unknown path there),
- * unless an `envelope` route lives under it too.
+ * `status` routes (a 405 for another method) and anything under their shared directory (`/platform/v1/osv/`, an
+ * unknown path there), unless an `envelope` route lives under it too. (Errors Fastify answers before routing, a
+ * malformed percent-escape or an over-long parameter, run no hook and stay in the app's envelope: docs/grpc.md.)
  */
 function statusStylePaths(bound: readonly BoundRpc[]): (path: string) => boolean {
   const patternOf = (path: string) => new RegExp('^' + path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]*') + '/?$');
@@ -154,9 +154,9 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
   const bound = bindRpcs(deps.protos, deps.rpcs);
   const runtime: RpcRuntimeDeps = { auth: deps.auth, codec: deps.protos.codec, maxDeadlineMs: deps.maxDeadlineMs };
   const authenticated = new WeakMap<FastifyRequest, AuthResult>();
-  // Errors written for these paths by the app rather than by a route (405, 404, a bad URL, 503 while closing, a
-  // refused media type) come in the platform envelope; OSV clients get OSV.dev's body there too (regression: GetVuln
-  // answered some errors in each style).
+  // Errors written for these paths by the app rather than by a route (405, 404, 503 while closing) come in the
+  // platform envelope; OSV clients get OSV.dev's body there too (regression: GetVuln answered some errors in each
+  // style). Only error answers are looked at.
   const isStatusStyle = statusStylePaths(bound);
   app.addHook('onSend', async (request, reply, payload) => {
     if (reply.statusCode < 400 || !isStatusStyle(request.url.split('?')[0] ?? '')) return payload;
