@@ -117,6 +117,14 @@ describe.each(dialects)('identity commands on %s', (dialect) => {
     const listed = JSON.parse((await runCli(['humans', 'list', '--account', b.account_id!, '--json'], e)).stdout) as { human_id: string; active: boolean }[];
     expect(listed.find((x) => x.human_id === h.human_id)?.active).toBe(true);
 
+    // The Human may be named by email (what is left when the banner with the ids is lost).
+    const byEmail = await runCli(['humans', 'reset-password', 'LOST@example.test', '--json'], e);
+    expect(byEmail.code, byEmail.stderr).toBe(0);
+    expect(JSON.parse(byEmail.stdout)).toMatchObject({ human_id: h.human_id, sessions_revoked: 1 });
+    const unknownEmail = await runCli(['humans', 'activate', 'nobody@example.test'], e);
+    expect(unknownEmail.code).toBe(1);
+    expect(unknownEmail.stderr).toBe('error: no Human with that email\n');
+
     // Unknown Humans: one clear line, non-zero exit, nothing on stdout.
     const unknownReset = await platform(['humans', 'reset-password', 'no-such-human'], e);
     expect(unknownReset.code).toBe(1);

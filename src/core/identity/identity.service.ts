@@ -185,6 +185,17 @@ export function createIdentityService(deps: IdentityServiceDeps) {
       return humanView(await requireHuman(humanId));
     },
 
+    /**
+     * The Human's id for an operator's argument: an email (anything with `@`, matched like sign-in) or an id. The
+     * CLI takes either, so whoever lost the first-start banner can still name the owner (`owner@platform.local`).
+     */
+    async resolveHumanId(idOrEmail: string): Promise<string> {
+      if (!idOrEmail.includes('@')) return idOrEmail;
+      const human = await store.findHumanByEmail(db, normalizeEmail(idOrEmail));
+      if (!human) throw new AppError('not_found', 'no Human with that email');
+      return human.id;
+    },
+
     /** Changes a role; the last active owner of an Account cannot be demoted. Applies to the next request. */
     async setRole(humanId: string, role: Role): Promise<HumanView> {
       return db.transaction().execute(async (trx) => {
