@@ -37,8 +37,9 @@ export function nextSteps(listeners: readonly { name: string; url: string }[], s
     );
   }
   if (rest) {
-    const bearer = sessionBearer ?? '<session bearer>';
-    lines.push('  first call:  who am I (the owner\'s session bearer):');
+    // Later starts avoid the words "session bearer": that line is the first start's, and scripts look for it.
+    const bearer = sessionBearer ?? '<bearer>';
+    lines.push(sessionBearer ? '  first call:  who am I, with the bearer printed above:' : "  first call:  who am I, with the owner's bearer from the first start:");
     lines.push(`               curl -H 'Authorization: Bearer ${bearer}' ${rest.url}/api/v1/sessions/current`);
     if (!sessionBearer) {
       lines.push(`               the bearer was shown on the first start; lost it? npx platform humans reset-password ${BOOTSTRAP_EMAIL}`);
