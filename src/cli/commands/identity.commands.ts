@@ -98,8 +98,8 @@ export function registerIdentityCommands(program: Command, io: CliIo): void {
       const human = await withContext(io, async (ctx) => ctx.identity.resetPassword(await ctx.identity.resolveHumanId(humanId)));
       if (opts.json) return printJson(io, human);
       io.out(`Human ${human.human_id} (${human.email}): new password (shown once): ${human.password}`);
-      io.out(`  ${human.sessions_revoked} API session(s) revoked; platform, member and executor tokens stay valid (platform tokens revoke ID ends one).`);
-      if (!human.active) io.out('  The Human is deactivated: run `platform humans activate` before they can sign in.');
+      io.out(`  ${human.sessions_revoked} API session(s) revoked; platform, member and executor tokens stay valid (npx platform tokens revoke ID ends one).`);
+      if (!human.active) io.out(`  The Human is deactivated: run npx platform humans activate ${human.human_id} before they can sign in.`);
     });
 
   const tokens = program.command('tokens').description('manage access tokens (platform, member and executor planes)');
