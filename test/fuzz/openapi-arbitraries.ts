@@ -81,10 +81,15 @@ function stringArbitrary(schema: JsonSchema, hints: readonly string[]): fc.Arbit
     ? fc.stringMatching(new RegExp(schema.pattern))
     : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) });
   return fc.oneof(
-    { weight: 6, arbitrary: plain },
+    { weight: 5, arbitrary: plain },
     { weight: hints.length > 0 ? 6 : 0, arbitrary: fc.constantFrom(...(hints.length > 0 ? hints : [''])) },
     { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
     { weight: 2, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+    // A plausible value carrying a character no database stores: the case that used to reach SQL.
+    { weight: 3, arbitrary: fc.tuple(hints.length > 0 ? fc.constantFrom(...hints) : plain, fc.constantFrom('\u0000', '\ud800', '\udc00'), fc.nat()).map(([t, bad, n]) => {
+      const at = n % (t.length + 1);
+      return t.slice(0, at) + bad + t.slice(at);
+    }) },
   );
 }
 
@@ -146,7 +151,7 @@ export function bodyOf(schema: JsonSchema | undefined, hints: Record<string, rea
     { weight: 1, arbitrary: fc.tuple(text, fc.nat()).map(([t, n]) => Buffer.from(t.slice(0, n % Math.max(t.length, 1)))) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)) },
     {
-      weight: 1,
+      weight: 3,
       arbitrary: fc
         .tuple(text, fc.nat(), fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0x00]))
         .map(([t, n, bad]) => {
