@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../errors.ts';
-import { findUnstorableText } from '../storable-text.ts';
+import { assertStorableText } from '../storable-text.ts';
 import type { TrustProxy } from '../config.core.ts';
 import type { Logger } from '../logger.ts';
 
@@ -189,15 +189,17 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
 
   if (options.refuseUnstorableText !== false) {
-    // After parsing and routing, before any handler or its auth: every text that may reach SQL, once.
+    // After parsing and routing, before validation and the handler: every text that may reach SQL, once.
     app.addHook('preValidation', async (request) => {
-      const where =
-        findUnstorableText(request.params, 'params') ??
-        findUnstorableText(request.query, 'query') ??
-        findUnstorableText(request.body, 'body') ??
-        findUnstorableText(request.headers.authorization, 'headers.authorization') ??
-        findUnstorableText(request.cookies, 'cookies');
-      if (where) throw clientError('parameter_invalid', `${where}: contains a character that cannot be stored (NUL or an unpaired surrogate)`);
+      try {
+        assertStorableText(request.params, 'params');
+        assertStorableText(request.query, 'query');
+        assertStorableText(request.body, 'body');
+        assertStorableText(request.headers.authorization, 'headers.authorization');
+        assertStorableText(request.cookies, 'cookies');
+      } catch (error) {
+        throw isAppError(error) ? Object.assign(error, { statusCode: error.httpStatus }) : error;
+      }
     });
   }
 
