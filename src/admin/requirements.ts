@@ -27,6 +27,7 @@ export const REQUIREMENTS = {
   'ADM-DEF-5': { source: 'model_identity; Limits', text: 'model_identity is nonempty, at most 256 bytes, without leading or trailing whitespace' },
   'ADM-DEF-6': { source: 'Prices', text: 'Prices are optional and never make a model unavailable; a complete zero formula is allowed; decimals are non-negative and formulas complete' },
   'ADM-DEF-7': { source: 'Model definition fields: model_id', text: 'model_id defaults to the reference after the provider\'s first "/"' },
+  'ADM-DEF-9': { source: 'Inheritance and composition: an invalid composed model; issue 12 item 4', text: 'The merged capabilities must pass the authored grammar: a token_counter of another kind merged into an inherited one is an invalid composed model, and the loader refuses the catalog naming the file, provider and model; the shipped catalog loads and every composed model matches the published row schema' },
   'ADM-DEF-8': { source: 'wire_options.prompt_format', text: 'prompt_format accepts only the one supported layout value' },
   // Rows and reads
   'ADM-ROW-1': { source: 'Model row', text: 'Model rows carry ref, capabilities, pricing, available, visible and unavailable_reason' },
