@@ -91,6 +91,8 @@ export const REQUIREMENTS = {
   // CLI and OpenAPI
   'ADM-CLI-1': { source: 'Endpoints rule 12', text: 'platform models hide|unhide|invalidate|restore read the provider version first and report a conflict without retrying' },
   'ADM-API-2': { source: 'Errors; issue 4 §9', text: 'OpenAPI declares every error a route can answer: 401 on authenticated routes, 403 on admin routes, 400/413/415 on routes with a body, 409 stale_object on versioned commands; the server answers 413 and 415 in the envelope' },
+  'ADM-API-3': { source: 'issue 12 item 4', text: 'Every REST response a test server sends under /api/v1 and /agent_api/v1 holds to the OpenAPI document it serves (status, content type, body, documented headers; errors in the envelope); an undocumented route or status, or a drifting body, fails the test' },
+  'ADM-API-4': { source: 'issue 12 item 4', text: 'The OpenAPI document describes the session routes and itself, has a relative servers entry, and is served with Cache-Control public, no-cache and an ETag (304 on If-None-Match)' },
   'ADM-API-1': { source: 'issue 4 §9', text: 'GET /api/v1/openapi.json describes every admin and member route in OpenAPI 3.1 from the schemas that validate requests' },
 } as const satisfies Record<string, Requirement>;
 
