@@ -199,18 +199,27 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
 
   if (options.refuseUnstorableText !== false) {
-    // After parsing and routing, before validation and the handler: every text that may reach SQL, once.
-    app.addHook('preValidation', async (request) => {
-      if (request.routeOptions.config.checksStorableTextItself) return;
+    // Every text that may reach SQL, once: what routing yields (path parameters, query) and the credentials before
+    // any route's own onRequest authenticates with them, the body once it is parsed, before validation.
+    const refuseUnstorable = (parts: readonly (readonly [unknown, string])[]): void => {
       try {
-        assertStorableText(request.params, 'params');
-        assertStorableText(request.query, 'query');
-        assertStorableText(request.body, 'body');
-        assertStorableText(request.headers.authorization, 'headers.authorization');
-        assertStorableText(request.cookies, 'cookies');
+        for (const [value, where] of parts) assertStorableText(value, where);
       } catch (error) {
         throw isAppError(error) ? Object.assign(error, { statusCode: error.httpStatus }) : error;
       }
+    };
+    app.addHook('onRequest', async (request) => {
+      if (request.routeOptions.config.checksStorableTextItself) return;
+      refuseUnstorable([
+        [request.params, 'params'],
+        [request.query, 'query'],
+        [request.headers.authorization, 'headers.authorization'],
+        [request.cookies, 'cookies'],
+      ]);
+    });
+    app.addHook('preValidation', async (request) => {
+      if (request.routeOptions.config.checksStorableTextItself) return;
+      refuseUnstorable([[request.body, 'body']]);
     });
   }
 
