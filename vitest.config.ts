@@ -7,6 +7,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // Says once, loudly, which tests skip because the bulk OSV archives are not beside the checkout.
+    globalSetup: ['./test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { closeGracefully } from '../core/http/server.ts';
+import { devForgeStateFile } from '../devforge/index.ts';
 import { startGrpcListener } from '../grpc/platform-rpcs.ts';
 import { startMcpServices } from '../mcp/mcp.listener.ts';
 import type { PlatformContext } from './context.ts';
@@ -56,7 +58,15 @@ export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<Serv
     }
     if (only.has('grpc')) listeners.push(await startGrpcListener(ctx));
     if (only.has('mcp') || only.has('devforge')) {
-      const mcpDeps = { config: ctx.config, log: ctx.log, clock: ctx.clock, fetch: ctx.fetch, localSecret: ctx.secretKeys.current.key };
+      const mcpDeps = {
+        config: ctx.config,
+        log: ctx.log,
+        clock: ctx.clock,
+        fetch: ctx.fetch,
+        localSecret: ctx.secretKeys.current.key,
+        // The dev forge keeps its user, application and tokens beside the database, so a restart signs nobody out.
+        devForgeStateFile: devForgeStateFile(resolve(core.PLATFORM_DATA_DIR)),
+      };
       listeners.push(...(await startMcpServices(mcpDeps, { mcp: only.has('mcp'), devforge: only.has('devforge') })));
     }
   } catch (error) {

@@ -1,6 +1,7 @@
 /**
  * The dev forge: a GitLab-compatible stand-in (OAuth provider with sign-in and authorize pages, and a part of the
- * REST API v4) used by `npm start` and by the MCP server's end-to-end tests. State is in memory; the behaviour
+ * REST API v4) used by `npm start` and by the MCP server's end-to-end tests. State is in memory, saved to a file
+ * after every change when `stateFile` is given (`devforge.state.ts`); the behaviour
  * follows GitLab/Doorkeeper as `forge-facts.md` describes it (issue 3, item 12).
  *
  * Composition root: `buildDevForge(options)` wires the store, services and routes into a Fastify instance.
@@ -17,12 +18,14 @@ import { registerOAuthRoutes } from './devforge.oauth.routes.ts';
 import { errorPage, notFoundPage } from './devforge.pages.ts';
 import { seedSampleProjects } from './devforge.seed.ts';
 import { createSessionManager } from './devforge.session.ts';
-import { createDevForgeStore } from './devforge.store.ts';
+import { createDevForgeStore, hashSecret, snapshotDevForgeStore } from './devforge.store.ts';
+import { readDevForgeState, shownPasswordKey, writeStateText, type DevForgeState } from './devforge.state.ts';
 import type { DevForgeCounters, DevForgeOptions } from './devforge.types.ts';
 import { registerWebRoutes } from './devforge.web.routes.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
 export { devForgeSeed } from './devforge.seed.ts';
+export type { DevForgeSeed } from './devforge.seed.ts';
 
 /** A built dev forge. */
 export interface DevForge {
@@ -36,6 +39,12 @@ export interface DevForge {
    * are what `PRIVATE-TOKEN` carries (GitLab does not accept OAuth tokens there). Default scopes: `api`.
    */
   createPersonalAccessToken(username: string, scopes?: string[], name?: string): string;
+  /**
+   * The personal access token a banner shows: the one remembered under `name` while it is still valid (so a
+   * restarted forge prints the same token), otherwise a new one, remembered. With a state file it is kept there in
+   * clear, like the seeded password, so that every start can print it.
+   */
+  bannerPersonalAccessToken(username: string, scopes: string[], name: string): string;
 }
 
 /** A dev forge listening on a port. */
@@ -55,8 +64,24 @@ export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 7200;
 export async function buildDevForge(options: DevForgeOptions): Promise<DevForge> {
   const clock = options.clock ?? Date.now;
   const accessTokenTtlSeconds = options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
-  const store = createDevForgeStore({ users: options.users, applications: options.applications, now: clock() });
-  seedSampleProjects(store, clock());
+  const stateFile = options.stateFile;
+  const state = stateFile ? readDevForgeState(stateFile) : undefined;
+  const store = createDevForgeStore({ users: options.users, applications: options.applications, now: clock(), ...(state ? { restore: state.store } : {}) });
+  if (!state) seedSampleProjects(store, clock());
+  const shown: Record<string, string> = { ...state?.shown };
+  // Seeded users the store did not have yet: their clear password is what the banner prints on every start.
+  for (const u of options.users) shown[shownPasswordKey(u.username)] ??= u.password;
+  let savedText: string | undefined;
+  /** Saves the state when it changed; a no-op in memory. Synchronous, so it completes before a response leaves. */
+  const persist = (): void => {
+    if (!stateFile) return;
+    const content: DevForgeState = { version: 1, shown, store: snapshotDevForgeStore(store) };
+    const text = JSON.stringify(content);
+    if (text === savedText) return;
+    writeStateText(stateFile, text);
+    savedText = text;
+  };
+  persist();
   const oauth = createOAuthService({ store, clock, accessTokenTtlSeconds });
   const api = createApiService({ store, oauth, clock });
   const sessions = createSessionManager({ store, clock });
@@ -79,6 +104,17 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
       { method: request.method, path: request.url.split('?')[0], statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',
     );
+  });
+
+  // Every change (a code, a token, a revocation, an issue) is on disk before the response that reveals it is sent:
+  // a crash or restart right after cannot lose a token a client already holds.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    try {
+      persist();
+    } catch (error) {
+      request.log.error({ err: error }, 'dev forge state could not be saved');
+    }
+    return payload;
   });
 
   await app.register(fastifyCookie);
@@ -108,9 +144,25 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
       const user = userByName(username);
       oauth.revokeAllOf(user.id);
       api.revokePersonalAccessTokensOf(user.id);
+      persist();
     },
     createPersonalAccessToken(username, scopes = ['api'], name = 'dev forge token') {
-      return api.createPersonalAccessToken(userByName(username).id, scopes, name);
+      const token = api.createPersonalAccessToken(userByName(username).id, scopes, name);
+      persist();
+      return token;
+    },
+    bannerPersonalAccessToken(username, scopes, name) {
+      const user = userByName(username);
+      const key = `pat:${user.username.toLowerCase()}:${name}`;
+      const remembered = shown[key];
+      const record = remembered === undefined ? undefined : store.personalTokens.get(hashSecret(remembered));
+      if (remembered !== undefined && record && record.userId === user.id && record.revokedAt === undefined && (record.expiresAt === undefined || record.expiresAt > clock())) {
+        return remembered;
+      }
+      const token = api.createPersonalAccessToken(user.id, scopes, name);
+      shown[key] = token;
+      persist();
+      return token;
     },
   };
 }

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../test/support/shared.ts';
 import { defaultRedirectUris, runDevForge } from './devforge.command.ts';
@@ -11,6 +14,7 @@ interface SeedJson {
   application_id: string;
   redirect_uris: string[];
   personal_access_token: string;
+  state_file: string | null;
 }
 
 /** Runs `platform devforge …` (through commander, in a child process) and collects its output. */
@@ -31,7 +35,8 @@ try {
 `;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: repoRoot,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    // A data directory of its own: the state file must never land in the checkout's ./data.
+    env: { ...process.env, LOG_LEVEL: 'warn', PLATFORM_DATA_DIR: mkdtempSync(join(tmpdir(), 'devforge-cli-')), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -40,7 +45,7 @@ try {
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const firstLine = async (): Promise<string> => {
-    for (let i = 0; i < 300 && !stdout.includes('\n'); i += 1) {
+    for (let i = 0; i < 1200 && !stdout.includes('\n'); i += 1) {
       if (child.exitCode !== null) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -107,6 +112,38 @@ describe('platform devforge (child process)', () => {
     expect(cli.output().stderr).toContain('CLOSED');
   });
 
+  it('keeps its state in PLATFORM_DATA_DIR: a restart prints the same password, application id and token, which still work', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'devforge-cli-'));
+    const first = startCli(['--port', '0', '--json'], { PLATFORM_DATA_DIR: dataDir });
+    const seed1 = JSON.parse(await first.firstLine()) as SeedJson;
+    expect(seed1.state_file).toBe(join(dataDir, 'devforge.json'));
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(statSync(join(dataDir, 'devforge.json')).mode & 0o777).toBe(0o600);
+
+    const second = startCli(['--port', '0', '--json'], { PLATFORM_DATA_DIR: dataDir });
+    const seed2 = JSON.parse(await second.firstLine()) as SeedJson;
+    try {
+      expect(seed2.password).toBe(seed1.password);
+      expect(seed2.application_id).toBe(seed1.application_id);
+      expect(seed2.personal_access_token).toBe(seed1.personal_access_token);
+      const user = await fetch(`${seed2.url}/api/v4/user`, { headers: { 'private-token': seed1.personal_access_token } });
+      expect(user.status).toBe(200);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+
+    // --in-memory: a new forge every time, nothing written.
+    const memory = startCli(['--port', '0', '--json', '--in-memory'], { PLATFORM_DATA_DIR: join(dataDir, 'unused') });
+    const seed3 = JSON.parse(await memory.firstLine()) as SeedJson;
+    memory.child.kill('SIGTERM');
+    await memory.exited;
+    expect(seed3.state_file).toBeNull();
+    expect(seed3.application_id).not.toBe(seed1.application_id);
+    expect(() => statSync(join(dataDir, 'unused'))).toThrow();
+  });
+
   it('prints readable text without --json and stops on SIGINT', async () => {
     const cli = startCli(['--port', '0']);
     expect(await cli.firstLine()).toMatch(/^Dev forge \(GitLab-compatible\) listening on http:\/\/127\.0\.0\.1:\d+$/);
@@ -115,6 +152,7 @@ describe('platform devforge (child process)', () => {
     expect(stdout).toMatch(/username: +dev/);
     expect(stdout).toMatch(/password: +\S{16}/);
     expect(stdout).toMatch(/application id: +[0-9a-f]{64}/);
+    expect(stdout).toMatch(/state: +\S+devforge\.json +\(kept across restarts/);
     cli.child.kill('SIGINT');
     expect(await cli.exited).toBe(0);
   });

@@ -1,6 +1,6 @@
 /**
  * `platform devforge`: starts the dev forge with a development seed, prints how to sign in, and runs until SIGINT or
- * SIGTERM (then closes gracefully).
+ * SIGTERM (then closes gracefully). State is kept in `$PLATFORM_DATA_DIR/devforge.json` unless `--in-memory`.
  */
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
@@ -8,6 +8,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { devForgeSeed, startDevForge } from './devforge.app.ts';
 import { parseRedirectUri } from './devforge.redirect-uri.ts';
+import { devForgeSeedFromState, devForgeStateFile } from './devforge.state.ts';
 
 /** Options of {@link runDevForge}. */
 export interface RunDevForgeOptions {
@@ -16,6 +17,8 @@ export interface RunDevForgeOptions {
   /** Redirect URIs of the seeded application; default `{MCP_SERVER_URL or http://127.0.0.1:$MCP_PORT}/callback`. */
   redirectUris?: string[];
   json?: boolean;
+  /** The state file (users, application, tokens survive restarts); absent: in memory. */
+  stateFile?: string;
 }
 
 /** What {@link runDevForge} talks to: output, an optional logger, and what ends the run. */
@@ -64,19 +67,25 @@ export function waitForTerminationSignal(): Promise<NodeJS.Signals> {
  */
 export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo): Promise<void> {
   const redirectUris = options.redirectUris && options.redirectUris.length > 0 ? options.redirectUris : defaultRedirectUris();
-  const seed = devForgeSeed(redirectUris);
+  const seed = options.stateFile ? devForgeSeedFromState(options.stateFile, redirectUris) : devForgeSeed(redirectUris);
   const user = seed.users[0];
   const application = seed.applications[0];
   if (!user || !application) throw new Error('dev forge seed is empty');
   let forge;
   try {
-    forge = await startDevForge({ ...seed, host: options.host, port: options.port, logger: io.logger ?? false });
+    forge = await startDevForge({
+      ...seed,
+      host: options.host,
+      port: options.port,
+      logger: io.logger ?? false,
+      ...(options.stateFile ? { stateFile: options.stateFile } : {}),
+    });
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'EADDRINUSE') throw new Error(`dev forge: port ${options.port} on ${options.host} is already in use (set --port or DEV_FORGE_PORT)`);
     throw err;
   }
-  const personalAccessToken = forge.createPersonalAccessToken(user.username, ['api'], 'devforge command');
+  const personalAccessToken = forge.bannerPersonalAccessToken(user.username, ['api'], 'devforge command');
   if (options.json) {
     io.out(
       `${JSON.stringify({
@@ -86,6 +95,7 @@ export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo
         application_id: application.uid,
         redirect_uris: application.redirectUris,
         personal_access_token: personalAccessToken,
+        state_file: options.stateFile ?? null,
       })}\n`,
     );
   } else {
@@ -98,6 +108,9 @@ export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo
         `  application id:         ${application.uid}  (public, PKCE)`,
         `  redirect URIs:          ${application.redirectUris.join(', ')}`,
         `  personal access token:  ${personalAccessToken}  (scope api, for PRIVATE-TOKEN)`,
+        options.stateFile
+          ? `  state:                  ${options.stateFile}  (kept across restarts; delete it for a fresh forge)`
+          : '  state:                  in memory (lost when the forge stops)',
         'Press Ctrl+C to stop.',
         '',
       ].join('\n'),
@@ -107,7 +120,7 @@ export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo
   await forge.close();
 }
 
-/** Adds `platform devforge [--host] [--port] [--redirect-uri URL ...] [--json]` to the CLI. */
+/** Adds `platform devforge [--host] [--port] [--redirect-uri URL ...] [--data-dir DIR | --in-memory] [--json]` to the CLI. */
 export function registerDevForgeCommand(program: Command): void {
   program
     .command('devforge')
@@ -121,11 +134,19 @@ export function registerDevForgeCommand(program: Command): void {
         collectRedirectUri,
       ),
     )
+    .addOption(new Option('--data-dir <dir>', 'directory of the state file devforge.json').env('PLATFORM_DATA_DIR').default('./data'))
+    .option('--in-memory', 'keep no state file: users, application and tokens are new on every start')
     .option('--json', 'print the URL and seeded credentials as one JSON object')
-    .action(async (opts: { host: string; port: number; redirectUri?: string[]; json?: boolean }) => {
+    .action(async (opts: { host: string; port: number; redirectUri?: string[]; json?: boolean; dataDir: string; inMemory?: boolean }) => {
       const logger = pino({ name: 'devforge', level: process.env.LOG_LEVEL ?? 'info' }, pino.destination(2));
       await runDevForge(
-        { host: opts.host, port: opts.port, redirectUris: opts.redirectUri, json: opts.json },
+        {
+          host: opts.host,
+          port: opts.port,
+          redirectUris: opts.redirectUri,
+          json: opts.json,
+          ...(opts.inMemory ? {} : { stateFile: devForgeStateFile(opts.dataDir) }),
+        },
         {
           out: (text) => process.stdout.write(text),
           logger,

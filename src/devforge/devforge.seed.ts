@@ -7,11 +7,17 @@ import type { DevForgeStore } from './devforge.store.ts';
 import { KNOWN_SCOPES } from './devforge.types.ts';
 import type { DevForgeApplication, DevForgeUser, NamespaceRecord, ProjectRecord } from './devforge.types.ts';
 
+/** Users and applications a dev forge starts with. */
+export interface DevForgeSeed {
+  users: DevForgeUser[];
+  applications: DevForgeApplication[];
+}
+
 /**
  * A seed for development: one user (username `dev`, a random password returned in the seed) and one public
  * (non-confidential) application with a random 64-hex uid, the given redirect URIs and every known scope.
  */
-export function devForgeSeed(redirectUris: string[]): { users: DevForgeUser[]; applications: DevForgeApplication[] } {
+export function devForgeSeed(redirectUris: string[]): DevForgeSeed {
   return {
     users: [
       {

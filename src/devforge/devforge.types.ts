@@ -40,6 +40,11 @@ export interface DevForgeOptions {
   logger?: Logger | boolean;
   /** Access-token lifetime, default 7200 s like GitLab. */
   accessTokenTtlSeconds?: number;
+  /**
+   * Where the state is kept across restarts (see `devforge.state.ts`); absent: in memory only (tests). The CLI and
+   * `platform serve` use `$PLATFORM_DATA_DIR/devforge.json`.
+   */
+  stateFile?: string;
 }
 
 /** Requests served per endpoint, for tests that count forge round trips. */

@@ -11,5 +11,7 @@ export type {
   DevForgeUser,
 } from './devforge.app.ts';
 export { registerDevForgeCommand } from './devforge.command.ts';
+export { devForgeSeedFromState, devForgeStateFile, DEV_FORGE_STATE_FILE } from './devforge.state.ts';
+export type { DevForgeSeed } from './devforge.app.ts';
 export { createForgeBrowser } from './devforge.browser.ts';
 export type { ForgeBrowser } from './devforge.browser.ts';

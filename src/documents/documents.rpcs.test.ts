@@ -419,19 +419,29 @@ for (const dialect of dialects) {
           expect((await api().list(org.token)).documents).toHaveLength(1);
         });
 
-        it('refuses a NUL or other non-printable character in algorithm and key_id, and a non-UUID delete id is NOT_FOUND (regression: PostgreSQL answered INTERNAL)', async () => {
+        it('refuses a NUL or other non-printable character in algorithm and key_id, a NUL in a delete id, and a non-UUID delete id is NOT_FOUND (regression: PostgreSQL answered INTERNAL)', async () => {
           const org = await newOrg();
           const withHeader = (encryption: { algorithm: string; key_id?: string }) => ({ ...sampleDoc(), encryption: { ...encryption, nonce: randomBytes(12) } });
-          for (const encryption of [{ algorithm: 'A\u0000B' }, { algorithm: 'x', key_id: 'k\u0000' }, { algorithm: 'x', key_id: 'clé' }, { algorithm: 'tab\there' }]) {
+          // NUL is refused at the RPC boundary, for every field alike; other non-printable text by the field's own rule.
+          for (const [encryption, message] of [
+            [{ algorithm: 'A\u0000B' }, 'encryption.algorithm: contains a character that cannot be stored'],
+            [{ algorithm: 'x', key_id: 'k\u0000' }, 'encryption.key_id: contains a character that cannot be stored'],
+            [{ algorithm: 'x', key_id: 'clé' }, 'printable ASCII'],
+            [{ algorithm: 'tab\there' }, 'printable ASCII'],
+          ] as const) {
             const refused = await failure(api().create(org.token, withHeader(encryption)));
             expect(refused.grpcCode, JSON.stringify(encryption)).toBe(grpc.status.INVALID_ARGUMENT);
-            expect(refused.message).toContain('printable ASCII');
+            expect(refused.message).toContain(message);
+          }
+          for (const id of ['abc\u0000def', 'not-a-uuid\u0000']) {
+            const refused = await failure(api().remove(org.token, id));
+            expect([refused.grpcCode, refused.message], JSON.stringify(id)).toEqual([grpc.status.INVALID_ARGUMENT, 'id: contains a character that cannot be stored (NUL or an unpaired surrogate)']);
           }
           // Printable ASCII, spaces included, is accepted.
           const kept = await api().create(org.token, withHeader({ algorithm: 'AES 256 GCM', key_id: 'key #1 (2026)' }));
           expect(kept.encryption).toMatchObject({ algorithm: 'AES 256 GCM', key_id: 'key #1 (2026)' });
 
-          for (const id of ['abc\u0000def', 'not-a-uuid', `${kept.id}\u0000`]) {
+          for (const id of ['not-a-uuid', `${kept.id}x`]) {
             const missing = await failure(api().remove(org.token, id));
             expect(missing.grpcCode, JSON.stringify(id)).toBe(grpc.status.NOT_FOUND);
           }

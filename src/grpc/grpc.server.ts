@@ -1,8 +1,9 @@
+import type * as http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import type * as protoLoader from '@grpc/proto-loader';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
-import { GRPC_STATUS } from '../core/errors.ts';
+import { AppError, GRPC_STATUS, isAppError } from '../core/errors.ts';
 import type { Authenticator } from '../core/identity/auth.ts';
 import type { Logger } from '../core/logger.ts';
 import { servedSchema } from './descriptors.ts';
@@ -48,6 +49,67 @@ function metadataValue(metadata: grpc.Metadata, key: string): string | undefined
   const value = metadata.get(key)[0];
   return typeof value === 'string' ? value : undefined;
 }
+
+/** What the request deserializer hands on when the bytes are no valid protobuf message of the request type. */
+class MalformedRequest {
+  constructor(readonly cause: unknown) {}
+}
+
+/**
+ * The message codecs this server speaks: protobuf only. `application/grpc+json` and the gRPC-Web types begin with
+ * `application/grpc`, so grpc-js would otherwise parse their bodies as protobuf (regression).
+ */
+const SERVED_CONTENT_TYPE = /^application\/grpc(\+proto)?\s*(;.*)?$/i;
+
+/**
+ * Refuses content types other than `application/grpc[+proto]` with HTTP 415 (what the gRPC HTTP/2 protocol says for
+ * a non-gRPC type, and what connect-go answers for a codec it lacks) and `grpc-status` UNIMPLEMENTED, which gRPC
+ * clients read before the HTTP status. Installed as grpc-js's own content-type check (`_verifyContentType`, private
+ * in grpc-js 1.14 and checked at start), which runs before a call exists, so nothing of such a request is read.
+ */
+function refuseOtherCodecs(server: grpc.Server): void {
+  const internals = server as unknown as { _verifyContentType?: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean };
+  const original = internals._verifyContentType;
+  if (typeof original !== 'function') throw new Error('@grpc/grpc-js has no _verifyContentType: the content-type check cannot be installed');
+  internals._verifyContentType = function (stream, headers) {
+    const type = headers['content-type'];
+    if (typeof type === 'string' && type.toLowerCase().startsWith('application/grpc') && !SERVED_CONTENT_TYPE.test(type)) {
+      stream.respond(
+        {
+          ':status': 415,
+          'content-type': 'application/grpc',
+          'accept-post': 'application/grpc, application/grpc+proto',
+          'grpc-status': String(GRPC_STATUS.UNIMPLEMENTED),
+          'grpc-message': encodeURIComponent('unsupported content-type: this server speaks application/grpc (protobuf) only'),
+        },
+        { endStream: true },
+      );
+      return false;
+    }
+    return original.call(this, stream, headers);
+  };
+}
+
+/**
+ * A compressed-flag message on a call without `grpc-encoding` (or with `identity`) fails with INTERNAL, as the gRPC
+ * compression spec requires; grpc-js 1.14 would read its bytes as uncompressed (regression). grpc-js decides this in
+ * the call's private `decompressMessage(frame, encoding)`, which this interceptor wraps per call; its rejection
+ * becomes the call's status through grpc-js's own path.
+ */
+const compressedFlagGuard: grpc.ServerInterceptor = (_method, call) => {
+  const internals = call as unknown as { decompressMessage?: (frame: Buffer, encoding: string) => Buffer | Promise<Buffer> };
+  const original = internals.decompressMessage;
+  if (typeof original !== 'function') throw new Error('@grpc/grpc-js has no decompressMessage: the compressed-flag check cannot be installed');
+  internals.decompressMessage = (frame, encoding) => {
+    if (encoding === 'identity' && frame[0] === 1) {
+      // grpc-js sends a rejection of this method as the call's status, so it must be a status object.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject({ code: GRPC_STATUS.INTERNAL, details: 'compressed message without a grpc-encoding' });
+    }
+    return original.call(call, frame, encoding);
+  };
+  return new grpc.ServerInterceptingCall(call);
+};
 
 function deadlineMs(deadline: grpc.Deadline): number {
   return deadline instanceof Date ? deadline.getTime() : deadline;
@@ -95,8 +157,32 @@ function trackingStreams(server: grpc.Server, open: Set<StreamingCall>): Pick<gr
  */
 function preEncoded(definition: protoLoader.ServiceDefinition): protoLoader.ServiceDefinition {
   const out: protoLoader.ServiceDefinition = {};
-  for (const [name, method] of Object.entries(definition)) out[name] = { ...method, responseSerialize: (bytes: Buffer) => bytes } as protoLoader.MethodDefinition<object, object>;
+  for (const [name, method] of Object.entries(definition)) {
+    // Bytes that are no message of the request type are the client's error, answered INVALID_ARGUMENT after
+    // authentication by the handler; a throwing deserializer would make grpc-js answer INTERNAL (regression).
+    const requestDeserialize = (bytes: Buffer): object => {
+      try {
+        return method.requestDeserialize(bytes);
+      } catch (error) {
+        return new MalformedRequest(error);
+      }
+    };
+    out[name] = { ...method, requestDeserialize, responseSerialize: (bytes: Buffer) => bytes } as protoLoader.MethodDefinition<object, object>;
+  }
   return out;
+}
+
+/** The canonical request of a gRPC call; anything wrong with the decoded message is INVALID_ARGUMENT. */
+function decodeGrpcRequest(protos: LoadedProtos, requestType: string, request: unknown): ReturnType<LoadedProtos['codec']['fromProto']> {
+  if (request instanceof MalformedRequest) throw new AppError('parameter_invalid', 'request: not a valid protobuf message of the request type');
+  try {
+    // Bytes stay the Buffers grpc-js decoded: a document is never base64-encoded on the gRPC path.
+    return protos.codec.fromProto(requestType, request as Record<string, unknown>, { bytes: 'buffer' });
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    // Decoded wire values the canonical form cannot hold (a Timestamp out of range) are the client's error too.
+    throw new AppError('parameter_invalid', 'request: a field holds a value out of range for its type', { cause: error });
+  }
 }
 
 /**
@@ -117,7 +203,9 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
     'grpc.keepalive_timeout_ms': 20_000,
     // Channelz stays on although nothing reads it: with it off, grpc-js 1.14 does not track sessions for
     // forceShutdown, and calls still running at the shutdown timeout would never be cancelled.
+    interceptors: [compressedFlagGuard],
   });
+  refuseOtherCodecs(server);
 
   function unaryHandler(b: BoundRpc) {
     const name = `${b.rpc.service}/${b.rpc.method}`;
@@ -128,8 +216,7 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
       const finish = (code: number) => callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
       invokeRpcResponse(deps, b, {
         authorization: metadataValue(call.metadata, 'authorization'),
-        // Bytes stay the Buffers grpc-js decoded: a document is never base64-encoded on the gRPC path.
-        decode: () => protos.codec.fromProto(b.proto.requestType, call.request, { bytes: 'buffer' }),
+        decode: () => decodeGrpcRequest(protos, b.proto.requestType, call.request),
         clientDeadline: deadlineMs(call.getDeadline()),
         // Registered while the handler runs only: grpc-js also reports every finished stream as cancelled.
         onClientGone: (cancel) => {

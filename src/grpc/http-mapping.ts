@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import protobuf from 'protobufjs';
-import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
+import { AppError, ERROR_CODES, errorEnvelope, INTERNAL_MESSAGE, isAppError, type ErrorCode } from '../core/errors.ts';
 import { frameworkErrorToAppError } from '../core/http/server.ts';
 import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
 import type { AuthResult, Capability } from '../core/identity/identity.model.ts';
@@ -74,6 +74,50 @@ function requireAuthenticated(result: AuthResult, capability: Capability): void 
   }
 }
 
+/** The `authorization` header, refusing two or more (Node keeps only the first): which one counts is ambiguous. */
+function authorizationHeader(request: FastifyRequest): string | undefined {
+  let count = 0;
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'authorization') count += 1;
+  if (count > 1) throw new AppError('unauthorized', 'more than one authorization value');
+  return request.headers.authorization;
+}
+
+/**
+ * Which request paths answer errors in the `status` style although no route of theirs wrote the error: the paths of
+ * `status` routes (a 405 for another method) and anything under their shared directory (`/platform/v1/osv/`, an
+ * unknown path there), unless an `envelope` route lives under it too. (Errors Fastify answers before routing, a
+ * malformed percent-escape or an over-long parameter, run no hook and stay in the app's envelope: docs/grpc.md.)
+ */
+function statusStylePaths(bound: readonly BoundRpc[]): (path: string) => boolean {
+  const patternOf = (path: string) => new RegExp('^' + path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]*') + '/?$');
+  const status = bound.filter((b) => b.rpc.http.errorStyle === 'status').map((b) => b.rpc.http.path);
+  if (status.length === 0) return () => false;
+  const patterns = status.map(patternOf);
+  let prefix = status.reduce((common, path) => {
+    let i = 0;
+    while (i < common.length && common[i] === path[i]) i += 1;
+    return common.slice(0, i);
+  });
+  prefix = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+  const envelopePaths = bound.filter((b) => b.rpc.http.errorStyle !== 'status').map((b) => b.rpc.http.path);
+  if (prefix.length <= 1 || envelopePaths.some((path) => path.startsWith(prefix))) prefix = '';
+  return (path) => (prefix !== '' && path.startsWith(prefix)) || patterns.some((p) => p.test(path));
+}
+
+/** `{"error":{"code","message"}}` as `{"code": <gRPC code>, "message"}`, or undefined when `payload` is no envelope. */
+function asStatusBody(payload: unknown): string | undefined {
+  if (typeof payload !== 'string' || !payload.startsWith('{"error":')) return undefined;
+  try {
+    const parsed = JSON.parse(payload) as { error?: { code?: unknown; message?: unknown } };
+    const code = parsed.error?.code;
+    if (typeof code !== 'string' || !Object.hasOwn(ERROR_CODES, code) || typeof parsed.error?.message !== 'string') return undefined;
+    return JSON.stringify({ code: ERROR_CODES[code as ErrorCode].grpc, message: parsed.error.message });
+  } catch {
+    return undefined;
+  }
+}
+
 function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyRequest): CanonicalObject {
   const typeName = b.proto.requestType;
   let raw: JsonObject = {};
@@ -110,6 +154,14 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
   const bound = bindRpcs(deps.protos, deps.rpcs);
   const runtime: RpcRuntimeDeps = { auth: deps.auth, codec: deps.protos.codec, maxDeadlineMs: deps.maxDeadlineMs };
   const authenticated = new WeakMap<FastifyRequest, AuthResult>();
+  // Errors written for these paths by the app rather than by a route (405, 404, 503 while closing) come in the
+  // platform envelope; OSV clients get OSV.dev's body there too (regression: GetVuln answered some errors in each
+  // style). Only error answers are looked at.
+  const isStatusStyle = statusStylePaths(bound);
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode < 400 || !isStatusStyle(request.url.split('?')[0] ?? '')) return payload;
+    return asStatusBody(payload) ?? payload;
+  });
   for (const b of bound) {
     const style: HttpErrorStyle = b.rpc.http.errorStyle ?? 'envelope';
     const name = `${b.rpc.service}/${b.rpc.method}`;
@@ -123,7 +175,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
       // The caller is authenticated before the body is read, so a stranger cannot make the server read and parse a
       // large body (a CreateDocument body may be over 11 MB); 401 comes first, before any 413 or 400.
       onRequest: async (request: FastifyRequest) => {
-        const result = await deps.auth.authenticate({ authorization: request.headers.authorization });
+        const result = await deps.auth.authenticate({ authorization: authorizationHeader(request) });
         requireAuthenticated(result, b.rpc.capability);
         authenticated.set(request, result);
       },
@@ -140,7 +192,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
         const log = request.log as Logger;
         try {
           const response = await invokeRpcResponse(runtime, b, {
-            authorization: request.headers.authorization,
+            authorization: authorizationHeader(request),
             authenticated: authenticated.get(request),
             decode: () => decodeHttpRequest(deps.protos.codec, b, request),
             // The connection closing before the answer is written means the client went away: cancel the call.

@@ -2,6 +2,7 @@ import { AppError, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
 import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
 import type { AuthResult } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
+import { assertStorableText } from '../core/storable-text.ts';
 import protobuf from 'protobufjs';
 import type { BytesForm, CanonicalObject, ProtoJsonCodec } from './proto-json.ts';
 import { LOADER_OPTIONS } from './proto-files.ts';
@@ -213,11 +214,22 @@ class CallCancellation {
   }
 }
 
+/**
+ * Refuses a request holding text neither database can store (NUL, an unpaired surrogate) with INVALID_ARGUMENT /
+ * 400, once per call at the boundary shared by both transports, naming the field by its proto path (`id`,
+ * `queries.3.package.name`). Without it PostgreSQL failed such a text deep in SQL (GetVuln of an id holding NUL
+ * answered INTERNAL / 500 there and NOT_FOUND on SQLite). Bytes fields are Buffers and are not text.
+ */
+function assertStorableRequest(request: CanonicalObject): void {
+  for (const [field, value] of Object.entries(request)) assertStorableText(value, field);
+}
+
 /** `invokeRpc`, keeping a response with shared elements split so the transport can assemble it from cached pieces. */
 export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<RpcResponse> {
   const { rpc } = bound;
   const principal = requireCapability(call.authenticated ?? (await deps.auth.authenticate({ authorization: call.authorization })), rpc.capability);
   const request = call.decode();
+  assertStorableRequest(request);
 
   const now = Date.now();
   const clientDeadline = call.clientDeadline !== undefined && Number.isFinite(call.clientDeadline) ? call.clientDeadline : Infinity;

@@ -7,7 +7,8 @@ import type { Logger } from '../core/logger.ts';
  * How an RPC's errors look on its HTTP mapping:
  * - `envelope`: the platform's REST envelope `{"error":{"code":"<AppError code>","message"}}` (documents);
  * - `status`: `{"code": <gRPC status number>, "message"}` as OSV.dev's transcoder answers (osv-facts.md §1).
- * Either way the HTTP status comes from the AppError code table (400, 401, 403, 404, 413, 500, 504, ...).
+ * Either way the HTTP status comes from the AppError code table (400, 401, 403, 404, 413, 500, 504, ...). The style
+ * also covers errors the app writes for a `status` route's path (405, 404 under its directory, 503, 415).
  */
 export type HttpErrorStyle = 'envelope' | 'status';
 

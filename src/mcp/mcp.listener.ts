@@ -10,7 +10,7 @@ import type { Clock } from '../core/clock.ts';
 import type { CoreConfig } from '../core/config.core.ts';
 import { closeGracefully } from '../core/http/server.ts';
 import type { Logger } from '../core/logger.ts';
-import { devForgeSeed, startDevForge } from '../devforge/index.ts';
+import { devForgeSeed, devForgeSeedFromState, startDevForge } from '../devforge/index.ts';
 import { buildMcpApp, mcpSettingsFromConfig, type McpSettings } from './mcp.app.ts';
 import type { McpConfig } from './mcp.config.ts';
 
@@ -30,6 +30,8 @@ export interface McpServiceDeps {
   fetch: typeof fetch;
   /** The platform secret key; consent forms and cookies are sealed with a key derived from it (stateful mode). */
   localSecret: Buffer;
+  /** The dev forge's state file (`platform serve` passes `$PLATFORM_DATA_DIR/devforge.json`); absent: in memory. */
+  devForgeStateFile?: string;
 }
 
 function hostForUrl(host: string): string {
@@ -69,8 +71,15 @@ export async function startMcpServices(deps: McpServiceDeps, select: { mcp: bool
       }
       if (select.mcp && mcpPort === 0 && mcp.MCP_SERVER_URL === undefined) mcpPort = await freePort(host);
       const serverUrl = mcp.MCP_SERVER_URL ?? `http://${hostForUrl(host)}:${mcpPort}`;
-      const seed = devForgeSeed([`${serverUrl}/callback`]);
-      const forge = await startDevForge({ ...seed, host, port: core.DEV_FORGE_PORT, logger: deps.log.child({ service: 'devforge' }) });
+      const stateFile = deps.devForgeStateFile;
+      const seed = stateFile ? devForgeSeedFromState(stateFile, [`${serverUrl}/callback`]) : devForgeSeed([`${serverUrl}/callback`]);
+      const forge = await startDevForge({
+        ...seed,
+        host,
+        port: core.DEV_FORGE_PORT,
+        logger: deps.log.child({ service: 'devforge' }),
+        ...(stateFile ? { stateFile } : {}),
+      });
       const user = seed.users[0];
       const application = seed.applications[0];
       if (!user || !application) throw new Error('dev forge seed without a user or an application');

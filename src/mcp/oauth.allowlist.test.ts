@@ -108,6 +108,33 @@ describe('allowlist', () => {
     expect(isAllowedRedirectUri(defaults, 'http://127.0.0.1:51234/callback?x=1')).toBe(true);
   });
 
+  it('[ALLOW-PREFIX-STRICT] regression: a /* prefix admitted double-encoded separators, %00 and an encoded CRLF', () => {
+    const list = parseAllowlist('https://app.example.com/oauth/*');
+    for (const uri of [
+      'https://app.example.com/oauth/%252F..%252Fevil',
+      'https://app.example.com/oauth/%252f..%252fevil',
+      'https://app.example.com/oauth/%255C..%255Cevil',
+      'https://app.example.com/oauth/%252E%252E/evil',
+      'https://app.example.com/oauth/x%25',
+      'https://app.example.com/oauth/x%00',
+      'https://app.example.com/oauth/%0d%0aSet-Cookie:x',
+      'https://app.example.com/oauth/%0D%0ASet-Cookie:x',
+      'https://app.example.com/oauth/x%09y',
+      'https://app.example.com/oauth/x%1F',
+      'https://app.example.com/oauth/x%7f',
+      // C1 controls (NEL) in UTF-8, and escapes that are no UTF-8 at all.
+      'https://app.example.com/oauth/x%C2%85y',
+      'https://app.example.com/oauth/x%C0%AFy',
+      'https://app.example.com/oauth/x%FF',
+    ]) {
+      expect(isAllowedRedirectUri(list, uri), uri).toBe(false);
+    }
+    // Other escapes (a space, non-ASCII letters) and plain names stay allowed under the prefix.
+    for (const uri of ['https://app.example.com/oauth/a%20b', 'https://app.example.com/oauth/caf%C3%A9', 'https://app.example.com/oauth/cb-1_x~y', 'https://app.example.com/oauth/%41']) {
+      expect(isAllowedRedirectUri(list, uri), uri).toBe(true);
+    }
+  });
+
   it('[ALLOW-STAR] * admits every safe URI but still refuses unsafe ones', () => {
     const any = parseAllowlist('*');
     expect(any.any).toBe(true);

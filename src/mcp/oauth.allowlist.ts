@@ -5,10 +5,11 @@
  * - `defaults`: the built-in list ({@link DEFAULT_ALLOWED_REDIRECT_URIS});
  * - an exact URI (`https://app.example/cb`, `myapp://oauth/callback`), compared after URL normalization;
  * - an https prefix ending in `/*` (`https://app.example/oauth/*`): any URI that starts with everything before the
- *   `*` (the trailing slash is kept, so `https://app.example.evil/` never matches), without a query, and without
- *   encoded slashes, backslashes or dots (`%2F`, `%5C`, `%2E`) or dot segments — a server behind the prefix may
- *   decode them and route the browser out of the prefix (`…/oauth/%2F..%2F..%2Fevil`), or pass a query on
- *   (`…/oauth/x?redirect=https://evil`);
+ *   `*` (the trailing slash is kept, so `https://app.example.evil/` never matches), without a query, without dot
+ *   segments, and without any escape that decodes to a slash, backslash, dot, `%` or control character (`%2F`,
+ *   `%5C`, `%2E`, `%25`, `%00`, `%0D%0A`, `%C2%85`, any case) — a server behind the prefix may decode them (twice,
+ *   for `%252F`) and route the browser out of the prefix (`…/oauth/%2F..%2F..%2Fevil`), split a header
+ *   (`…/%0d%0aSet-Cookie:x`), or pass a query on (`…/oauth/x?redirect=https://evil`);
  * - a loopback prefix `http://localhost/*`, `http://127.0.0.1/*` or `http://[::1]/*`: any port and path (a port in
  *   the entry pins it);
  * - `*`: no allowlist at all (logged as a warning; not recommended).
@@ -103,15 +104,33 @@ export function parseAllowlist(raw: string): Allowlist {
   return Object.freeze({ any, entries: Object.freeze(entries), appSchemes });
 }
 
-/** Percent-encoded slash, backslash and dot, in any case: a server may decode them into path separators or dot segments. */
-const ENCODED_SEPARATOR = /%(2f|5c|2e)/i;
+/**
+ * Escapes of a path separator, a dot, a `%` (a second decoding turns `%252F` into `/`) or a C0 control character,
+ * in any case: a server behind a prefix may decode them into separators, dot segments or header breaks.
+ */
+const ENCODED_SEPARATOR = /%(2f|5c|2e|25|[01][0-9a-f]|7f)/i;
+/** C0 and C1 control characters, once the escapes are decoded (`%C2%85` is NEL, a line break to some parsers). */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** A `.` or `..` path segment (URL parsing resolves them, so the raw text is checked too). */
 const DOT_SEGMENT = /(^|\/)\.{1,2}(\/|$)/;
+
+/** Whether a path's escapes decode to a control character, or to no UTF-8 text at all. */
+function decodesToControl(path: string): boolean {
+  try {
+    return CONTROL.test(decodeURIComponent(path));
+  } catch {
+    return true;
+  }
+}
 
 /** Whether the part of a URI after a prefix entry could lead out of the prefix once a server decodes it. */
 function escapesPrefix(rest: string, raw: string): boolean {
   const rawPath = raw.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
-  return [rest, rawPath].some((path) => ENCODED_SEPARATOR.test(path) || DOT_SEGMENT.test(path)) || raw.includes('?');
+  return (
+    [rest, rawPath].some((path) => ENCODED_SEPARATOR.test(path) || DOT_SEGMENT.test(path) || decodesToControl(path)) ||
+    raw.includes('?')
+  );
 }
 
 /** Whether one entry admits a (safe, parsed) URI; `raw` is the URI as the client wrote it. */

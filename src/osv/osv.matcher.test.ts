@@ -1,8 +1,8 @@
-// Matching semantics (osv-facts.md §4) against the upstream tables in osv-data/matching-cases: osv.dev's
+// Matching semantics (osv-facts.md §4) against the upstream tables in test/fixtures/osv/matching-cases: osv.dev's
 // MatchPackages cases (index rows, pagination, commits, tag normalisation) and osv-scalibr's IsAffected groups.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { sharedPath } from '../../test/support/shared.ts';
+import { fixturePath } from '../../test/support/shared.ts';
 import { comparatorFor, normalizePackageName } from './ecosystems/index.ts';
 import { CorpusIndex } from './osv.index.ts';
 import { canonicalizeVersion, matchCommit, matchRows, normalizeTag, RowMatcher, stripRepoPrefix, warmLookups, type PageLimits } from './osv.matcher.ts';
@@ -47,7 +47,7 @@ interface ScalibrCases {
   other_cases: { name: string; affected: OsvAffected; query: { ecosystem?: string; name?: string; version: string; purl_type?: string }; want: boolean }[];
 }
 
-const read = <T>(file: string): T => JSON.parse(readFileSync(sharedPath('osv-data', 'matching-cases', file), 'utf8')) as T;
+const read = <T>(file: string): T => JSON.parse(readFileSync(fixturePath('osv', 'matching-cases', file), 'utf8')) as T;
 const matchCases = read<MatchCases>('osvdev-matchpackages-cases.json');
 const scalibr = read<ScalibrCases>('scalibr-isaffected-cases.json');
 

@@ -1,7 +1,7 @@
 // purl → OSV package (osv-facts.md §4.4), against osv.dev's purl test table (matching-cases/osvdev-purl-cases.json).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedPath } from '../../test/support/shared.ts';
+import { fixturePath } from '../../test/support/shared.ts';
 import { PurlError, purlToPackage, UNKNOWN_PURL_TYPE } from './osv.purl.ts';
 
 interface PurlCases {
@@ -9,7 +9,7 @@ interface PurlCases {
   type_namespace_to_ecosystem: { purl_type: string; namespace: string | null; ecosystem: string }[];
 }
 
-const cases = JSON.parse(readFileSync(sharedPath('osv-data', 'matching-cases', 'osvdev-purl-cases.json'), 'utf8')) as PurlCases;
+const cases = JSON.parse(readFileSync(fixturePath('osv', 'matching-cases', 'osvdev-purl-cases.json'), 'utf8')) as PurlCases;
 
 describe('purl mapping', () => {
   it('[OSV-PURL-MAP] maps every parse case of osv.dev', () => {

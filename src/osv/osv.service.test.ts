@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, openTestDatabase, type TestDatabase } from '../../test/support/databases.ts';
-import { sharedPath } from '../../test/support/shared.ts';
+import { fixturePath } from '../../test/support/shared.ts';
 import { TEST_OSV_CONFIG, ids } from '../../test/osv/osv-support.ts';
 import type { Clock } from '../core/clock.ts';
 import { AppError } from '../core/errors.ts';
@@ -32,7 +32,7 @@ interface Matrix {
   cases: { http_status: number; request: unknown }[];
 }
 
-const readCases = <T>(file: string): T => JSON.parse(readFileSync(sharedPath('osv-data', 'api-cases', file), 'utf8')) as T;
+const readCases = <T>(file: string): T => JSON.parse(readFileSync(fixturePath('osv', 'api-cases', file), 'utf8')) as T;
 
 function messageOf(fn: () => unknown): string {
   try {

@@ -11,11 +11,11 @@ import { buildIndex, staticIndexSource } from '../../src/osv/osv.loader.ts';
 import { createOsvService, type OsvService, type VulnerabilityListJson } from '../../src/osv/osv.service.ts';
 import { runCli } from '../support/cli.ts';
 import type { TestDatabase } from '../support/databases.ts';
-import { sharedPath } from '../support/shared.ts';
+import { bulkPath, fixturePath } from '../support/shared.ts';
 
-/** The shared real records and both bulk files, in the order the corpus tests import them. */
+/** The real records (test/fixtures) and both bulk archives (../shared), in the order the corpus tests import them. */
 export function sharedCorpusPaths(): string[] {
-  return [sharedPath('osv-data', 'records'), sharedPath('osv-data', 'bulk', 'go-vulndb.jsonl'), sharedPath('osv-data', 'bulk', 'pypa-pysec.jsonl')];
+  return [fixturePath('osv', 'records'), bulkPath('go-vulndb.jsonl'), bulkPath('pypa-pysec.jsonl')];
 }
 
 /** Environment for a CLI run against `database`. */

@@ -11,12 +11,12 @@ import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { findLiveAnswers } from '../../src/osv/osv.store.ts';
 import { bearer, grpcCall, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../grpc/grpc-support.ts';
 import { dialects } from '../support/databases.ts';
-import { sharedPath } from '../support/shared.ts';
+import { bulkPath, fixturePath, skipWithoutBulk } from '../support/shared.ts';
 
 type Json = Record<string, unknown>;
 
 for (const dialect of dialects) {
-  describe(`PlatformOSV stored answers on ${dialect}`, () => {
+  describe.skipIf(skipWithoutBulk)(`PlatformOSV stored answers on ${dialect}`, () => {
     let p: GrpcTestPlatform;
     let token: string;
     let client: PlatformOSVClient;
@@ -44,7 +44,7 @@ for (const dialect of dialects) {
       p = await startGrpcTestPlatform(dialect, { env: { OSV_REFRESH_INTERVAL_MS: '0' } });
       token = await tokenWith(p.platform, ['CAP_PLATFORM_OSV_READ']);
       client = p.osvClient();
-      await importRecords(p.platform.ctx.database.db, readSources(await listSourceFiles([sharedPath('osv-data', 'records'), sharedPath('osv-data', 'bulk', 'go-vulndb.jsonl')])));
+      await importRecords(p.platform.ctx.database.db, readSources(await listSourceFiles([fixturePath('osv', 'records'), bulkPath('go-vulndb.jsonl')])));
       const runtime = osvRuntimeFor(p.platform.ctx);
       await runtime.keeper.whenReady(Date.now() + 60_000);
       await runtime.keeper.refresh();

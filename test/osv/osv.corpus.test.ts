@@ -7,12 +7,12 @@ import { AppError } from '../../src/core/errors.ts';
 import type { OsvService } from '../../src/osv/osv.service.ts';
 import { corpusCounts } from '../../src/osv/osv.store.ts';
 import { dialects, openTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { sharedPath } from '../support/shared.ts';
+import { fixturePath, skipWithoutBulk } from '../support/shared.ts';
 import { CASES, pkg } from './osv-cases.ts';
 import { cliImport, ids, serviceOver, sharedCorpusPaths } from './osv-support.ts';
 
 for (const dialect of dialects) {
-  describe(`[OSV-DIALECTS] [OSV-MATCH-ROWS] [OSV-MATCH-KEYS] [OSV-MATCH-PEP503] [OSV-MATCH-COMMIT] [OSV-MATCH-WITHDRAWN] OSV corpus on ${dialect}`, () => {
+  describe.skipIf(skipWithoutBulk)(`[OSV-DIALECTS] [OSV-MATCH-ROWS] [OSV-MATCH-KEYS] [OSV-MATCH-PEP503] [OSV-MATCH-COMMIT] [OSV-MATCH-WITHDRAWN] OSV corpus on ${dialect}`, () => {
     let database: TestDatabase;
     let service: OsvService;
 
@@ -65,7 +65,7 @@ for (const dialect of dialects) {
     it('[OSV-GETVULN-WITHDRAWN] [OSV-API-SHAPES] returns withdrawn records by id, and full records as stored', async () => {
       const withdrawn = await service.getVuln({ id: 'GHSA-35c4-f3rq-f9g3' });
       expect(withdrawn).toMatchObject({ id: 'GHSA-35c4-f3rq-f9g3', withdrawn: '2018-10-11T17:29:49Z' });
-      const stored = JSON.parse(readFileSync(sharedPath('osv-data', 'records', 'GHSA-qc84-gqf4-9926.json'), 'utf8')) as unknown;
+      const stored = JSON.parse(readFileSync(fixturePath('osv', 'records', 'GHSA-qc84-gqf4-9926.json'), 'utf8')) as unknown;
       expect(await service.getVuln({ id: 'GHSA-qc84-gqf4-9926' })).toEqual(stored);
       const single = await service.query(pkg('crates.io', 'crossbeam-utils', '0.8.6'));
       expect(single.vulns?.[0]).toEqual(stored);

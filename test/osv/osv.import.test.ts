@@ -17,7 +17,7 @@ import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { corpusCounts } from '../../src/osv/osv.store.ts';
 import { runCli, spawnPlatform, waitForExit } from '../support/cli.ts';
 import { dialects, openTestDatabase, type TestDatabase } from '../support/databases.ts';
-import { sharedPath } from '../support/shared.ts';
+import { bulkPath, fixturePath, skipWithoutBulk } from '../support/shared.ts';
 import { TEST_OSV_CONFIG, cliEnv, cliImport, ids, serviceOver } from './osv-support.ts';
 
 /** A minimal ZIP writer (deflate), enough to build OSV.dev-style all.zip archives in tests. */
@@ -63,7 +63,7 @@ function zip(entries: { name: string; data: Buffer }[]): Buffer {
   return Buffer.concat([...locals, dir, end]);
 }
 
-const readRecord = (file: string): OsvRecord => JSON.parse(readFileSync(sharedPath('osv-data', 'records', file), 'utf8')) as OsvRecord;
+const readRecord = (file: string): OsvRecord => JSON.parse(readFileSync(fixturePath('osv', 'records', file), 'utf8')) as OsvRecord;
 const tmp = () => mkdtempSync(join(tmpdir(), 'osv-import-'));
 
 /** What a corpus holds, independent of how it got there. */
@@ -97,14 +97,14 @@ for (const dialect of dialects) {
     it('[OSV-IMPORT-VALIDATE] [OSV-IMPORT-UPSERT] [OSV-IMPORT-SOURCES] reports invalid records with id and reason, prints a summary, and changes nothing on a re-run', async () => {
       const database = await fresh();
       const env = cliEnv(database);
-      const run = await runCli(['osv', 'import', sharedPath('osv-data', 'records-test-fixtures')], env);
+      const run = await runCli(['osv', 'import', fixturePath('osv', 'records-test-fixtures')], env);
       expect(run.code, run.stderr).toBe(0);
       // 34 of the 75 fixtures fail the schema (records-test-fixtures/README.md).
       expect(run.stdout).toMatch(/Imported 75 records .* 34 invalid\./u);
       expect(run.stderr).toContain('invalid record CVE-2023-41045 in ');
       expect(run.stderr).toMatch(/invalid record CVE-2023-41045 in \S+CVE-2023-41045\.nointroduced\.json: affected\[0\]\.ranges\[0\]\.events: must contain an introduced event/u);
       const before = await snapshot(database);
-      const again = await runCli(['osv', 'import', '--json', sharedPath('osv-data', 'records-test-fixtures')], env);
+      const again = await runCli(['osv', 'import', '--json', fixturePath('osv', 'records-test-fixtures')], env);
       expect(JSON.parse(again.stdout)).toMatchObject({ inserted: 0, updated: 0, invalid: 34 });
       expect(await snapshot(database)).toEqual(before);
       await expectConsistent(database);
@@ -115,7 +115,7 @@ for (const dialect of dialects) {
     it('[OSV-IMPORT-UPSERT] [OSV-IMPORT-WITHDRAWN] keeps the copy with the newer modified, and drops the index rows of a withdrawn record', async () => {
       const database = await fresh();
       const dir = tmp();
-      await cliImport(database, [sharedPath('osv-data', 'records')]);
+      await cliImport(database, [fixturePath('osv', 'records')]);
       let service = await serviceOver(database);
       // Both HSEC-2023-0006 files carry the same modified; the first by name (GHC) was kept.
       expect(ids(await service.query({ package: { ecosystem: 'Hackage', name: 'x509-validation' }, version: '1.4.5' }))).toEqual([]);
@@ -142,9 +142,9 @@ for (const dialect of dialects) {
     it('[OSV-IMPORT-SOURCES] imports OSV.dev all.zip archives of one or many ecosystems', async () => {
       const database = await fresh();
       const dir = tmp();
-      const entry = (file: string) => ({ name: file.replace(/\.json$/u, '').replace(/\.[a-z-]+$/u, '') + '.json', data: readFileSync(sharedPath('osv-data', 'records', file)) });
+      const entry = (file: string) => ({ name: file.replace(/\.json$/u, '').replace(/\.[a-z-]+$/u, '') + '.json', data: readFileSync(fixturePath('osv', 'records', file)) });
       writeFileSync(join(dir, 'all.zip'), zip([entry('GHSA-qc84-gqf4-9926.json'), entry('RUSTSEC-2022-0041.json'), entry('ALSA-2023_7109.json'), { name: 'broken.json', data: Buffer.from('{"id":') }]));
-      writeFileSync(join(dir, 'PyPI-all.zip'), zip([{ name: 'PYSEC-2022-42969.json', data: readFileSync(sharedPath('osv-data', 'records', 'PYSEC-2022-42969.json')) }]));
+      writeFileSync(join(dir, 'PyPI-all.zip'), zip([{ name: 'PYSEC-2022-42969.json', data: readFileSync(fixturePath('osv', 'records', 'PYSEC-2022-42969.json')) }]));
       const report = await cliImport(database, [join(dir, 'all.zip'), join(dir, 'PyPI-all.zip')]);
       expect(report).toMatchObject({ read: 5, inserted: 4, invalid: 1 });
       expect(report.rejected[0]).toMatchObject({ source: `${join(dir, 'all.zip')}!broken.json` });
@@ -155,10 +155,10 @@ for (const dialect of dialects) {
       expect(ids(await service.query({ package: { ecosystem: 'PyPI', name: 'py' }, version: '1.0.0' }))).toEqual(['PYSEC-2022-42969']);
     });
 
-    it('[OSV-IMPORT-RESUME] stops an import between batches and finishes it on a re-run, as a clean import would', async () => {
+    it.skipIf(skipWithoutBulk)('[OSV-IMPORT-RESUME] stops an import between batches and finishes it on a re-run, as a clean import would', async () => {
       const clean = await fresh();
       const interrupted = await fresh();
-      const files = await listSourceFiles([sharedPath('osv-data', 'bulk', 'go-vulndb.jsonl')]);
+      const files = await listSourceFiles([bulkPath('go-vulndb.jsonl')]);
       const cleanReport = await importRecords(clean.db, readSources(files), { batchSize: 500 });
       expect(cleanReport).toMatchObject({ read: 4291, inserted: 4291, interrupted: false });
 
@@ -180,10 +180,10 @@ for (const dialect of dialects) {
       expect(await snapshot(interrupted)).toEqual(await snapshot(clean));
     });
 
-    it('stores the same corpus through the SQLite writer and the portable one', async () => {
+    it.skipIf(skipWithoutBulk)('stores the same corpus through the SQLite writer and the portable one', async () => {
       const viaHandle = await fresh();
       const viaKysely = await fresh();
-      const paths = [sharedPath('osv-data', 'records'), sharedPath('osv-data', 'bulk', 'pypa-pysec.jsonl')];
+      const paths = [fixturePath('osv', 'records'), bulkPath('pypa-pysec.jsonl')];
       const a = await importRecords(viaHandle, readSources(await listSourceFiles(paths)), { batchSize: 700 });
       const b = await importRecords(viaKysely.db, readSources(await listSourceFiles(paths)), { batchSize: 700 });
       expect({ ...a, ms: 0 }).toEqual({ ...b, ms: 0 });
@@ -192,10 +192,10 @@ for (const dialect of dialects) {
       expect(await rows(viaHandle)).toEqual(await rows(viaKysely));
     });
 
-    it('[OSV-IMPORT-RESUME] leaves only whole batches when the import process is killed, and a re-run completes it', async () => {
+    it.skipIf(skipWithoutBulk)('[OSV-IMPORT-RESUME] leaves only whole batches when the import process is killed, and a re-run completes it', async () => {
       const database = await fresh();
       const env = cliEnv(database);
-      const child = spawnPlatform(['osv', 'import', '--batch-size', '50', '--quiet', sharedPath('osv-data', 'bulk', 'go-vulndb.jsonl')], env);
+      const child = spawnPlatform(['osv', 'import', '--batch-size', '50', '--quiet', bulkPath('go-vulndb.jsonl')], env);
       const exited = waitForExit(child, 60_000);
       // Kill it as soon as some batches are stored.
       for (let i = 0; i < 600; i++) {
@@ -217,7 +217,7 @@ for (const dialect of dialects) {
       expect(stored).toBeGreaterThan(0);
       expect(stored % 50 === 0 || stored === 4291).toBe(true);
       await expectConsistent(database);
-      const report = await cliImport(database, [sharedPath('osv-data', 'bulk', 'go-vulndb.jsonl')]);
+      const report = await cliImport(database, [bulkPath('go-vulndb.jsonl')]);
       expect(report.inserted + report.unchanged).toBe(4291);
       expect(report.unchanged).toBe(stored);
       expect((await corpusCounts(database.db)).records).toBe(4291);
@@ -232,7 +232,7 @@ for (const dialect of dialects) {
         const service = createOsvService({ db: database.db, index: keeper, config: TEST_OSV_CONFIG, clock: { now: () => Date.now() }, log: createLogger({ level: 'silent' }) });
         const query = { package: { ecosystem: 'crates.io', name: 'crossbeam-utils' }, version: '0.8.6' };
         expect(await service.query(query)).toEqual({});
-        await cliImport(database, [sharedPath('osv-data', 'records')]);
+        await cliImport(database, [fixturePath('osv', 'records')]);
         const deadline = Date.now() + 20_000;
         while (ids(await service.query(query)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         expect(ids(await service.query(query))).toEqual(['GHSA-qc84-gqf4-9926', 'RUSTSEC-2022-0041']);

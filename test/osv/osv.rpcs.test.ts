@@ -11,7 +11,7 @@ import { osvRuntimeFor } from '../../src/osv/osv.runtime.ts';
 import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { bearer, grpcCall, grpcError, httpJson, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../grpc/grpc-support.ts';
 import { dialects } from '../support/databases.ts';
-import { sharedPath } from '../support/shared.ts';
+import { fixturePath, skipWithoutBulk } from '../support/shared.ts';
 import { CASES } from './osv-cases.ts';
 import { sharedCorpusPaths } from './osv-support.ts';
 
@@ -21,9 +21,9 @@ interface ListJson {
   next_page_token?: string;
 }
 
-const apiCases = (file: string): unknown => JSON.parse(readFileSync(sharedPath('osv-data', 'api-cases', file), 'utf8'));
+const apiCases = (file: string): unknown => JSON.parse(readFileSync(fixturePath('osv', 'api-cases', file), 'utf8'));
 const jsonLines = (file: string): Json[] =>
-  readFileSync(sharedPath('osv-data', 'api-cases', file), 'utf8')
+  readFileSync(fixturePath('osv', 'api-cases', file), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Json);
@@ -37,7 +37,7 @@ const MAL_STAND_IN = {
 };
 
 for (const dialect of dialects) {
-  describe(`PlatformOSV over gRPC and HTTP on ${dialect}`, () => {
+  describe.skipIf(skipWithoutBulk)(`PlatformOSV over gRPC and HTTP on ${dialect}`, () => {
     let p: GrpcTestPlatform;
     let token: string;
     let client: PlatformOSVClient;
@@ -229,12 +229,12 @@ for (const dialect of dialects) {
       const full = await http('query', { package: { purl: 'pkg:cargo/crossbeam-utils@0.8.6' } });
       expect(full.body.vulns).toHaveLength(2);
       expect(full.body.next_page_token).toBeUndefined();
-      const record = JSON.parse(readFileSync(sharedPath('osv-data', 'records', 'GHSA-qc84-gqf4-9926.json'), 'utf8')) as Json;
+      const record = JSON.parse(readFileSync(fixturePath('osv', 'records', 'GHSA-qc84-gqf4-9926.json'), 'utf8')) as Json;
       expect((full.body.vulns as Json[])[0]).toEqual(record);
     });
 
     it('[OSV-GETVULN-ERRORS] [OSV-GETVULN-ALIASES] [OSV-GETVULN-WITHDRAWN] serves GetVuln on both transports: records, withdrawn ones, aliases and errors', async () => {
-      const record = JSON.parse(readFileSync(sharedPath('osv-data', 'records', 'GHSA-qc84-gqf4-9926.json'), 'utf8')) as Json;
+      const record = JSON.parse(readFileSync(fixturePath('osv', 'records', 'GHSA-qc84-gqf4-9926.json'), 'utf8')) as Json;
       const r = await http('vulns/GHSA-qc84-gqf4-9926');
       expect([r.status, r.body]).toEqual([200, record]);
       const g = await grpcCall<Json>((cb) => client.GetVuln({ id: 'GHSA-qc84-gqf4-9926' }, bearer(token), cb as never));

@@ -79,6 +79,28 @@ export function registerIdentityCommands(program: Command, io: CliIo): void {
       if (opts.json) return printJson(io, human);
       io.out(`Human ${human.human_id} deactivated.`);
     });
+  humans
+    .command('activate')
+    .description('activate a deactivated Human; their old sessions and tokens stay revoked')
+    .argument('<human>', 'the Human id or email')
+    .option('--json', 'print the Human as JSON')
+    .action(async (humanId: string, opts: { json?: boolean }) => {
+      const human = await withContext(io, async (ctx) => ctx.identity.reactivate(await ctx.identity.resolveHumanId(humanId)));
+      if (opts.json) return printJson(io, human);
+      io.out(`Human ${human.human_id} (${human.email}) activated. Earlier sessions and tokens stay revoked.`);
+    });
+  humans
+    .command('reset-password')
+    .description("set a new random password (shown once) and sign the Human's API sessions out; tokens stay valid")
+    .argument('<human>', 'the Human id or email')
+    .option('--json', 'print one JSON object {human_id, email, password, role, account_id, active, sessions_revoked}')
+    .action(async (humanId: string, opts: { json?: boolean }) => {
+      const human = await withContext(io, async (ctx) => ctx.identity.resetPassword(await ctx.identity.resolveHumanId(humanId)));
+      if (opts.json) return printJson(io, human);
+      io.out(`Human ${human.human_id} (${human.email}): new password (shown once): ${human.password}`);
+      io.out(`  ${human.sessions_revoked} API session(s) revoked; platform, member and executor tokens stay valid (npx platform tokens revoke ID ends one).`);
+      if (!human.active) io.out(`  The Human is deactivated: run npx platform humans activate ${human.human_id} before they can sign in.`);
+    });
 
   const tokens = program.command('tokens').description('manage access tokens (platform, member and executor planes)');
   tokens

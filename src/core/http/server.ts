@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../errors.ts';
+import { assertStorableText } from '../storable-text.ts';
 import type { TrustProxy } from '../config.core.ts';
 import type { Logger } from '../logger.ts';
 
@@ -13,6 +14,12 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** TLS key and certificate (PEM); plain HTTP when absent. */
   https?: { key: Buffer; cert: Buffer };
+  /**
+   * Refuse, with 400 `parameter_invalid`, requests whose body, path parameters, query string, bearer or session
+   * cookie hold text neither database can store (default true). One check at the boundary instead of one per
+   * route, so PostgreSQL and SQLite answer the same instead of PostgreSQL failing with a 500 deep in SQL.
+   */
+  refuseUnstorableText?: boolean;
 }
 
 /** Paths only, never query strings: OAuth codes and states travel in queries and must not reach the log. */
@@ -51,6 +58,40 @@ export function frameworkErrorToAppError(error: FastifyError): AppError | undefi
 export function sendAppError(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
   return reply.status(error.httpStatus).send(errorEnvelope(error.code, error.message));
+}
+
+/**
+ * A client error that every error handler reads the same way: ours by its code (`isAppError`), plain Fastify ones
+ * (the MCP listener's OAuth scope answers in RFC 6749 form) by its `statusCode`.
+ */
+function clientError(code: 'parameter_invalid' | 'unsupported_media_type', message: string): AppError {
+  const error = new AppError(code, message);
+  return Object.assign(error, { statusCode: error.httpStatus });
+}
+
+/**
+ * Whether a `Content-Type` header names no charset or UTF-8 (any case, quoted or not), the only encoding a JSON
+ * or form body may use here (RFC 8259 8.1); `latin1` and friends would decode to text the client did not mean.
+ */
+export function hasUtf8Charset(contentType: string): boolean {
+  for (const part of contentType.split(';').slice(1)) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    if (part.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (value.toLowerCase() !== 'utf-8') return false;
+  }
+  return true;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether a request carries a body (a `Content-Length` above zero or a chunked transfer). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return request.headers['transfer-encoding'] !== undefined;
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -101,6 +142,22 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
 
   void app.register(fastifyCookie);
 
+  // Bodies are JSON in UTF-8 (or, where a listener registers a parser for it, a form); Fastify's default text/plain
+  // parser would hand a handler a string that then fails as a 400 instead of the documented 415, and its JSON
+  // parser decodes invalid UTF-8 to U+FFFD, so a stored secret would differ from the one the client sent.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  const parseJsonText = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      done(clientError('parameter_invalid', 'request body is not valid UTF-8'), undefined);
+      return;
+    }
+    void parseJsonText(request, text, done);
+  });
+
   // Routes by path, to tell 405 (path exists, method does not) from 404.
   const routes: { method: string; pattern: RegExp }[] = [];
   app.addHook('onRoute', (route) => {
@@ -123,6 +180,29 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     if (closing) return sendAppError(reply, new AppError('unavailable', 'the server is shutting down'));
     return undefined;
   });
+  // Before any parser runs, so form bodies (a listener's own parser) are held to the same charset rule as JSON.
+  app.addHook('preParsing', async (request) => {
+    const type = request.headers['content-type'];
+    if (type !== undefined && hasBody(request) && !hasUtf8Charset(type)) {
+      throw clientError('unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
+    }
+  });
+
+  if (options.refuseUnstorableText !== false) {
+    // After parsing and routing, before validation and the handler: every text that may reach SQL, once.
+    app.addHook('preValidation', async (request) => {
+      try {
+        assertStorableText(request.params, 'params');
+        assertStorableText(request.query, 'query');
+        assertStorableText(request.body, 'body');
+        assertStorableText(request.headers.authorization, 'headers.authorization');
+        assertStorableText(request.cookies, 'cookies');
+      } catch (error) {
+        throw isAppError(error) ? Object.assign(error, { statusCode: error.httpStatus }) : error;
+      }
+    });
+  }
+
   app.addHook('onSend', async (_request, reply) => {
     if (closing) void reply.header('connection', 'close');
   });

@@ -185,6 +185,17 @@ export function createIdentityService(deps: IdentityServiceDeps) {
       return humanView(await requireHuman(humanId));
     },
 
+    /**
+     * The Human's id for an operator's argument: an email (anything with `@`, matched like sign-in) or an id. The
+     * CLI takes either, so whoever lost the first-start banner can still name the owner (`owner@platform.local`).
+     */
+    async resolveHumanId(idOrEmail: string): Promise<string> {
+      if (!idOrEmail.includes('@')) return idOrEmail;
+      const human = await store.findHumanByEmail(db, normalizeEmail(idOrEmail));
+      if (!human) throw new AppError('not_found', 'no Human with that email');
+      return human.id;
+    },
+
     /** Changes a role; the last active owner of an Account cannot be demoted. Applies to the next request. */
     async setRole(humanId: string, role: Role): Promise<HumanView> {
       return db.transaction().execute(async (trx) => {
@@ -218,10 +229,33 @@ export function createIdentityService(deps: IdentityServiceDeps) {
       });
     },
 
+    /**
+     * Reactivates a deactivated Human (`platform humans activate`). Their old sessions and tokens stay revoked (the
+     * deactivation ended them); they sign in again with their password, or get a new one with `resetPassword`.
+     */
     async reactivate(humanId: string): Promise<HumanView> {
       const human = await requireHuman(humanId);
       await store.updateHuman(db, humanId, { active: 1 }, clock.now());
       return humanView({ ...human, active: 1 });
+    },
+
+    /**
+     * Gives a Human a new random password (returned once; only its hash is stored) and revokes their API sessions,
+     * since a session is what the old password bought: whoever held it is signed out on the next request.
+     * Platform, member and executor tokens are separate credentials and stay valid (`platform tokens revoke` ends
+     * them). A deactivated Human gets the password but still cannot sign in until activated.
+     */
+    async resetPassword(humanId: string): Promise<HumanView & { password: string; sessions_revoked: number }> {
+      const human = await requireHuman(humanId);
+      const password = randomPassword();
+      // The slow hash runs before the transaction, which only swaps the hash and ends the sessions together.
+      const passwordHash = await hashPassword(password, deps.passwordCost);
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        await store.updateHuman(trx, humanId, { password_hash: passwordHash }, now);
+        const revoked = await store.revokeCredentialsOf(trx, humanId, now, ['session']);
+        return { ...humanView(human), password, sessions_revoked: revoked };
+      });
     },
 
     /**

@@ -38,7 +38,7 @@ export async function listHumans(db: Db, accountId: string): Promise<HumanRow[]>
   return db.selectFrom('humans').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
 }
 
-export async function updateHuman(db: Db, id: string, patch: Partial<Pick<HumanRow, 'role' | 'active'>>, now: number): Promise<void> {
+export async function updateHuman(db: Db, id: string, patch: Partial<Pick<HumanRow, 'role' | 'active' | 'password_hash'>>, now: number): Promise<void> {
   await db.updateTable('humans').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
 }
 
@@ -114,9 +114,14 @@ export async function revokeCredential(db: Db, id: string, now: number): Promise
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Revokes every live credential of a Human (on deactivation), so reactivation does not revive old secrets. */
-export async function revokeCredentialsOf(db: Db, humanId: string, now: number): Promise<number> {
-  const result = await db.updateTable('credentials').set({ revoked_at: now }).where('human_id', '=', humanId).where('revoked_at', 'is', null).executeTakeFirst();
+/**
+ * Revokes every live credential of a Human (on deactivation, so reactivation does not revive old secrets), or only
+ * those of the given kinds (a password reset ends the sessions).
+ */
+export async function revokeCredentialsOf(db: Db, humanId: string, now: number, kinds?: readonly string[]): Promise<number> {
+  let query = db.updateTable('credentials').set({ revoked_at: now }).where('human_id', '=', humanId).where('revoked_at', 'is', null);
+  if (kinds !== undefined) query = query.where('kind', 'in', [...kinds]);
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

@@ -1,4 +1,4 @@
-// Every upstream comparison fixture (osv-data/version-fixtures, ~72k lines) must hold in both directions, under
+// Every upstream comparison fixture (test/fixtures/osv/version-fixtures, ~72k lines) must hold in both directions, under
 // every ecosystem the README maps the file to. No skip list.
 import { describe, expect, it } from 'vitest';
 import { comparatorFor } from './index.ts';

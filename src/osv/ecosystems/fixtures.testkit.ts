@@ -1,7 +1,7 @@
-// Test helper (imported by tests only): the version-comparison fixtures in ../shared/osv-data/version-fixtures
+// Test helper (imported by tests only): the version-comparison fixtures in test/fixtures/osv/version-fixtures
 // (format and file → ecosystem table in the README there).
 import { readFileSync, readdirSync } from 'node:fs';
-import { sharedPath } from '../../../test/support/shared.ts';
+import { fixturePath } from '../../../test/support/shared.ts';
 
 /** One fixture comparison `<a> <op> <b>`, op as -1, 0 or 1. */
 export interface FixtureLine {
@@ -62,7 +62,7 @@ const OPS: Readonly<Record<string, -1 | 0 | 1>> = { '<': -1, '=': 0, '>': 1 };
 
 /** Every `*.txt` directly in the fixture folder (not the `osvdev/` hints). */
 export function fixtureFiles(): string[] {
-  return readdirSync(sharedPath('osv-data', 'version-fixtures'), { withFileTypes: true })
+  return readdirSync(fixturePath('osv', 'version-fixtures'), { withFileTypes: true })
     .filter((e) => e.isFile() && e.name.endsWith('.txt'))
     .map((e) => e.name)
     .sort();
@@ -73,7 +73,7 @@ export function fixtureFiles(): string[] {
  * other line must be exactly `<a> <op> <b>` split on single spaces.
  */
 export function readFixture(file: string): FixtureLine[] {
-  const text = readFileSync(sharedPath('osv-data', 'version-fixtures', file), 'utf8');
+  const text = readFileSync(fixturePath('osv', 'version-fixtures', file), 'utf8');
   const out: FixtureLine[] = [];
   text.split('\n').forEach((raw, index) => {
     if (raw === '' || raw.startsWith('# ') || raw.startsWith('// ')) return;
@@ -94,7 +94,7 @@ export interface HintLine {
 
 /** Reads an `osvdev/` hint file (same format, wider set of operators). */
 export function readFixtureHints(file: string): HintLine[] {
-  const text = readFileSync(sharedPath('osv-data', 'version-fixtures', 'osvdev', file), 'utf8');
+  const text = readFileSync(fixturePath('osv', 'version-fixtures', 'osvdev', file), 'utf8');
   const out: HintLine[] = [];
   for (const raw of text.split('\n')) {
     if (raw === '' || raw.startsWith('# ') || raw.startsWith('// ')) continue;

@@ -4,7 +4,7 @@
 // behaviour change in either direction shows up.
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedPath } from '../../../test/support/shared.ts';
+import { fixturePath } from '../../../test/support/shared.ts';
 import { comparatorFor } from './index.ts';
 import { readFixtureHints } from './fixtures.testkit.ts';
 
@@ -56,7 +56,7 @@ const HOLDS: Readonly<Record<string, (c: number) => boolean>> = {
 
 describe('osv.dev Python test comparisons (hints)', () => {
   it('covers every hint file', () => {
-    const files = readdirSync(sharedPath('osv-data', 'version-fixtures', 'osvdev')).filter((f) => f.endsWith('.txt'));
+    const files = readdirSync(fixturePath('osv', 'version-fixtures', 'osvdev')).filter((f) => f.endsWith('.txt'));
     expect(files.sort()).toEqual(Object.keys(HINT_ECOSYSTEMS).sort());
   });
 

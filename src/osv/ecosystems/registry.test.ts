@@ -1,7 +1,7 @@
 // Registry and ecosystem-name helpers (osv-facts.md §2, §4.1, §6).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sharedPath } from '../../../test/support/shared.ts';
+import { fixturePath } from '../../../test/support/shared.ts';
 import { KNOWN_ECOSYSTEMS, comparatorFor, compareVersions, ecosystemBase, isKnownEcosystem, normalizePackageName } from './index.ts';
 
 const NO_COMPARATOR = [
@@ -75,8 +75,8 @@ describe('compareVersions', () => {
 });
 
 describe('ecosystem names', () => {
-  it('lists the 48 schema ecosystems of osv-data/ecosystems.txt', () => {
-    const shared = readFileSync(sharedPath('osv-data', 'ecosystems.txt'), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  it('lists the 48 schema ecosystems of test/fixtures/osv/ecosystems.txt', () => {
+    const shared = readFileSync(fixturePath('osv', 'ecosystems.txt'), 'utf8').split('\n').filter((l) => l.trim() !== '');
     expect(KNOWN_ECOSYSTEMS).toHaveLength(48);
     expect([...KNOWN_ECOSYSTEMS].sort()).toEqual([...shared].sort());
     expect(Object.isFrozen(KNOWN_ECOSYSTEMS)).toBe(true);

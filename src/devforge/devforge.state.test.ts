@@ -1,0 +1,126 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDevForge, type StartedDevForge } from './devforge.app.ts';
+import { createForgeBrowser } from './devforge.browser.ts';
+import type { DevForgeSeed } from './devforge.seed.ts';
+import { devForgeSeedFromState, devForgeStateFile, readDevForgeState } from './devforge.state.ts';
+
+const CALLBACK = 'http://127.0.0.1:3999/callback';
+
+/** Code flow with PKCE S256 through the real pages, as the MCP server does it. */
+async function signInAndGetTokens(forge: StartedDevForge, seed: DevForgeSeed) {
+  const user = seed.users[0]!;
+  const app = seed.applications[0]!;
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL('/oauth/authorize', forge.url);
+  for (const [k, v] of Object.entries({
+    client_id: app.uid,
+    redirect_uri: CALLBACK,
+    response_type: 'code',
+    state: 's',
+    scope: 'api',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  })) {
+    url.searchParams.set(k, v);
+  }
+  const location = await createForgeBrowser().authorize(url.href, { username: user.username, password: user.password });
+  const code = new URL(location).searchParams.get('code') ?? '';
+  const response = await fetch(`${forge.url}/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: app.uid, code_verifier: verifier }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { access_token: string; refresh_token: string };
+}
+
+async function whoAmI(forge: StartedDevForge, bearer: string): Promise<number> {
+  return (await fetch(`${forge.url}/api/v4/user`, { headers: { authorization: `Bearer ${bearer}` } })).status;
+}
+
+describe('dev forge state file', () => {
+  const dirs: string[] = [];
+  let forge: StartedDevForge | undefined;
+  afterEach(async () => {
+    await forge?.close();
+    forge = undefined;
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  function dataDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'devforge-state-'));
+    dirs.push(dir);
+    return join(dir, 'data');
+  }
+
+  it('keeps the user, the application, tokens and changes across a restart: the same sign-in works and old tokens still authenticate', async () => {
+    const file = devForgeStateFile(dataDir());
+    const seed1 = devForgeSeedFromState(file, [CALLBACK]);
+    forge = await startDevForge({ ...seed1, stateFile: file });
+    // Written at once, private to the user, in a private directory.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(file, '..')).mode & 0o777).toBe(0o700);
+    const tokens = await signInAndGetTokens(forge, seed1);
+    const pat = forge.bannerPersonalAccessToken('dev', ['api'], 'banner');
+    const created = await fetch(`${forge.url}/api/v4/projects/dev%2Fhello-forge/issues`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Survives a restart' }),
+    });
+    expect(created.status).toBe(201);
+    // No token, code or refresh token in clear: only the banner's password and personal access token are.
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toContain(tokens.access_token);
+    expect(text).not.toContain(tokens.refresh_token);
+    expect(readdirSync(join(file, '..'))).toEqual(['devforge.json']);
+    // A crash, not a graceful stop: the state was saved before each response left.
+    forge.app.server.closeAllConnections();
+    await forge.close();
+
+    const seed2 = devForgeSeedFromState(file, ['http://127.0.0.1:4999/callback', CALLBACK]);
+    expect(seed2.users[0]?.password).toBe(seed1.users[0]?.password);
+    expect(seed2.applications[0]?.uid).toBe(seed1.applications[0]?.uid);
+    forge = await startDevForge({ ...seed2, stateFile: file });
+    expect(await whoAmI(forge, tokens.access_token)).toBe(200);
+    expect(forge.bannerPersonalAccessToken('dev', ['api'], 'banner')).toBe(pat);
+    const issues = (await (await fetch(`${forge.url}/api/v4/projects/dev%2Fhello-forge/issues`, { headers: { 'private-token': pat } })).json()) as {
+      title: string;
+    }[];
+    expect(issues.map((i) => i.title)).toContain('Survives a restart');
+    // The same password signs in again and the refresh token issued before the restart rotates.
+    const again = await signInAndGetTokens(forge, seed2);
+    expect(await whoAmI(forge, again.access_token)).toBe(200);
+    const refreshed = await fetch(`${forge.url}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: seed2.applications[0]!.uid }),
+    });
+    expect(refreshed.status).toBe(200);
+    expect(await whoAmI(forge, tokens.access_token)).toBe(401);
+    // The application follows the redirect URIs of this start.
+    expect(readDevForgeState(file)?.store.applications[0]?.redirectUris).toEqual(['http://127.0.0.1:4999/callback', CALLBACK]);
+    // Revocations are kept too.
+    forge.revokeAllTokensOf('dev');
+    await forge.close();
+    forge = await startDevForge({ ...devForgeSeedFromState(file, [CALLBACK]), stateFile: file });
+    expect(await whoAmI(forge, again.access_token)).toBe(401);
+    expect(forge.bannerPersonalAccessToken('dev', ['api'], 'banner')).not.toBe(pat);
+  });
+
+  it('stays in memory without a state file, and refuses a file that is not its state with one line', async () => {
+    const dir = dataDir();
+    const file = devForgeStateFile(dir);
+    forge = await startDevForge({ ...devForgeSeedFromState(file, [CALLBACK]) });
+    forge.createPersonalAccessToken('dev');
+    expect(existsSync(dir)).toBe(false);
+    await forge.close();
+    forge = undefined;
+
+    const other = join(dataDir(), '..', 'devforge.json');
+    writeFileSync(other, '{"version":7}');
+    expect(() => devForgeSeedFromState(other, [CALLBACK])).toThrow(/is not a version 1 dev forge state; move it away/);
+    writeFileSync(other, 'not json');
+    await expect(startDevForge({ ...devForgeSeedFromState(join(dir, 'x.json'), [CALLBACK]), stateFile: other })).rejects.toThrow(/is not valid JSON/);
+  });
+});
