@@ -12,6 +12,7 @@ import { encodeAnswer } from '../../src/osv/osv.answer.ts';
 import { validateOsvRecord, type OsvRecord } from '../../src/osv/osv.schema.ts';
 import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { sharedCorpusPaths } from '../osv/osv-support.ts';
+import { skipWithoutBulk } from '../support/shared.ts';
 
 const codec = loadProtos().codec;
 
@@ -28,7 +29,7 @@ function handWritten(typeName: string, value: unknown): { json: string; wire: Bu
 }
 
 describe('the hand-written codec against the generated one', () => {
-  it('writes every record of the shared OSV corpus as the generated codec does (JSON text and protobuf bytes)', { timeout: 300_000 }, async () => {
+  it.skipIf(skipWithoutBulk)('writes every record of the shared OSV corpus as the generated codec does (JSON text and protobuf bytes)', { timeout: 300_000 }, async () => {
     let records = 0;
     for await (const batch of readSources(await listSourceFiles(sharedCorpusPaths()))) {
       for (const raw of batch) {
