@@ -173,11 +173,11 @@ export function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
 
 /**
  * Registers the model plane's REST surface: the admin routes, the member-plane reads and the OpenAPI document that
- * describes both. Called once from `buildRestApp`.
+ * describes them with every other route table of the app (the session routes). Called once from `buildRestApp`.
  */
 export function registerModelPlaneRoutes(app: FastifyInstance, ctx: PlatformContext): void {
   const plane = modelPlaneOf(ctx);
   const routes = [...adminRoutes(plane), ...memberRoutes(plane)];
   registerApiRoutes(app, routes, { auth: ctx.auth });
-  registerOpenApiRoute(app, routes);
+  registerOpenApiRoute(app);
 }

@@ -1,12 +1,20 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { SESSION_COOKIE } from '../core/identity/auth.ts';
 import { errorResponseSchema } from './admin.schemas.ts';
-import { fastifyPath, routeErrors, type AnyApiRoute, type ApiRoute } from './http/api-route.ts';
+import { fastifyPath, registeredApiRoutes, routeErrors, type AnyApiRoute, type ApiRoute } from './http/api-route.ts';
 
 /** Where the document is served. */
 export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+/**
+ * The document changes only with a deploy, but replicas of two releases can answer side by side during one: caches
+ * may keep it, yet must revalidate each use (`no-cache`), which costs a 304 against the ETag and never serves the
+ * previous release's routes after a client has seen the new ones. It is public: it holds no data.
+ */
+export const OPENAPI_CACHE_CONTROL = 'public, no-cache';
 
 type JsonObject = Record<string, unknown>;
 
@@ -53,14 +61,8 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject
   for (const anyRoute of routes) {
     // Only the schemas are read here, never the handler, so the erased generics can be restored to ZodType.
     const route = anyRoute as ApiRoute;
-    const security =
-      route.auth === 'administrator'
-        ? route.method === 'GET'
-          ? [{ bearer: [] }, { sessionCookie: [] }]
-          : [{ bearer: [] }]
-        : route.auth === 'member'
-          ? [{ bearer: [] }]
-          : [];
+    const cookieToo = route.method === 'GET' ? [{ bearer: [] }, { sessionCookie: [] }] : [{ bearer: [] }];
+    const security = route.auth === 'administrator' || route.auth === 'session' ? cookieToo : route.auth === 'member' ? [{ bearer: [] }] : [];
     const operation: JsonObject = {
       operationId: route.operationId,
       summary: route.summary,
@@ -70,7 +72,9 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       ...(route.command
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(z.strictObject({ command: route.command }), 'input') } } } }
-        : {}),
+        : route.body
+          ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+          : {}),
       responses: {
         '200': { description: 'Success', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } },
         ...errorResponses(routeErrors(anyRoute)),
@@ -78,14 +82,41 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
+  // The document describes its own route too, so every route under /api/v1 is in it.
+  paths[OPENAPI_PATH] = {
+    get: {
+      operationId: 'getOpenApiDocument',
+      summary: 'This document (public)',
+      tags: ['meta'],
+      security: [],
+      parameters: [],
+      responses: {
+        '200': {
+          description: 'The OpenAPI 3.1 document',
+          headers: {
+            'Cache-Control': { schema: { const: OPENAPI_CACHE_CONTROL } },
+            ETag: { description: 'Changes when the document does (with a deploy)', schema: { type: 'string' } },
+          },
+          content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } },
+        },
+        '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+      },
+    },
+  };
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
-      title: 'Platform model-provider admin API and member model discovery',
+      title: 'Platform REST API: sessions, model-provider administration and member model discovery',
       version: '1.0.0',
-      description: 'Admin routes under /api/v1/admin (Human owner or administrator); member routes under /agent_api/v1 (member-plane and executor tokens).',
+      description:
+        'Session routes under /api/v1/sessions; admin routes under /api/v1/admin (Human owner or administrator); member routes under /agent_api/v1 (member-plane and executor tokens).',
     },
+    // Relative, so it resolves against wherever this document was fetched from (OpenAPI 3.1 "Server Object"): the
+    // same document is right behind any host name, port, TLS terminator or proxy, and stays one cacheable byte
+    // string. A URL built from the request's Host or X-Forwarded-* headers would trust client-supplied values and
+    // make every host a different document.
+    servers: [{ url: '/', description: 'The origin serving this document' }],
     paths,
     components: {
       schemas: { Error: jsonSchema(errorResponseSchema, 'output') },
@@ -97,8 +128,28 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject
   };
 }
 
-/** `GET /api/v1/openapi.json`: public, since it describes routes and holds no data. */
-export function registerOpenApiRoute(app: FastifyInstance, routes: readonly AnyApiRoute[]): void {
-  const text = JSON.stringify(buildOpenApiDocument(routes));
-  app.get(fastifyPath(OPENAPI_PATH), async (_request, reply) => reply.type('application/json; charset=utf-8').send(text));
+/** True when an If-None-Match header lists `etag` (or `*`); weak comparison, as RFC 9110 prescribes for GET. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === bare(etag));
+}
+
+/**
+ * `GET /api/v1/openapi.json`: public, since it describes routes and holds no data. The document covers every route
+ * table registered on `app` through `registerApiRoutes` (sessions, admin, member), built once when the app is ready,
+ * after every table has been registered, so a new table cannot be left out of it.
+ */
+export function registerOpenApiRoute(app: FastifyInstance): void {
+  let text = '';
+  let etag = '';
+  app.addHook('onReady', async () => {
+    text = JSON.stringify(buildOpenApiDocument(registeredApiRoutes(app)));
+    etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+  });
+  app.get(fastifyPath(OPENAPI_PATH), async (request, reply) => {
+    void reply.header('cache-control', OPENAPI_CACHE_CONTROL).header('etag', etag);
+    if (matchesEtag(request.headers['if-none-match'], etag)) return reply.status(304).send();
+    return reply.type('application/json; charset=utf-8').send(text);
+  });
 }

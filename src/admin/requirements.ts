@@ -27,6 +27,7 @@ export const REQUIREMENTS = {
   'ADM-DEF-5': { source: 'model_identity; Limits', text: 'model_identity is nonempty, at most 256 bytes, without leading or trailing whitespace' },
   'ADM-DEF-6': { source: 'Prices', text: 'Prices are optional and never make a model unavailable; a complete zero formula is allowed; decimals are non-negative and formulas complete' },
   'ADM-DEF-7': { source: 'Model definition fields: model_id', text: 'model_id defaults to the reference after the provider\'s first "/"' },
+  'ADM-DEF-9': { source: 'Inheritance and composition: an invalid composed model; issue 12 item 4', text: 'The merged capabilities must pass the authored grammar: a token_counter of another kind merged into an inherited one is an invalid composed model, and the loader refuses the catalog naming the file, provider and model; the shipped catalog loads and every composed model matches the published row schema' },
   'ADM-DEF-8': { source: 'wire_options.prompt_format', text: 'prompt_format accepts only the one supported layout value' },
   // Rows and reads
   'ADM-ROW-1': { source: 'Model row', text: 'Model rows carry ref, capabilities, pricing, available, visible and unavailable_reason' },
@@ -90,6 +91,8 @@ export const REQUIREMENTS = {
   // CLI and OpenAPI
   'ADM-CLI-1': { source: 'Endpoints rule 12', text: 'platform models hide|unhide|invalidate|restore read the provider version first and report a conflict without retrying' },
   'ADM-API-2': { source: 'Errors; issue 4 §9', text: 'OpenAPI declares every error a route can answer: 401 on authenticated routes, 403 on admin routes, 400/413/415 on routes with a body, 409 stale_object on versioned commands; the server answers 413 and 415 in the envelope' },
+  'ADM-API-3': { source: 'issue 12 item 4', text: 'Every REST response a test server sends under /api/v1 and /agent_api/v1 holds to the OpenAPI document it serves (status, content type, body, documented headers; errors in the envelope); an undocumented route or status, or a drifting body, fails the test' },
+  'ADM-API-4': { source: 'issue 12 item 4', text: 'The OpenAPI document describes the session routes and itself, has a relative servers entry, and is served with Cache-Control public, no-cache and an ETag (304 on If-None-Match)' },
   'ADM-API-1': { source: 'issue 4 §9', text: 'GET /api/v1/openapi.json describes every admin and member route in OpenAPI 3.1 from the schemas that validate requests' },
 } as const satisfies Record<string, Requirement>;
 

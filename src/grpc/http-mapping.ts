@@ -169,6 +169,8 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
       method: b.rpc.http.method,
       url: b.rpc.http.path,
       ...(b.rpc.http.bodyLimit !== undefined ? { bodyLimit: b.rpc.http.bodyLimit } : {}),
+      // The RPC boundary checks the decoded request once for both transports, naming fields by their proto path.
+      config: { checksStorableTextItself: true },
       // The request's logger carries the RPC's name from the start: one child logger per request, not two (pino
       // rebuilds every level method of each child).
       childLoggerFactory: (logger, bindings, options) => logger.child({ ...bindings, rpc: name, transport: 'http' }, options),

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Dialect } from '../../src/core/db/database.ts';
 import type { Role } from '../../src/core/identity/identity.model.ts';
+import type { ResponseCheck } from '../support/openapi-responses.ts';
 import { openTestPlatform, startRestApp, type TestPlatform } from '../support/platform.ts';
 
 /** A response as the tests look at it: status, parsed JSON (when any) and the raw text. */
@@ -25,8 +26,11 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** A tiny HTTP client over real sockets (fetch), recording every response text so tests can grep for secrets. */
-export function httpClient(baseUrl: string) {
+/**
+ * A tiny HTTP client over real sockets (fetch), recording every response text so tests can grep for secrets. With
+ * `responses` (the server's OpenAPI check), a call whose response broke the served document throws at once.
+ */
+export function httpClient(baseUrl: string, responses?: ResponseCheck) {
   const transcript: string[] = [];
   async function call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...options.headers };
@@ -38,6 +42,8 @@ export function httpClient(baseUrl: string) {
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
+    const violations = responses?.take() ?? [];
+    if (violations.length > 0) throw new Error(`response broke the served OpenAPI document:\n${violations.join('\n')}`);
     transcript.push(`${method} ${path} ${response.status} ${[...response.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${text}`);
     let parsed: unknown = undefined;
     try {
@@ -116,7 +122,7 @@ export async function openHarness(dialect: Dialect, options: { catalog?: Record<
   if (options.catalog !== undefined) env.PLATFORM_CATALOG_DIR = typeof options.catalog === 'string' ? options.catalog : writeCatalog(options.catalog);
   const platform = await openTestPlatform(dialect, { env, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const server = await startRestApp(platform);
-  const { call, transcript } = httpClient(server.url);
+  const { call, transcript } = httpClient(server.url, server.responses);
   return {
     platform,
     url: server.url,
@@ -125,8 +131,11 @@ export async function openHarness(dialect: Dialect, options: { catalog?: Record<
     token: platform.owner.platform_token,
     accountId: platform.owner.account_id,
     async close() {
-      await server.close();
-      await platform.close();
+      try {
+        await server.close();
+      } finally {
+        await platform.close();
+      }
     },
   };
 }

@@ -18,6 +18,10 @@ const EXPECTED = [
   'put /api/v1/admin/account/cost_unit',
   'get /agent_api/v1/models',
   'get /agent_api/v1/model_providers',
+  'post /api/v1/sessions',
+  'get /api/v1/sessions/current',
+  'delete /api/v1/sessions/current',
+  'get /api/v1/openapi.json',
 ];
 
 describe('the OpenAPI document', () => {
@@ -33,13 +37,14 @@ describe('the OpenAPI document', () => {
   });
   afterAll(async () => h.close());
 
-  it('[ADM-API-1] is OpenAPI 3.1 and describes every admin and member route', () => {
+  it('[ADM-API-1] [ADM-API-4] is OpenAPI 3.1 and describes every admin, member and session route', () => {
     expect(doc.openapi).toBe('3.1.0');
     const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
     expect(operations.sort()).toEqual([...EXPECTED].sort());
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, typeof doc>>)) {
       for (const [method, op] of Object.entries(item)) {
         expect(op.responses['200'], `${method} ${path}`).toBeDefined();
+        if (op.security.length === 0) continue; // public: sign-in and this document
         expect(op.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
         if (path.includes('{provider_id}')) expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'provider_id', in: 'path', required: true }));
         if (method !== 'get' && path.startsWith('/api/v1/admin')) expect(op.security).toEqual([{ bearer: [] }]);
@@ -56,7 +61,8 @@ describe('the OpenAPI document', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, typeof doc>>)) {
       for (const [method, op] of Object.entries(item)) {
         const where = `${method} ${path}`;
-        expect(codesOf(op, '401'), where).toMatch(/unauthorized/);
+        // Sign-in is public but answers 401 for a wrong password; only this document never needs a credential.
+        if (path !== '/api/v1/openapi.json') expect(codesOf(op, '401'), where).toMatch(/unauthorized/);
         if (path.startsWith('/api/v1/admin')) expect(codesOf(op, '403'), where).toMatch(/administrator_required/);
         if (op.requestBody) {
           expect(codesOf(op, '400'), where).toMatch(/parameter_invalid/);
@@ -102,5 +108,65 @@ describe('the OpenAPI document', () => {
     }
     const availability = doc.paths['/api/v1/admin/model_providers/{provider_id}/model_availability'].put.requestBody.content['application/json'].schema;
     expect(availability.properties.command.required).toEqual(expect.arrayContaining(['model', 'available', 'expected_lock_version']));
+  });
+});
+
+describe('the OpenAPI document as a resource', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await openHarness('sqlite', { catalog: TEST_CATALOG });
+  });
+  afterAll(async () => h.close());
+
+  it('[ADM-API-4] has a relative servers entry, so it is right behind any host, port or proxy', async () => {
+    const r = await h.call('GET', '/api/v1/openapi.json', { headers: { host: 'api.example.test', 'x-forwarded-host': 'evil.example' } });
+    expect(r.body.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    // Resolved against the document's own URL (OpenAPI 3.1 Server Object), "/" is the origin the paths hang from.
+    expect(new URL(r.body.servers[0].url, `${h.url}/api/v1/openapi.json`).href).toBe(`${h.url}/`);
+    expect(r.text).not.toContain('evil.example');
+  });
+
+  it('[ADM-API-4] is cacheable but revalidated: Cache-Control public, no-cache with an ETag, and 304 on If-None-Match', async () => {
+    const first = await h.call('GET', '/api/v1/openapi.json');
+    expect(first.headers.get('cache-control')).toBe('public, no-cache');
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    const again = await h.call('GET', '/api/v1/openapi.json', { headers: { 'if-none-match': etag ?? '' } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    expect((await h.call('GET', '/api/v1/openapi.json', { headers: { 'if-none-match': `W/${etag ?? ''}, "other"` } })).status).toBe(304);
+    const changed = await h.call('GET', '/api/v1/openapi.json', { headers: { 'if-none-match': '"another-release"' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.openapi).toBe('3.1.0');
+    // The ETag is the document's: another server with the same routes gives the same one.
+    const other = await openHarness('sqlite', { catalog: TEST_CATALOG });
+    try {
+      expect((await other.call('GET', '/api/v1/openapi.json')).headers.get('etag')).toBe(etag);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('[ADM-API-1] [ADM-API-4] publishes the sign-in body schema the route validates with', async () => {
+    const doc = (await h.call('GET', '/api/v1/openapi.json')).body;
+    const signIn = doc.paths['/api/v1/sessions'].post;
+    expect(signIn.security).toEqual([]);
+    expect(Object.keys(signIn.responses).sort()).toEqual(['200', '400', '401', '413', '415', '429']);
+    const validate = new Ajv2020({ strict: false }).compile(signIn.requestBody.content['application/json'].schema);
+    const owner = h.platform.owner;
+    const cases: [unknown, boolean][] = [
+      [{ email: owner.email, password: owner.password }, true],
+      [{ email: owner.email }, false],
+      [{ email: 5, password: owner.password }, false],
+      [{ email: '', password: owner.password }, false],
+    ];
+    for (const [body, valid] of cases) {
+      expect(validate(body), JSON.stringify(body)).toBe(valid);
+      const r = await h.call('POST', '/api/v1/sessions', { body });
+      expect(r.status, JSON.stringify(body)).toBe(valid ? 200 : 400);
+    }
+    expect(doc.paths['/api/v1/sessions/current'].delete.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/api/v1/sessions/current'].get.security).toEqual([{ bearer: [] }, { sessionCookie: [] }]);
   });
 });

@@ -11,9 +11,7 @@ import type { Dialect } from '../../src/core/db/database.ts';
 import type { BootstrapResult } from '../../src/core/identity/identity.service.ts';
 import { createLogger } from '../../src/core/logger.ts';
 import { openTestDatabase, type TestDatabase } from './databases.ts';
-
-
-
+import { checkResponsesAgainstOpenApi, type ResponseCheck } from './openapi-responses.ts';
 
 /** Log lines captured in memory, so tests can assert that secrets never reach them. */
 export interface LogCapture {
@@ -81,11 +79,33 @@ export async function openTestPlatform(
   };
 }
 
-/** The REST app of a test platform listening on 127.0.0.1 with an ephemeral port. */
-export async function startRestApp(platform: TestPlatform): Promise<{ app: FastifyInstance; url: string; close(): Promise<void> }> {
+export interface TestRestApp {
+  app: FastifyInstance;
+  url: string;
+  /** Responses that broke the served OpenAPI document (see ./openapi-responses.ts). */
+  responses: ResponseCheck;
+  /** Throws when responses broke the document and nobody took the violations, so no test can miss one. */
+  close(): Promise<void>;
+}
+
+/**
+ * The REST app of a test platform listening on 127.0.0.1 with an ephemeral port. Every response under
+ * `/api/v1/` and `/agent_api/v1/` is checked against the OpenAPI document the app serves.
+ */
+export async function startRestApp(platform: TestPlatform): Promise<TestRestApp> {
   const app = await buildRestApp(platform.ctx);
+  const responses = await checkResponsesAgainstOpenApi(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
-  return { app, url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
+  return {
+    app,
+    url: `http://127.0.0.1:${address.port}`,
+    responses,
+    async close() {
+      await app.close();
+      const left = responses.take();
+      if (left.length > 0) throw new Error(`responses broke the served OpenAPI document:\n${left.join('\n')}`);
+    },
+  };
 }

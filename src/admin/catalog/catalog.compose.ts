@@ -1,4 +1,5 @@
-import type { Capabilities, ModelDefinition, Pricing, ProviderDeclaration, SharedModelDefinition } from './catalog.schemas.ts';
+import { capabilitiesSchema, type Capabilities, type ModelDefinition, type Pricing, type ProviderDeclaration, type SharedModelDefinition } from './catalog.schemas.ts';
+import type { z } from 'zod';
 import {
   DEFAULT_OUTPUT_MODALITIES,
   PARAMETER_PRESETS,
@@ -60,6 +61,18 @@ export function mergeCapabilities(inherited: Capabilities | undefined, authored:
     return out;
   };
   return merge(inherited ?? {}, authored ?? {}, 0);
+}
+
+/** One zod issue of the merged capabilities as `capabilities.<path>: <message>`, with a hint for a changed kind. */
+function describeComposedIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid value';
+  const path = ['capabilities', ...issue.path.map(String)].join('.');
+  const kindChanged = issue.code === 'unrecognized_keys' && issue.path.length > 0;
+  const hint = kindChanged
+    ? ' (an authored object merges into the inherited one field by field: author a value of the inherited kind, or inherit a definition that does not set this field)'
+    : '';
+  return `${path}: ${issue.message}${hint}`;
 }
 
 function expandDescriptor(name: string, authored: Record<string, unknown>): ParameterDescriptor | string {
@@ -150,7 +163,14 @@ export function composeModel(input: {
     if (!found) return fail(`inherit: unknown model definition ${JSON.stringify(definition.inherit)}`);
     inherited = found;
   }
-  const caps = mergeCapabilities(inherited.capabilities, definition.capabilities);
+  const merged = mergeCapabilities(inherited.capabilities, definition.capabilities);
+  // The merge is field by field, so it can produce a value neither side authored: a `hub` token_counter merged into
+  // an inherited `anchored` one keeps `encoding` and `safety_factor`. Spec "Inheritance and composition": such a
+  // composed model is invalid (422 on a definition write; the catalog refuses to load). So the merged capabilities
+  // must pass the same grammar as authored ones before anything is read from them.
+  const checked = capabilitiesSchema.safeParse(merged);
+  if (!checked.success) return fail(`the composed capabilities are invalid: ${describeComposedIssue(checked.error)}`);
+  const caps = checked.data;
   const workload: Workload = caps.workload ?? 'text_generation';
   const wire = WIRES[declaration.api_format].workloads[workload];
   if (!wire) return fail(`api_format ${declaration.api_format} does not support the ${workload} workload`);

@@ -1,11 +1,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { parseAdminConfig } from '../admin.config.ts';
 import { composeModel, type ComposedModel } from './catalog.compose.ts';
 import { DEFAULT_CATALOG_DIR, loadCatalog, type Catalog } from './catalog.loader.ts';
-import type { ModelDefinition, ProviderDeclaration, SharedModelDefinition } from './catalog.schemas.ts';
+import { modelRowSchema } from '../admin.schemas.ts';
+import { type ModelDefinition, type ProviderDeclaration, type SharedModelDefinition } from './catalog.schemas.ts';
 import { PARAMETER_PRESETS, WIRES } from './wires.ts';
 
 function dirWith(files: Record<string, string>): string {
@@ -265,5 +268,55 @@ describe('composition', () => {
     expect(check('model3_5')).toBe(true);
     expect(check('chatml')).toBe(false);
     expect(compose({}).capabilities.wire_options).toEqual({ prompt_format: null });
+  });
+});
+
+describe('composed models hold to the published schema', () => {
+  const anchored: Record<string, SharedModelDefinition> = {
+    counted: { capabilities: { workload: 'text_generation', token_counter: { kind: 'anchored', encoding: 'cl100k_base', safety_factor: '1.25' } } },
+  };
+
+  it('[ADM-DEF-9] regression: a hub token_counter over an inherited anchored one is an invalid composed model, not a mixed value', () => {
+    const reason = composeError({ inherit: 'counted', capabilities: { token_counter: { kind: 'hub', tokenizer_id: 'org/tok' } } }, anchored);
+    expect(reason).toMatch(/^the composed capabilities are invalid: capabilities\.token_counter: /);
+    expect(reason).toMatch(/"encoding", "safety_factor"/);
+    // The same kind merges field by field, as the spec's recursive merge says.
+    const tuned = compose({ inherit: 'counted', capabilities: { token_counter: { kind: 'anchored', safety_factor: '1.5' } as never } }, anchored);
+    expect(tuned.capabilities.token_counter).toEqual({ kind: 'anchored', encoding: 'cl100k_base', safety_factor: '1.5' });
+    // null still selects the byte estimate over an inherited counter.
+    expect(compose({ inherit: 'counted', capabilities: { token_counter: null } }, anchored).capabilities.token_counter).toBeNull();
+  });
+
+  it('[ADM-DEF-9] the loader refuses such a catalog with a message naming the file, the provider and the model', () => {
+    const dir = dirWith({
+      'defs.yaml': 'model_definitions:\n  counted:\n    capabilities:\n      token_counter: { kind: anchored, encoding: cl100k_base, safety_factor: "1.25" }\n',
+      'acme.yaml':
+        'providers:\n  acme:\n    display_name: Acme\n    base_url: https://acme.example/v1\n    api_format: openai_chat\n    credentials: api_key\n    models:\n' +
+        '      fine: { inherit: counted }\n      org/mixed:\n        inherit: counted\n        capabilities:\n          token_counter: { kind: hub, tokenizer_id: org/tok }\n',
+    });
+    const state = loadCatalog(dir);
+    expect(state.ok).toBe(false);
+    if (state.ok) return;
+    expect(state.file).toBe(join(dir, 'acme.yaml'));
+    expect(state.reason).toMatch(/^providers\.acme\.models\.org\/mixed: the composed capabilities are invalid: capabilities\.token_counter: /);
+  });
+
+  it('[ADM-DEF-9] the shipped catalog loads and every composed model is a valid model row of the published schema', () => {
+    const state = loadCatalog(DEFAULT_CATALOG_DIR);
+    if (!state.ok) throw new Error(`${state.file}: ${state.reason}`);
+    expect(state.catalog.composed.size).toBeGreaterThan(20);
+    // The JSON Schema the OpenAPI document publishes for a model row (the same conversion as src/admin/openapi.ts).
+    const published = z.toJSONSchema(modelRowSchema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
+    const validate = new Ajv2020({ strict: false }).compile(published);
+    for (const model of state.catalog.composed.values()) {
+      const row = { ...model, available: false, visible: true, unavailable_reason: 'provider_disabled' };
+      expect(validate(row), `${model.ref}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+    // The check can fail: the mixed counter of the bug is refused by the published schema.
+    const llama = state.catalog.composed.get('ollama/llama3.1:8b');
+    if (!llama) throw new Error('ollama/llama3.1:8b is missing');
+    const mixed = { kind: 'hub', encoding: 'cl100k_base', safety_factor: '1.25', tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct' };
+    expect(validate({ ...llama, capabilities: { ...llama.capabilities, token_counter: mixed }, available: false, visible: true, unavailable_reason: 'provider_disabled' })).toBe(false);
+    expect(state.catalog.composed.get('ollama/llama3.1:8b')?.capabilities.token_counter).toEqual({ kind: 'hub', tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct' });
   });
 });

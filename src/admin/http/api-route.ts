@@ -1,9 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ErrorCode } from '../../core/errors.ts';
-import { requireAdministrator, requireMemberPlane, type Authenticator } from '../../core/identity/auth.ts';
+import { requireAdministrator, requireMemberPlane, requireSession, SESSION_COOKIE, type Authenticator } from '../../core/identity/auth.ts';
 import type { Principal } from '../../core/identity/identity.model.ts';
-import { credentialsOf } from '../../core/identity/sessions.routes.ts';
 import { parseRequestPart, unknownFieldsMessage } from './input.ts';
 
 /**
@@ -36,18 +35,27 @@ export function acceptsGzip(header: string | string[] | undefined): boolean {
   return false;
 }
 
-/** Who may call a route: the admin boundary, the member plane, or anyone. */
-export type RouteAuth = 'administrator' | 'member' | 'public';
+/** Reads the credential parts of a request for the authenticator. */
+export function credentialsOf(request: FastifyRequest): { authorization: string | undefined; cookie: string | undefined } {
+  return { authorization: request.headers.authorization, cookie: request.cookies[SESSION_COOKIE] };
+}
 
-export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType> {
+/** Who may call a route: the admin boundary, the member plane, any API Session (the session routes), or anyone. */
+export type RouteAuth = 'administrator' | 'member' | 'session' | 'public';
+
+export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType, B extends z.ZodType = z.ZodType> {
   /** Null only on public routes. */
   principal: Principal;
   params: z.infer<P>;
   query: z.infer<Q>;
   command: z.infer<C>;
+  /** The parsed body of a route declaring `body` (not a command). */
+  body: z.infer<B>;
+  /** For the few routes that set more than the body (the session cookie). */
+  reply: FastifyReply;
 }
 
-export interface ApiRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, C extends z.ZodType = z.ZodType> {
+export interface ApiRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, C extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
   method: 'GET' | 'PUT' | 'DELETE' | 'POST';
   /** OpenAPI form, `{provider_id}` for parameters. */
   path: string;
@@ -60,12 +68,14 @@ export interface ApiRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   query?: Q;
   /** The body is `{"command": <this>}` (spec: "Mutation bodies have the root command"). */
   command?: C;
+  /** A body that is not a command (sign-in's `{email, password}`); a route declares `command` or `body`, not both. */
+  body?: B;
   /** Command fields whose absence is 400 `parameter_missing` rather than `parameter_invalid`. */
   requiredCommandFields?: readonly string[];
   response: z.ZodType;
   errors: readonly ErrorCode[];
   rateLimit?: { max: number; timeWindow: number };
-  handler(input: RouteInput<P, Q, C>): Promise<unknown>;
+  handler(input: RouteInput<P, Q, C, B>): Promise<unknown>;
 }
 
 /**
@@ -78,19 +88,19 @@ export function routeErrors(route: AnyApiRoute): ErrorCode[] {
   const codes = new Set<ErrorCode>(route.errors);
   if (route.auth !== 'public') codes.add('unauthorized');
   if (route.auth === 'administrator') codes.add('administrator_required');
-  if (route.command) for (const code of ['parameter_missing', 'parameter_invalid', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
+  if (route.command || route.body) for (const code of ['parameter_missing', 'parameter_invalid', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
   return [...codes];
 }
 
 /** Keeps the generic parameters of one route while building a heterogeneous table. */
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType>(route: ApiRoute<P, Q, C>): AnyApiRoute {
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType, B extends z.ZodType = z.ZodType>(route: ApiRoute<P, Q, C, B>): AnyApiRoute {
   return route;
 }
 
 // A table mixes routes with different schemas; their handlers are only ever called with input parsed by their own
 // schemas, so the erased type is safe here.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyApiRoute = ApiRoute<any, any, any>;
+export type AnyApiRoute = ApiRoute<any, any, any, any>;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -121,7 +131,9 @@ export function parseCommand(route: AnyApiRoute, body: unknown): unknown {
 export async function authorize(auth: RouteAuth, authenticator: Authenticator, request: FastifyRequest): Promise<Principal | null> {
   if (auth === 'public') return null;
   const result = await authenticator.authenticate(credentialsOf(request));
-  return auth === 'administrator' ? requireAdministrator(result, request.method) : requireMemberPlane(result);
+  if (auth === 'administrator') return requireAdministrator(result, request.method);
+  if (auth === 'session') return requireSession(result, request.method);
+  return requireMemberPlane(result);
 }
 
 /** `{provider_id}` → `:provider_id`. */
@@ -131,12 +143,24 @@ export function fastifyPath(path: string): string {
 
 const principals = new WeakMap<FastifyRequest, Principal | null>();
 
+/** Every route table registered on an app, in order: what its OpenAPI document describes (see `../openapi.ts`). */
+const registered = new WeakMap<FastifyInstance, AnyApiRoute[]>();
+
+/** The routes `registerApiRoutes` put on `app`, so the document covers every table without a list to keep in step. */
+export function registeredApiRoutes(app: FastifyInstance): readonly AnyApiRoute[] {
+  return registered.get(app) ?? [];
+}
+
 /**
  * Registers a route table. Authentication runs in `onRequest`, before the body is parsed, so an unauthenticated
  * caller gets 401 even with a malformed body, and input is validated only for callers allowed to send it.
  */
 export function registerApiRoutes(app: FastifyInstance, routes: readonly AnyApiRoute[], deps: { auth: Authenticator }): void {
+  const list = registered.get(app) ?? [];
+  registered.set(app, list);
   for (const route of routes) {
+    if (route.command && route.body) throw new Error(`${route.operationId}: a route declares command or body, not both`);
+    list.push(route);
     app.route({
       method: route.method,
       url: fastifyPath(route.path),
@@ -149,7 +173,8 @@ export function registerApiRoutes(app: FastifyInstance, routes: readonly AnyApiR
         const params: unknown = route.params ? parseRequestPart(route.params, request.params, 'path') : {};
         const query: unknown = route.query ? parseRequestPart(route.query, request.query, 'query') : {};
         const command = parseCommand(route, request.body);
-        const result = await route.handler({ principal: principal as Principal, params, query, command });
+        const body: unknown = route.body ? parseRequestPart(route.body, request.body ?? {}, 'body') : undefined;
+        const result = await route.handler({ principal: principal as Principal, params, query, command, body, reply });
         void reply.header('cache-control', 'no-store');
         if (result instanceof JsonText) {
           void reply.type('application/json; charset=utf-8');

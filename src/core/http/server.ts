@@ -22,6 +22,16 @@ export interface HttpAppOptions {
   refuseUnstorableText?: boolean;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route checks its decoded input for unstorable text itself (the gRPC HTTP mappings do, at the RPC boundary
+     * both transports share), so the app-wide check skips it rather than checking twice with other field names.
+     */
+    checksStorableTextItself?: boolean;
+  }
+}
+
 /** Paths only, never query strings: OAuth codes and states travel in queries and must not reach the log. */
 function pathOnly(url: string): string {
   const q = url.indexOf('?');
@@ -191,6 +201,7 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   if (options.refuseUnstorableText !== false) {
     // After parsing and routing, before validation and the handler: every text that may reach SQL, once.
     app.addHook('preValidation', async (request) => {
+      if (request.routeOptions.config.checksStorableTextItself) return;
       try {
         assertStorableText(request.params, 'params');
         assertStorableText(request.query, 'query');
