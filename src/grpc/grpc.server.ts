@@ -1,14 +1,14 @@
 import type * as http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation, protoPath as healthProtoPath, type ServingStatusMap } from 'grpc-health-check';
+import type * as protoLoader from '@grpc/proto-loader';
+import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
 import { AppError, GRPC_STATUS, isAppError } from '../core/errors.ts';
 import type { Authenticator } from '../core/identity/auth.ts';
 import type { Logger } from '../core/logger.ts';
+import { servedSchema } from './descriptors.ts';
 import type { LoadedProtos } from './protos.ts';
-import { reflectionPackageDefinition } from './protos.ts';
+import { addReflection, ReflectionIndex } from './reflection.ts';
 import type { RpcMethod } from './rpc.ts';
 import { asAppError, bindRpcs, grpcResponseBytes, invokeRpcResponse, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
 
@@ -267,9 +267,11 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
   const openStreams = new Set<StreamingCall>();
   health.addToServer(trackingStreams(server, openStreams));
 
-  // Reflection describes our services and the health service, so grpcurl and `buf curl` need no proto files.
-  const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true });
-  new ReflectionService({ ...reflectionPackageDefinition(protos.packageDefinition), ...healthDefinition }).addToServer(trackingStreams(server, openStreams));
+  // Reflection describes the served services and the health service from their compiled descriptors, so grpcurl,
+  // `buf curl` and dynamic clients need no proto files. (A service only a test loads has no compiled descriptor.)
+  const schema = servedSchema();
+  const reflected = [...serviceNames.filter((name) => schema.registry.getService(name)), 'grpc.health.v1.Health'];
+  addReflection(trackingStreams(server, openStreams), new ReflectionIndex(schema, reflected));
 
   let started = false;
   return {

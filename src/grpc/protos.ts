@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import * as protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
-import descriptor from 'protobufjs/ext/descriptor/index.js';
 import { LOADER_OPTIONS, PLATFORM_PROTO_FILES, PROTO_ROOT } from './proto-files.ts';
 import { createProtoJsonCodec, type ProtoJsonCodec } from './proto-json.ts';
 
@@ -89,57 +88,4 @@ export function loadProtos(files: readonly string[] = PLATFORM_PROTO_FILES, incl
     services.set(name, methods);
   }
   return { packageDefinition, codec, services };
-}
-
-interface FieldDescriptorMessage {
-  name?: string;
-  jsonName?: string;
-}
-interface MessageDescriptorMessage {
-  field?: FieldDescriptorMessage[];
-  nestedType?: MessageDescriptorMessage[];
-}
-
-function setJsonNames(message: MessageDescriptorMessage): void {
-  for (const field of message.field ?? []) if (field.name) field.jsonName = field.name;
-  for (const nested of message.nestedType ?? []) setJsonNames(nested);
-}
-
-/**
- * The package definition for server reflection, with every field's `json_name` set to its proto name.
- * protobufjs drops `json_name` from the descriptors it builds, and without it tools such as grpcurl and `buf curl`
- * would print lowerCamelCase JSON; with it they print the same snake_case names as the HTTP mappings
- * (ARCHITECTURE.md, "gRPC": JSON uses the proto field names).
- */
-export function reflectionPackageDefinition(pkg: protoLoader.PackageDefinition): protoLoader.PackageDefinition {
-  const fileType = descriptor.FileDescriptorProto;
-  const rewritten = new Map<Buffer, Buffer>();
-  const rewrite = (buffer: Buffer): Buffer => {
-    let out = rewritten.get(buffer);
-    if (!out) {
-      const file = fileType.decode(buffer) as unknown as { messageType?: MessageDescriptorMessage[] };
-      for (const message of file.messageType ?? []) setJsonNames(message);
-      out = Buffer.from(fileType.encode(file as unknown as protobuf.Message).finish());
-      rewritten.set(buffer, out);
-    }
-    return out;
-  };
-  const result: protoLoader.PackageDefinition = {};
-  for (const [name, entry] of Object.entries(pkg)) {
-    if ('format' in entry) {
-      const typeDefinition = entry as protoLoader.MessageTypeDefinition<object, object> | protoLoader.EnumTypeDefinition;
-      result[name] = { ...typeDefinition, fileDescriptorProtos: typeDefinition.fileDescriptorProtos.map(rewrite) };
-    } else {
-      const service: protoLoader.ServiceDefinition = {};
-      for (const [methodName, method] of Object.entries(entry)) {
-        service[methodName] = {
-          ...method,
-          requestType: { ...method.requestType, fileDescriptorProtos: method.requestType.fileDescriptorProtos.map(rewrite) },
-          responseType: { ...method.responseType, fileDescriptorProtos: method.responseType.fileDescriptorProtos.map(rewrite) },
-        };
-      }
-      result[name] = service;
-    }
-  }
-  return result;
 }

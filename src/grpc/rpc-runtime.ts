@@ -154,7 +154,11 @@ function canonicalOf(codec: ProtoJsonCodec, shared: SharedElements, e: PreparedE
 
 /** Converts a handler's response; the elements of a `sharedElements` field are converted once per object. */
 function convertResponse(deps: RpcRuntimeDeps, bound: BoundRpc, response: unknown, bytes: BytesForm): RpcResponse {
-  const options = { unknownFields: 'drop' as const, where: 'response', bytes };
+  // Unknown fields fail the call (RpcMethod.recordData): only stored records may carry fields the message lacks.
+  const strict = { unknownFields: 'reject' as const, where: 'response', bytes };
+  const records = { ...strict, unknownFields: 'drop' as const };
+  const options = bound.rpc.recordData === 'response' ? records : strict;
+  const elementOptions = bound.rpc.recordData === undefined ? strict : records;
   const shared = bound.shared;
   const list: unknown = shared && typeof response === 'object' && response !== null ? (response as Record<string, unknown>)[shared.field.name] : undefined;
   if (!shared || !Array.isArray(list)) return { canonical: deps.codec.fromJson(bound.proto.responseType, response, options) };
@@ -163,10 +167,10 @@ function convertResponse(deps: RpcRuntimeDeps, bound: BoundRpc, response: unknow
   const rest = deps.codec.fromJson(bound.proto.responseType, restInput, options);
   const elements = list.map((element: unknown): PreparedElement => {
     if (element instanceof EncodedMessage) return { json: element.json, bytes: element.wire };
-    if (typeof element !== 'object' || element === null) return { canonical: deps.codec.fromJson(shared.typeName, element, options) };
+    if (typeof element !== 'object' || element === null) return { canonical: deps.codec.fromJson(shared.typeName, element, elementOptions) };
     let prepared = shared.cache.get(element);
     if (prepared === undefined) {
-      prepared = { canonical: deps.codec.fromJson(shared.typeName, element, options) };
+      prepared = { canonical: deps.codec.fromJson(shared.typeName, element, elementOptions) };
       shared.cache.set(element, prepared);
     }
     return prepared;

@@ -55,10 +55,10 @@ export interface RpcCall<Req> {
 /**
  * One RPC implementation serving both gRPC and its HTTP mapping. The server authenticates the caller
  * (`authorization: Bearer <platform token>` → `requireCapability(capability)`), converts the request to canonical
- * JSON, runs `handler` under the deadline, converts the response back (unknown response fields are dropped,
- * default values left out), and maps errors once per transport: an `AppError` keeps its code and message (gRPC code
- * and HTTP status from the table in `src/core/errors.ts`); any other error becomes INTERNAL / 500 with a generic
- * message, the cause going to the log only.
+ * JSON, runs `handler` under the deadline, converts the response back (a field the response message does not
+ * declare fails the call, see `recordData`; default values are left out), and maps errors once per transport: an
+ * `AppError` keeps its code and message (gRPC code and HTTP status from the table in `src/core/errors.ts`); any
+ * other error becomes INTERNAL / 500 with a generic message, the cause going to the log only.
  */
 export interface RpcMethod<Req = unknown, Res = unknown> {
   /** Full proto service name, for example `platform.v1.PlatformOSV`. */
@@ -81,6 +81,14 @@ export interface RpcMethod<Req = unknown, Res = unknown> {
    * being converted field by field on every call.
    */
   sharedElements?: string;
+  /**
+   * Where the response carries records imported from outside as they were stored (OSV records): `'elements'`
+   * the elements of `sharedElements`, `'response'` the whole response. Fields of those records that the message
+   * does not declare are dropped, as OSV.dev's API drops them. Anywhere else a response field the message does not
+   * declare is a programming error (a misspelled field would otherwise vanish): the call fails with INTERNAL and
+   * the log names the field.
+   */
+  recordData?: 'elements' | 'response';
 }
 
 /**

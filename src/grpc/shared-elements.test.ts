@@ -43,9 +43,11 @@ describe('sharedElements', () => {
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'POST', path: '/platform/v1/osv/query', body: '*', errorStyle: 'status' },
     handler: async () => response,
+    // The records may carry fields the proto lacks (`not_in_proto`), which both conversions drop alike.
+    recordData: 'response',
   };
   const [plain] = bindRpcs(protos, [query]);
-  const [shared] = bindRpcs(protos, [{ ...query, sharedElements: 'vulns' }]);
+  const [shared] = bindRpcs(protos, [{ ...query, sharedElements: 'vulns', recordData: 'elements' }]);
   const call = (transport: 'grpc' | 'http'): RpcInvocation => ({ authorization: 'Bearer x', authenticated, decode: () => ({}), transport, log: silentLogger() });
   const decode = (bytes: Uint8Array) => protos.codec.type('platform.v1.VulnerabilityList').toObject(protos.codec.type('platform.v1.VulnerabilityList').decode(bytes), { longs: String });
 

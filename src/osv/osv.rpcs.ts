@@ -21,6 +21,7 @@ export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
     // The call itself is the options: its signal is only created if the service reads it.
     handler: (call) => service.queryEncoded(call.request, call.transport === 'grpc' ? 'wire' : 'json', call),
     sharedElements: 'vulns',
+    recordData: 'elements',
   };
   const batch: RpcMethod<unknown, BatchVulnerabilityListJson> = {
     service: SERVICE,
@@ -35,6 +36,7 @@ export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'GET', path: '/platform/v1/osv/vulns/:id', errorStyle: 'status' },
     handler: (call) => service.getVuln(call.request, call),
+    recordData: 'response',
   };
   return [query, batch, get] as RpcMethod[];
 }

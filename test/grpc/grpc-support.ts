@@ -43,6 +43,8 @@ export function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMeth
     capability,
     http: { method: 'POST', path: '/platform/testing/v1/ping', body: '*' },
     async handler({ request }) {
+      // A handler with a misspelled response field, as a programming error would write it.
+      if (request.text === 'misspelled-response') return { txet: 'lost' } as { text?: string };
       return { text: request.text ?? '' };
     },
   };

@@ -30,7 +30,8 @@ export interface PlatformOSVClient extends grpc.Client {
   
   /**
    * Vulnerabilities affecting one package at a version (or one commit), as full OSV records in ascending id order.
-   * The HTTP body is the Query itself. Large results are paged with `next_page_token`.
+   * The HTTP body is the Query itself. Large results are paged with `next_page_token`. (The request type is named
+   * in full: inside this service the bare name `Query` is this method, not the message.)
    */
   Query(argument: _platform_v1_Query, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_platform_v1_VulnerabilityList__Output>): grpc.ClientUnaryCall;
   Query(argument: _platform_v1_Query, metadata: grpc.Metadata, callback: grpc.requestCallback<_platform_v1_VulnerabilityList__Output>): grpc.ClientUnaryCall;
@@ -38,7 +39,8 @@ export interface PlatformOSVClient extends grpc.Client {
   Query(argument: _platform_v1_Query, callback: grpc.requestCallback<_platform_v1_VulnerabilityList__Output>): grpc.ClientUnaryCall;
   /**
    * Vulnerabilities affecting one package at a version (or one commit), as full OSV records in ascending id order.
-   * The HTTP body is the Query itself. Large results are paged with `next_page_token`.
+   * The HTTP body is the Query itself. Large results are paged with `next_page_token`. (The request type is named
+   * in full: inside this service the bare name `Query` is this method, not the message.)
    */
   query(argument: _platform_v1_Query, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_platform_v1_VulnerabilityList__Output>): grpc.ClientUnaryCall;
   query(argument: _platform_v1_Query, metadata: grpc.Metadata, callback: grpc.requestCallback<_platform_v1_VulnerabilityList__Output>): grpc.ClientUnaryCall;
@@ -75,7 +77,8 @@ export interface PlatformOSVHandlers extends grpc.UntypedServiceImplementation {
   
   /**
    * Vulnerabilities affecting one package at a version (or one commit), as full OSV records in ascending id order.
-   * The HTTP body is the Query itself. Large results are paged with `next_page_token`.
+   * The HTTP body is the Query itself. Large results are paged with `next_page_token`. (The request type is named
+   * in full: inside this service the bare name `Query` is this method, not the message.)
    */
   Query: grpc.handleUnaryCall<_platform_v1_Query__Output, _platform_v1_VulnerabilityList>;
   
