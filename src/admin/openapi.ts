@@ -100,6 +100,8 @@ export function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject
           content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } },
         },
         '304': { description: 'Not modified (If-None-Match matched the ETag)' },
+        // The server's boundary refuses unstorable text in the query or a cookie before any route runs.
+        ...errorResponses(['parameter_invalid']),
       },
     },
   };

@@ -81,7 +81,8 @@ export interface ApiRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
 /**
  * Every error a route can answer: its own list plus what the shared machinery adds. Authentication runs before
  * the handler (401 on every authenticated route, 403 on admin routes for a member's session), and a route that
- * takes a body can meet the server's body limit (413), a non-JSON content type (415) and malformed JSON (400).
+ * takes a body can meet a missing field (400); any method but GET can meet the server's body limit (413), a
+ * non-JSON content type or charset (415) and malformed JSON (400).
  * Any request can carry text neither database can store (in a path parameter, the query, a bearer or a cookie),
  * which the server's boundary refuses with 400 `parameter_invalid` before the route runs.
  * The OpenAPI document declares exactly this list.
@@ -91,7 +92,10 @@ export function routeErrors(route: AnyApiRoute): ErrorCode[] {
   codes.add('parameter_invalid');
   if (route.auth !== 'public') codes.add('unauthorized');
   if (route.auth === 'administrator') codes.add('administrator_required');
-  if (route.command || route.body) for (const code of ['parameter_missing', 'parameter_invalid', 'payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
+  if (route.command || route.body) codes.add('parameter_missing');
+  // The server reads a body sent with any method but GET (a DELETE may carry one): its size, type and charset are
+  // checked before the route runs, whether or not the route wants a body.
+  if (route.method !== 'GET') for (const code of ['payload_too_large', 'unsupported_media_type'] as const) codes.add(code);
   return [...codes];
 }
 

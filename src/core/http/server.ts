@@ -192,6 +192,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   });
   // Before any parser runs, so form bodies (a listener's own parser) are held to the same charset rule as JSON.
   app.addHook('preParsing', async (request) => {
+    // An unknown path or method answers 404/405 whatever its body: there is nothing to parse it for.
+    if (request.is404) return;
     const type = request.headers['content-type'];
     if (type !== undefined && hasBody(request) && !hasUtf8Charset(type)) {
       throw clientError('unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
