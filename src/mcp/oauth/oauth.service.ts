@@ -7,9 +7,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../core/clock.ts';
-import type { Logger } from '../core/logger.ts';
-import { tokenCacheKey, type BearerValidator } from './mcp.auth.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import { tokenCacheKey, type BearerValidator } from '../mcp.auth.ts';
 import { isAllowedRedirectUri, type Allowlist } from './oauth.allowlist.ts';
 import { MAX_SEALED_REDIRECT_URIS_BYTES, type ClientRegistry, type RegisteredClient } from './oauth.clients.ts';
 import { hasApproval, readApprovals, withApproval } from './oauth.consent.ts';
