@@ -22,6 +22,7 @@ import { createWindowRateLimiter } from './oauth/oauth.rate-limit.ts';
 import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth/oauth.replay.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { createSealer } from './oauth/oauth.seal.ts';
+import { oauthError, sendOAuthJson } from './oauth/oauth.errors.ts';
 import { createOAuthService, type OAuthMode } from './oauth/oauth.service.ts';
 import { createMemoryFlowStore, createSealedFlowStore, type FlowStore } from './oauth/oauth.stores.ts';
 
@@ -195,10 +196,10 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
         const status = error.statusCode ?? 500;
         if (status >= 500) request.log.error({ err: error }, 'OAuth endpoint failed');
-        void reply.header('cache-control', 'no-store');
-        return reply
-          .status(status >= 500 ? 500 : status === 413 || status === 415 ? status : 400)
-          .send(status >= 500 ? { error: 'server_error', error_description: 'Internal error.' } : { error: 'invalid_request', error_description: 'Malformed request.' });
+        return sendOAuthJson(
+          reply,
+          status >= 500 ? oauthError(500, 'server_error', 'Internal error.') : oauthError(status === 413 || status === 415 ? status : 400, 'invalid_request', 'Malformed request.'),
+        );
       });
       registerOAuthRoutes(scope, { service, metadata: metadataSettings, forgeUrl: settings.forgeUrl, csrfKeys, bases });
     });
