@@ -17,8 +17,8 @@ import { performance } from 'node:perf_hooks';
 import { fakeClock } from '../src/core/clock.ts';
 import { createForgeBrowser } from '../src/devforge/index.ts';
 import { completeFlow, postMcp, registerClient, startStack, type Stack } from '../src/mcp/mcp.testkit.ts';
-import { createSealer } from '../src/mcp/oauth.seal.ts';
-import { PROXY_CODE_TTL_MS } from '../src/mcp/oauth.stores.ts';
+import { createSealer } from '../src/mcp/oauth/oauth.seal.ts';
+import { PROXY_CODE_TTL_MS } from '../src/mcp/oauth/oauth.stores.ts';
 import { timeCalls, type CallTimings } from './stats.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '2');

@@ -3,6 +3,7 @@ import { registerModelsCommands } from '../admin/models.commands.ts';
 import { registerSecretsCommands } from '../admin/secrets.commands.ts';
 import { ConfigError } from '../core/config.ts';
 import { isAppError } from '../core/errors.ts';
+import { createLogger, stderrDestination } from '../core/logger.ts';
 import { CliError } from './cli-error.ts';
 import { registerIdentityCommands } from './commands/identity.commands.ts';
 import { registerMigrateCommand } from './commands/migrate.command.ts';
@@ -27,7 +28,7 @@ export function buildProgram(io: CliIo): Command {
   registerDocumentsCommands(program, io);
   registerOsvCommands(program, io);
   registerMcpLocalCommands(program, io);
-  registerDevForgeCommand(program);
+  registerDevForgeCommand(program, io, (config) => createLogger({ name: 'devforge', level: config.LOG_LEVEL, destination: stderrDestination() }));
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -22,9 +22,12 @@ function startCli(args: string[], env: Record<string, string> = {}) {
   const script = `
 import { Command } from 'commander';
 import { registerDevForgeCommand } from './src/devforge/devforge.command.ts';
+import { createLogger, stderrDestination } from './src/core/logger.ts';
 const program = new Command('platform');
 program.exitOverride();
-registerDevForgeCommand(program);
+registerDevForgeCommand(program, { env: process.env, out: (text) => process.stdout.write(text) }, (config) =>
+  createLogger({ name: 'devforge', level: config.LOG_LEVEL, destination: stderrDestination() }),
+);
 try {
   await program.parseAsync(${JSON.stringify(['devforge', ...args])}, { from: 'user' });
   process.stderr.write('CLOSED\\n');
@@ -110,6 +113,22 @@ describe('platform devforge (child process)', () => {
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
     expect(cli.output().stderr).toContain('CLOSED');
+  });
+
+  it('binds to PLATFORM_HOST from the parsed configuration when --host is not given', async () => {
+    const port = await freePort();
+    const cli = startCli(['--json', '--in-memory'], { PLATFORM_HOST: '127.0.0.2', DEV_FORGE_PORT: String(port) });
+    const seed = JSON.parse(await cli.firstLine()) as SeedJson;
+    expect(seed.url).toBe(`http://127.0.0.2:${port}`);
+    expect((await fetch(`${seed.url}/users/sign_in`)).status).toBe(200);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('refuses an invalid DEV_FORGE_PORT with the configuration error line', async () => {
+    const cli = startCli(['--json', '--in-memory'], { DEV_FORGE_PORT: 'eighty' });
+    expect(await cli.exited).toBe(1);
+    expect(cli.output().stderr).toContain('DEV_FORGE_PORT: expected');
   });
 
   it('keeps its state in PLATFORM_DATA_DIR: a restart prints the same password, application id and token, which still work', { timeout: 120_000 }, async () => {

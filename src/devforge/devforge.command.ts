@@ -4,8 +4,9 @@
  */
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
-import pino from 'pino';
-import type { Logger } from 'pino';
+import { env, parseEnv, type Env, type EnvValues } from '../core/config.ts';
+import { coreEnvSpec } from '../core/config.core.ts';
+import type { Logger } from '../core/logger.ts';
 import { devForgeSeed, startDevForge } from './devforge.app.ts';
 import { parseRedirectUri } from './devforge.redirect-uri.ts';
 import { devForgeSeedFromState, devForgeStateFile } from './devforge.state.ts';
@@ -14,7 +15,7 @@ import { devForgeSeedFromState, devForgeStateFile } from './devforge.state.ts';
 export interface RunDevForgeOptions {
   host: string;
   port: number;
-  /** Redirect URIs of the seeded application; default `{MCP_SERVER_URL or http://127.0.0.1:$MCP_PORT}/callback`. */
+  /** Redirect URIs of the seeded application; the command passes `{MCP_SERVER_URL or http://127.0.0.1:$MCP_PORT}/callback`, default `http://127.0.0.1:3000/callback`. */
   redirectUris?: string[];
   json?: boolean;
   /** The state file (users, application, tokens survive restarts); absent: in memory. */
@@ -42,9 +43,25 @@ function collectRedirectUri(value: string, previous: string[] | undefined): stri
   return [...(previous ?? []), value];
 }
 
+/**
+ * The variables `platform devforge` reads, with the core's own parsers: it needs no database, so the core's
+ * cross-checks (a secret key for PostgreSQL, TLS pairs) do not apply to it.
+ */
+export const devForgeEnvSpec = {
+  PLATFORM_HOST: coreEnvSpec.PLATFORM_HOST,
+  DEV_FORGE_PORT: coreEnvSpec.DEV_FORGE_PORT,
+  MCP_PORT: coreEnvSpec.MCP_PORT,
+  PLATFORM_DATA_DIR: coreEnvSpec.PLATFORM_DATA_DIR,
+  LOG_LEVEL: coreEnvSpec.LOG_LEVEL,
+  MCP_SERVER_URL: env.optionalString(),
+} as const;
+
+export type DevForgeConfig = EnvValues<typeof devForgeEnvSpec>;
+
 /** The callback the MCP server uses in callback-proxy mode under `npm start` (spec: `{MCP_SERVER_URL}/callback`). */
-export function defaultRedirectUris(env: NodeJS.ProcessEnv = process.env): string[] {
-  const base = env.MCP_SERVER_URL?.replace(/\/+$/, '') || `http://127.0.0.1:${env.MCP_PORT || '3000'}`;
+export function defaultRedirectUris(source: Env): string[] {
+  const config = parseEnv(devForgeEnvSpec, source);
+  const base = config.MCP_SERVER_URL?.replace(/\/+$/, '') || `http://127.0.0.1:${config.MCP_PORT}`;
   return [`${base}/callback`];
 }
 
@@ -66,7 +83,7 @@ export function waitForTerminationSignal(): Promise<NodeJS.Signals> {
  * token (as text, or one JSON object with `json`), waits for `io.waitForStop()`, then closes it.
  */
 export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo): Promise<void> {
-  const redirectUris = options.redirectUris && options.redirectUris.length > 0 ? options.redirectUris : defaultRedirectUris();
+  const redirectUris = options.redirectUris && options.redirectUris.length > 0 ? options.redirectUris : defaultRedirectUris({});
   const seed = options.stateFile ? devForgeSeedFromState(options.stateFile, redirectUris) : devForgeSeed(redirectUris);
   const user = seed.users[0];
   const application = seed.applications[0];
@@ -120,35 +137,46 @@ export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo
   await forge.close();
 }
 
-/** Adds `platform devforge [--host] [--port] [--redirect-uri URL ...] [--data-dir DIR | --in-memory] [--json]` to the CLI. */
-export function registerDevForgeCommand(program: Command): void {
+/** What the `devforge` command reads and writes: the environment (parsed at start) and standard output. */
+export interface DevForgeCommandIo {
+  env: Env;
+  out(text: string): void;
+}
+
+/** Makes the command's logger once its configuration is parsed (the CLI hands in the platform's logger). */
+export type DevForgeLoggerFactory = (config: DevForgeConfig) => Logger;
+
+/**
+ * Adds `platform devforge [--host] [--port] [--redirect-uri URL ...] [--data-dir DIR | --in-memory] [--json]` to the
+ * CLI. Unset options come from the parsed configuration: `PLATFORM_HOST`, `DEV_FORGE_PORT`, `PLATFORM_DATA_DIR`.
+ */
+export function registerDevForgeCommand(program: Command, io: DevForgeCommandIo, createLogger: DevForgeLoggerFactory): void {
   program
     .command('devforge')
     .description('start the GitLab-compatible dev forge with a seeded user and OAuth application')
-    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
-    .addOption(
-      new Option('--port <port>', 'port to listen on (0 picks a free one)').env('DEV_FORGE_PORT').default(3100).argParser(parsePort),
-    )
+    .addOption(new Option('--host <host>', 'address to listen on (default: PLATFORM_HOST, 127.0.0.1)'))
+    .addOption(new Option('--port <port>', 'port to listen on, 0 picks a free one (default: DEV_FORGE_PORT, 3100)').argParser(parsePort))
     .addOption(
       new Option('--redirect-uri <url...>', 'redirect URI of the seeded application (repeatable; default {MCP_SERVER_URL}/callback)').argParser(
         collectRedirectUri,
       ),
     )
-    .addOption(new Option('--data-dir <dir>', 'directory of the state file devforge.json').env('PLATFORM_DATA_DIR').default('./data'))
+    .addOption(new Option('--data-dir <dir>', 'directory of the state file devforge.json (default: PLATFORM_DATA_DIR, ./data)'))
     .option('--in-memory', 'keep no state file: users, application and tokens are new on every start')
     .option('--json', 'print the URL and seeded credentials as one JSON object')
-    .action(async (opts: { host: string; port: number; redirectUri?: string[]; json?: boolean; dataDir: string; inMemory?: boolean }) => {
-      const logger = pino({ name: 'devforge', level: process.env.LOG_LEVEL ?? 'info' }, pino.destination(2));
+    .action(async (opts: { host?: string; port?: number; redirectUri?: string[]; json?: boolean; dataDir?: string; inMemory?: boolean }) => {
+      const config = parseEnv(devForgeEnvSpec, io.env);
+      const logger = createLogger(config);
       await runDevForge(
         {
-          host: opts.host,
-          port: opts.port,
-          redirectUris: opts.redirectUri,
+          host: opts.host ?? config.PLATFORM_HOST,
+          port: opts.port ?? config.DEV_FORGE_PORT,
+          redirectUris: opts.redirectUri && opts.redirectUri.length > 0 ? opts.redirectUri : defaultRedirectUris(io.env),
           json: opts.json,
-          ...(opts.inMemory ? {} : { stateFile: devForgeStateFile(opts.dataDir) }),
+          ...(opts.inMemory ? {} : { stateFile: devForgeStateFile(opts.dataDir ?? config.PLATFORM_DATA_DIR) }),
         },
         {
-          out: (text) => process.stdout.write(text),
+          out: (text) => io.out(text),
           logger,
           waitForStop: async () => {
             const signal = await waitForTerminationSignal();

@@ -13,17 +13,18 @@ import type { Logger } from '../core/logger.ts';
 import { createBearerValidator, type BearerValidator } from './mcp.auth.ts';
 import type { McpConfig } from './mcp.config.ts';
 import { registerMcpRoutes } from './mcp.routes.ts';
-import type { Allowlist } from './oauth.allowlist.ts';
-import { createClientMetadataResolver, type FetchedDocument } from './oauth.client-metadata.ts';
-import { createClientRegistry } from './oauth.clients.ts';
-import { createForgeOAuth, createForgeUserTokenCheck, revokeForgeTokens } from './oauth.forge.ts';
-import { serverPathPrefix, type MetadataSettings } from './oauth.metadata.ts';
-import { createWindowRateLimiter } from './oauth.rate-limit.ts';
-import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth.replay.ts';
-import { registerOAuthRoutes } from './oauth.routes.ts';
-import { createSealer } from './oauth.seal.ts';
-import { createOAuthService, type OAuthMode } from './oauth.service.ts';
-import { createMemoryFlowStore, createSealedFlowStore, type FlowStore } from './oauth.stores.ts';
+import type { Allowlist } from './oauth/oauth.allowlist.ts';
+import { createClientMetadataResolver, type FetchedDocument } from './oauth/oauth.client-metadata.ts';
+import { createClientRegistry } from './oauth/oauth.clients.ts';
+import { createForgeOAuth, createForgeUserTokenCheck, revokeForgeTokens } from './oauth/oauth.forge.ts';
+import { serverPathPrefix, type MetadataSettings } from './oauth/oauth.metadata.ts';
+import { createWindowRateLimiter } from './oauth/oauth.rate-limit.ts';
+import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth/oauth.replay.ts';
+import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
+import { createSealer } from './oauth/oauth.seal.ts';
+import { oauthError, sendOAuthJson } from './oauth/oauth.errors.ts';
+import { createOAuthService, type OAuthMode } from './oauth/oauth.service.ts';
+import { createMemoryFlowStore, createSealedFlowStore, type FlowStore } from './oauth/oauth.stores.ts';
 
 /** Everything the listener needs to know, resolved from the configuration (and the dev forge under `npm start`). */
 export interface McpSettings {
@@ -195,10 +196,10 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
         const status = error.statusCode ?? 500;
         if (status >= 500) request.log.error({ err: error }, 'OAuth endpoint failed');
-        void reply.header('cache-control', 'no-store');
-        return reply
-          .status(status >= 500 ? 500 : status === 413 || status === 415 ? status : 400)
-          .send(status >= 500 ? { error: 'server_error', error_description: 'Internal error.' } : { error: 'invalid_request', error_description: 'Malformed request.' });
+        return sendOAuthJson(
+          reply,
+          status >= 500 ? oauthError(500, 'server_error', 'Internal error.') : oauthError(status === 413 || status === 415 ? status : 400, 'invalid_request', 'Malformed request.'),
+        );
       });
       registerOAuthRoutes(scope, { service, metadata: metadataSettings, forgeUrl: settings.forgeUrl, csrfKeys, bases });
     });

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fakeClock } from '../core/clock.ts';
 import { silentLogger } from '../core/logger.ts';
 import { createBearerValidator, tokenCacheKey } from './mcp.auth.ts';
-import type { TokenInfoResult } from './oauth.forge.ts';
-import { createWindowRateLimiter, normalizeClientAddress } from './oauth.rate-limit.ts';
+import type { TokenInfoResult } from './oauth/oauth.forge.ts';
+import { createWindowRateLimiter, normalizeClientAddress } from './oauth/oauth.rate-limit.ts';
 
 /** A forge token-info stand-in that counts calls (the flow tests use the real dev forge). */
 function countingForge(answer: (token: string) => TokenInfoResult) {

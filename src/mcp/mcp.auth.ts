@@ -9,7 +9,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { ForgeOAuth } from './oauth.forge.ts';
+import type { ForgeOAuth } from './oauth/oauth.forge.ts';
 
 /** Issue 3 item 9: the validation cache keeps an answer at most 60 s. */
 export const MAX_VALIDATION_TTL_MS = 60_000;

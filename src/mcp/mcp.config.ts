@@ -5,7 +5,7 @@
  * and logged by the listener at start.
  */
 import { ConfigError, env, invalid, parseEnv, type Env, type EnvValues } from '../core/config.ts';
-import { parseAllowlist, type Allowlist } from './oauth.allowlist.ts';
+import { parseAllowlist, type Allowlist } from './oauth/oauth.allowlist.ts';
 
 /** A URL kept exactly as written (a redirect URI's trailing slash matters for exact matching). */
 function exactUrl(): ReturnType<typeof env.custom<string | undefined>> {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../test/support/shared.ts';
 import { ConfigError } from '../core/config.ts';
 import { mcpEnvSpec, parseMcpConfig } from './mcp.config.ts';
-import { DEFAULT_ALLOWED_REDIRECT_URIS, isAllowedRedirectUri, parseAllowlist } from './oauth.allowlist.ts';
+import { DEFAULT_ALLOWED_REDIRECT_URIS, isAllowedRedirectUri, parseAllowlist } from './oauth/oauth.allowlist.ts';
 
 const doc = readFileSync(join(repoRoot, 'docs', 'mcp.md'), 'utf8');
 

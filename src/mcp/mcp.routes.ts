@@ -10,10 +10,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
-import { createForgeMcpServer } from './mcp.server.ts';
+import { createForgeMcpServer } from './tools/forge.tools.ts';
 import type { BearerValidator } from './mcp.auth.ts';
-import { bearerChallenge } from './oauth.metadata.ts';
-import { applyCors } from './oauth.routes.ts';
+import { bearerChallenge } from './oauth/oauth.metadata.ts';
+import { applyCors } from './oauth/oauth.routes.ts';
 
 export interface McpRouteDeps {
   validator: BearerValidator;

@@ -10,9 +10,9 @@ import { fakeClock, type Clock } from '../core/clock.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { createForgeBrowser, startDevForge, type DevForgeApplication, type DevForgeUser, type ForgeBrowser, type StartedDevForge } from '../devforge/index.ts';
 import { buildMcpApp, type McpApp, type McpSettings } from './mcp.app.ts';
-import { parseAllowlist } from './oauth.allowlist.ts';
-import type { FetchedDocument } from './oauth.client-metadata.ts';
-import type { ReplayCache } from './oauth.replay.ts';
+import { parseAllowlist } from './oauth/oauth.allowlist.ts';
+import type { FetchedDocument } from './oauth/oauth.client-metadata.ts';
+import type { ReplayCache } from './oauth/oauth.replay.ts';
 
 /** The client callback the tests register (loopback; nothing listens there, the redirect is read from the 302). */
 export const CLIENT_CALLBACK = 'http://127.0.0.1:45678/callback';

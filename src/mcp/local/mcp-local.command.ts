@@ -9,7 +9,7 @@ import { CliError } from '../../cli/cli-error.ts';
 import { commandLogger, type CliIo } from '../../cli/io.ts';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { createLogger, stderrDestination } from '../../core/logger.ts';
-import { createForgeMcpServer } from '../mcp.server.ts';
+import { createForgeMcpServer } from '../tools/forge.tools.ts';
 import { systemBrowserOpener, type BrowserOpener } from './mcp-local.browser.ts';
 import { createForgeOAuthClient } from './mcp-local.forge-client.ts';
 import { homeDirectory, localTokenPath, resolveLocalSettings } from './mcp-local.settings.ts';

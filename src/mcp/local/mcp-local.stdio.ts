@@ -9,7 +9,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
-import type { ForgeMcpServerDeps } from '../mcp.server.ts';
+import type { ForgeMcpServerDeps } from '../tools/forge.tools.ts';
 import type { BrowserOpener } from './mcp-local.browser.ts';
 import { createForgeOAuthClient } from './mcp-local.forge-client.ts';
 import type { LocalMcpSettings, LocalOAuthSettings } from './mcp-local.settings.ts';
@@ -17,7 +17,7 @@ import { signInWithBrowser } from './mcp-local.sign-in.ts';
 import { createTokenFile } from './mcp-local.token-file.ts';
 import { createOAuthTokenProvider, staticTokenProvider, type ForgeTokenProvider } from './mcp-local.token-provider.ts';
 
-/** The factory contract of the forge MCP server (src/mcp/mcp.server.ts). */
+/** The factory contract of the forge MCP server (src/mcp/tools/forge.tools.ts). */
 export type CreateForgeMcpServer = (deps: ForgeMcpServerDeps) => McpServer;
 
 /** What the local OAuth pieces need besides their settings. */

@@ -1,9 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevForge, type StartedDevForge } from '../devforge/index.ts';
-import { createForgeMcpServer } from './mcp.server.ts';
-import { captureLogger, toolJson } from './mcp.testkit.ts';
+import { startDevForge, type StartedDevForge } from '../../devforge/index.ts';
+import { createForgeMcpServer } from './forge.tools.ts';
+import { captureLogger, toolJson } from '../mcp.testkit.ts';
 
 describe('forge MCP server tools (stdio-style token source)', () => {
   let forge: StartedDevForge;

@@ -8,7 +8,7 @@
  * - A client id that is an https URL is a client ID metadata document (oauth.client-metadata.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../core/clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import { isMetadataDocumentClientId, type ClientMetadataResolver } from './oauth.client-metadata.ts';
 import type { Sealer } from './oauth.seal.ts';
 import { createBoundedStore, MEMORY_STORE_MAX } from './oauth.stores.ts';

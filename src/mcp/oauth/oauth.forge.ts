@@ -5,7 +5,7 @@
  * values with the forge's status and OAuth error code; bodies are never logged whole, so no token reaches the log.
  */
 import { z } from 'zod';
-import type { Logger } from '../core/logger.ts';
+import type { Logger } from '../../core/logger.ts';
 import type { ForgeTokens } from './oauth.stores.ts';
 
 export type ForgeTokenResult =

@@ -4,7 +4,7 @@
  * one (RFC 9728 §3.1 / RFC 8414 §3.1 insert the well-known segment before the path), and at
  * `{MCP_SERVER_URL}/.well-known/oauth-protected-resource/mcp`, the URL the 401 challenge names.
  */
-import type { OAuthMode } from './oauth.service.ts';
+import type { OAuthMode } from './oauth.types.ts';
 
 export interface MetadataSettings {
   serverUrl: string;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { fakeClock } from '../core/clock.ts';
+import { fakeClock } from '../../core/clock.ts';
 import { createSealer, deriveSealKey } from './oauth.seal.ts';
 
 describe('sealing (stateless mode)', () => {

@@ -4,9 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeClock } from '../core/clock.ts';
-import { startDevForge } from '../devforge/index.ts';
-import { buildMcpApp } from './mcp.app.ts';
+import { fakeClock } from '../../core/clock.ts';
+import { startDevForge } from '../../devforge/index.ts';
+import { buildMcpApp } from '../mcp.app.ts';
 import {
   authorizeUrl,
   callTool,
@@ -21,7 +21,7 @@ import {
   toolJson,
   walkSignIn,
   type Stack,
-} from './mcp.testkit.ts';
+} from '../mcp.testkit.ts';
 import { parseAllowlist } from './oauth.allowlist.ts';
 import { METADATA_FETCH_LIMIT, type FetchedDocument } from './oauth.client-metadata.ts';
 

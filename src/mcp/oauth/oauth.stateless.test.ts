@@ -6,9 +6,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeClock } from '../core/clock.ts';
-import { silentLogger } from '../core/logger.ts';
-import { createForgeBrowser } from '../devforge/index.ts';
+import { fakeClock } from '../../core/clock.ts';
+import { silentLogger } from '../../core/logger.ts';
+import { createForgeBrowser } from '../../devforge/index.ts';
 import {
   approveConsent,
   authorizeUrl,
@@ -31,7 +31,7 @@ import {
   type RoundRobinProxy,
   type Stack,
   type TestForge,
-} from './mcp.testkit.ts';
+} from '../mcp.testkit.ts';
 import { createRedisReplayCache } from './oauth.replay.ts';
 
 const hasRedis = await redisAvailable();

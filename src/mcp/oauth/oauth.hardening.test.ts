@@ -3,9 +3,9 @@
  * progress evicted by a flood of new ones, replayable consent forms, forge tokens left alive behind burnt or expired
  * proxy codes, dead ends at /callback, and unverified client names on the consent page.
  */
-import { fakeClock } from '../core/clock.ts';
-import { silentLogger } from '../core/logger.ts';
-import { createForgeBrowser } from '../devforge/index.ts';
+import { fakeClock } from '../../core/clock.ts';
+import { silentLogger } from '../../core/logger.ts';
+import { createForgeBrowser } from '../../devforge/index.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   approveConsent,
@@ -19,7 +19,7 @@ import {
   token,
   walkSignIn,
   type Stack,
-} from './mcp.testkit.ts';
+} from '../mcp.testkit.ts';
 import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth.replay.ts';
 import { createMemoryFlowStore, PROXY_CODE_TTL_MS, type ProxyCodeRecord } from './oauth.stores.ts';
 

@@ -5,8 +5,8 @@
  */
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../core/clock.ts';
-import type { Logger } from '../core/logger.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
 
 export interface ReplayCache {
   /**

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeClock } from '../core/clock.ts';
-import { captureLogger } from './mcp.testkit.ts';
+import { fakeClock } from '../../core/clock.ts';
+import { captureLogger } from '../mcp.testkit.ts';
 import { parseAllowlist } from './oauth.allowlist.ts';
 import {
   createClientMetadataResolver,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fakeClock } from '../core/clock.ts';
-import { silentLogger } from '../core/logger.ts';
-import { REDIS_URL, redisAvailable } from './mcp.testkit.ts';
+import { fakeClock } from '../../core/clock.ts';
+import { silentLogger } from '../../core/logger.ts';
+import { REDIS_URL, redisAvailable } from '../mcp.testkit.ts';
 import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth.replay.ts';
 
 const hasRedis = await redisAvailable();

@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../core/clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { ReplayCache } from './oauth.replay.ts';
 import type { Sealer, UnsealFailure } from './oauth.seal.ts';
 

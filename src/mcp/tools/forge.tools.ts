@@ -6,7 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { Logger } from '../core/logger.ts';
+import type { Logger } from '../../core/logger.ts';
 import { createForgeApi, ForgeApiError, projectPathId, type ForgeApi, type QueryValue } from './forge.client.ts';
 
 export interface ForgeMcpServerDeps {

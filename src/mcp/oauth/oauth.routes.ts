@@ -18,7 +18,9 @@ import {
 } from './oauth.consent.ts';
 import { authorizationServerMetadata, authorizationServerPaths, protectedResourceMetadata, protectedResourcePaths, type MetadataSettings } from './oauth.metadata.ts';
 import { normalizeClientAddress } from './oauth.rate-limit.ts';
-import type { AuthorizeAnswer, JsonAnswer, OAuthService } from './oauth.service.ts';
+import { oauthError, sendOAuthJson, NO_STORE_HEADERS } from './oauth.errors.ts';
+import { authorizeQuerySchema, callbackQuerySchema, consentFormSchema, parseOAuthInput, revokeFormSchema, tokenFormSchema } from './oauth.schemas.ts';
+import type { AuthorizeAnswer, OAuthService } from './oauth.service.ts';
 
 export interface OAuthRouteDeps {
   service: OAuthService;
@@ -39,11 +41,6 @@ export function applyCors(reply: FastifyReply): void {
   void reply.header('access-control-max-age', '86400');
 }
 
-function sendJson(reply: FastifyReply, answer: JsonAnswer): FastifyReply {
-  for (const [name, value] of Object.entries(answer.headers ?? {})) void reply.header(name, value);
-  return reply.status(answer.status).type('application/json').send(answer.body);
-}
-
 function nonce(): string {
   return randomBytes(16).toString('base64');
 }
@@ -57,9 +54,10 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   const csrfKey = deps.csrfKeys[0];
   if (csrfKey === undefined) throw new Error('no CSRF key');
 
+  /** An error page; like every OAuth answer it is never cached. */
   const sendError = (reply: FastifyReply, status: number, title: string, message: string, headers: Record<string, string> = {}): FastifyReply => {
     const n = nonce();
-    for (const [name, value] of Object.entries({ ...consentPageHeaders(n, ["'none'"]), ...headers })) void reply.header(name, value);
+    for (const [name, value] of Object.entries({ ...consentPageHeaders(n, ["'none'"]), ...headers, ...NO_STORE_HEADERS })) void reply.header(name, value);
     return reply.status(status).send(renderErrorPage(title, message, n));
   };
 
@@ -74,14 +72,13 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         return await handler(request, reply);
       } catch (error) {
         request.log.error({ err: error }, 'OAuth browser endpoint failed');
-        void reply.header('cache-control', 'no-store');
         return sendError(reply, 500, 'Something went wrong', 'The sign-in could not continue. Start the connection again from your application in a few minutes.');
       }
     };
 
   /** Writes an authorization answer; a consent page gets a CSRF cookie and a token bound to it. */
   const sendAuthorize = (request: FastifyRequest, reply: FastifyReply, answer: AuthorizeAnswer): FastifyReply => {
-    void reply.header('cache-control', 'no-store');
+    for (const [name, value] of Object.entries(NO_STORE_HEADERS)) void reply.header(name, value);
     switch (answer.kind) {
       case 'redirect':
         if (answer.setConsentCookie) void reply.setCookie(names.consent, answer.setConsentCookie, { ...cookieBase, maxAge: Math.floor(CONSENT_TTL_MS / 1000) });
@@ -127,51 +124,70 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     app.options(path, cors, preflight);
   }
 
+  /** A browser request whose parameters do not fit the schema (not an object at all) gets a page, not JSON. */
+  const malformedPage = (reply: FastifyReply): FastifyReply =>
+    sendError(reply, 400, 'Invalid sign-in request', 'The sign-in request is malformed. Start the connection again from your application.');
+  const malformedJson = (reply: FastifyReply): FastifyReply => sendOAuthJson(reply, oauthError(400, 'invalid_request', 'Malformed request.'));
+
   for (const base of deps.bases) {
     app.post(`${base}/register`, cors, async (request, reply) =>
-      sendJson(reply, await service.register(request.body, normalizeClientAddress(request.ip))),
+      sendOAuthJson(reply, await service.register(request.body, normalizeClientAddress(request.ip))),
     );
     app.options(`${base}/register`, cors, preflight);
 
     app.get(
       `${base}/authorize`,
-      browserRoute(async (request, reply) =>
-        sendAuthorize(request, reply, await service.authorize(request.query as Record<string, unknown>, request.cookies[names.consent], normalizeClientAddress(request.ip))),
-      ),
+      browserRoute(async (request, reply) => {
+        const query = parseOAuthInput(authorizeQuerySchema, request.query, 'query');
+        if (!query.ok) return malformedPage(reply);
+        return sendAuthorize(request, reply, await service.authorize(query.value, request.cookies[names.consent], normalizeClientAddress(request.ip)));
+      }),
     );
 
     // The consent form posts here (same path as the page, so `form-action 'self'` covers it).
     app.post(
       `${base}/authorize`,
       browserRoute(async (request, reply) => {
-        const body = (request.body ?? {}) as Record<string, unknown>;
-        const sealedRequest = typeof body.request === 'string' ? body.request : '';
-        const token = typeof body.csrf === 'string' ? body.csrf : undefined;
-        if (!verifyCsrfToken(deps.csrfKeys, request.cookies[names.csrf], sealedRequest, token)) {
+        const form = parseOAuthInput(consentFormSchema, request.body ?? {}, 'body');
+        const sealedRequest = form.ok ? form.value.request : '';
+        if (!form.ok || !verifyCsrfToken(deps.csrfKeys, request.cookies[names.csrf], sealedRequest, form.value.csrf)) {
           request.log.warn('consent refused: CSRF token missing or wrong');
-          void reply.header('cache-control', 'no-store');
           return sendError(reply, 403, 'Request not accepted', 'This approval did not come from the consent page. Start the connection again from your application.');
         }
-        const decision = typeof body.decision === 'string' ? body.decision : 'deny';
         return sendAuthorize(
           request,
           reply,
-          await service.decideConsent({ sealedRequest, decision, consentCookie: request.cookies[names.consent], clientAddress: normalizeClientAddress(request.ip) }),
+          await service.decideConsent({
+            sealedRequest,
+            decision: form.value.decision,
+            consentCookie: request.cookies[names.consent],
+            clientAddress: normalizeClientAddress(request.ip),
+          }),
         );
       }),
     );
 
     app.get(
       `${base}/callback`,
-      browserRoute(async (request, reply) => sendAuthorize(request, reply, await service.callback(request.query as Record<string, unknown>))),
+      browserRoute(async (request, reply) => {
+        const query = parseOAuthInput(callbackQuerySchema, request.query, 'query');
+        if (!query.ok) return malformedPage(reply);
+        return sendAuthorize(request, reply, await service.callback(query.value));
+      }),
     );
 
-    app.post(`${base}/token`, cors, async (request, reply) =>
-      sendJson(reply, await service.token((request.body ?? {}) as Record<string, unknown>, normalizeClientAddress(request.ip))),
-    );
+    app.post(`${base}/token`, cors, async (request, reply) => {
+      const form = parseOAuthInput(tokenFormSchema, request.body ?? {}, 'body');
+      if (!form.ok) return malformedJson(reply);
+      return sendOAuthJson(reply, await service.token(form.value, normalizeClientAddress(request.ip)));
+    });
     app.options(`${base}/token`, cors, preflight);
 
-    app.post(`${base}/revoke`, cors, async (request, reply) => sendJson(reply, await service.revoke((request.body ?? {}) as Record<string, unknown>)));
+    app.post(`${base}/revoke`, cors, async (request, reply) => {
+      const form = parseOAuthInput(revokeFormSchema, request.body ?? {}, 'body');
+      if (!form.ok) return malformedJson(reply);
+      return sendOAuthJson(reply, await service.revoke(form.value));
+    });
     app.options(`${base}/revoke`, cors, preflight);
   }
 }

@@ -2,7 +2,7 @@
  * Callback proxy mode, stateful, against the dev forge: the spec's eight steps, consent, and the attacks the
  * issue lists. The fetch-driven browser walks the real pages; the Chromium end-to-end tests are in test/mcp.
  */
-import { createForgeBrowser } from '../devforge/index.ts';
+import { createForgeBrowser } from '../../devforge/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   approveConsent,
@@ -21,7 +21,7 @@ import {
   toolJson,
   walkSignIn,
   type Stack,
-} from './mcp.testkit.ts';
+} from '../mcp.testkit.ts';
 
 describe('callback proxy mode (stateful)', () => {
   let stack: Stack;

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../core/clock.ts';
+import type { Clock } from '../../core/clock.ts';
 import { addressKey } from './oauth.ip.ts';
 
 export interface RateDecision {

@@ -11,8 +11,8 @@
  * budget of 50 µs (bench/mcp.bench.ts measures it).
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { Clock } from '../core/clock.ts';
-import { secretKeyId } from '../core/crypto.ts';
+import type { Clock } from '../../core/clock.ts';
+import { secretKeyId } from '../../core/crypto.ts';
 
 /** What a sealed value is for; part of the authenticated header. */
 export type SealPurpose = 'client' | 'tx' | 'code' | 'authreq' | 'consent';

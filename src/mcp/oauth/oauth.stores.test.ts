@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fakeClock } from '../core/clock.ts';
-import { silentLogger } from '../core/logger.ts';
+import { fakeClock } from '../../core/clock.ts';
+import { silentLogger } from '../../core/logger.ts';
 import { parseAllowlist } from './oauth.allowlist.ts';
 import { createClientMetadataResolver } from './oauth.client-metadata.ts';
 import { createClientRegistry } from './oauth.clients.ts';
