@@ -4,6 +4,7 @@
 // of 20 s / 35 s that return a partial page with a token, and withdrawn records never matched.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import type { Database } from '../core/db/schema.ts';
 import { AppError } from '../core/errors.ts';
@@ -374,19 +375,12 @@ const RECORD_CACHE_SIZE = 4000;
  * calls and never changed, so the RPC layer may keep their converted forms beside them (`sharedElements`).
  */
 function createRecordCache(size: number): (id: string, json: string) => VulnJson {
-  const entries = new Map<string, { json: string; record: VulnJson }>();
+  const entries = new LRUCache<string, { json: string; record: VulnJson }>({ max: size });
   return (id, json) => {
     const hit = entries.get(id);
-    if (hit !== undefined) {
-      entries.delete(id);
-      if (hit.json === json) {
-        entries.set(id, hit);
-        return hit.record;
-      }
-    }
+    if (hit !== undefined && hit.json === json) return hit.record;
     const entry = { json, record: JSON.parse(json) as VulnJson };
     entries.set(id, entry);
-    if (entries.size > size) entries.delete(entries.keys().next().value as string);
     return entry.record;
   };
 }
