@@ -54,7 +54,7 @@ export function testFiles(dir: string, options: TestFileOptions = {}): string[] 
  * Requirement ids cited in the given files (`[ID]`, the first capture group of `pattern`), each with the files
  * that cite it.
  */
-export function citedRequirements(files: readonly string[], pattern: RegExp): Map<string, Set<string>> {
+function citedRequirements(files: readonly string[], pattern: RegExp): Map<string, Set<string>> {
   const cited = new Map<string, Set<string>>();
   for (const file of files) {
     for (const match of readFileSync(file, 'utf8').matchAll(pattern)) {
