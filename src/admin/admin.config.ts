@@ -8,7 +8,7 @@ import { DEFAULT_CATALOG_DIR } from './catalog/catalog.loader.ts';
  * like any path argument. A missing or invalid catalog does not stop the start: the model plane answers 503
  * `model_plane_unavailable` and the log names the file (spec: Errors).
  */
-export const adminEnvSpec = {
+const adminEnvSpec = {
   PLATFORM_CATALOG_DIR: env.custom<string>('a directory path', (raw) => resolve(raw), DEFAULT_CATALOG_DIR),
 } as const;
 

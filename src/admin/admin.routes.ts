@@ -20,7 +20,7 @@ import { modelPlaneOf, type ModelPlane } from './model-plane.ts';
 import { registerOpenApiRoute } from './openapi.ts';
 
 /** Base path of the admin API (spec: "All paths are under {base_url}/api/v1/admin"). */
-export const ADMIN_BASE = '/api/v1/admin';
+const ADMIN_BASE = '/api/v1/admin';
 
 const AUTH_ERRORS = ['unauthorized', 'administrator_required'] as const;
 const COMMAND_ERRORS = [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'not_found', 'stale_object', 'validation_failed', 'model_plane_unavailable'] as const;
@@ -36,7 +36,7 @@ function filterOf(query: { workload?: string; available?: 'true' | 'false' }) {
  * The part-1 admin routes (spec: Endpoints), thin: auth, schemas and a call into the model plane. Every success is
  * 200; every error the `{error:{code,message}}` envelope.
  */
-export function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
+function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
   const tag = 'admin';
   return [
     defineRoute({

@@ -17,10 +17,10 @@ import { UNAVAILABLE_REASONS } from './projection/projection.ts';
  */
 
 /** Spec Endpoints rule 2: an integer from 0 through 2147483647 (a JSON number, not a string). */
-export const lockVersionSchema = z.number().int().min(0).max(MAX_LOCK_VERSION).describe("The provider row's lock_version as last read");
+const lockVersionSchema = z.number().int().min(0).max(MAX_LOCK_VERSION).describe("The provider row's lock_version as last read");
 
 /** A complete model reference `<provider_id>/<upstream_model_id>`, carried whole in the body (rule 1). */
-export const modelRefSchema = z.string().min(3).max(400).describe('Complete model reference <provider_id>/<upstream_model_id>; the upstream id may contain "/"');
+const modelRefSchema = z.string().min(3).max(400).describe('Complete model reference <provider_id>/<upstream_model_id>; the upstream id may contain "/"');
 
 const optionalVersion = lockVersionSchema.nullable().optional().describe('Omission means null (no policy yet)');
 const requiredVersion = lockVersionSchema.nullable().describe('Required; null when the provider has no policy');
@@ -32,11 +32,6 @@ export const apiKeyCommandSchema = z.strictObject({ api_key: z.string().describe
 export const costUnitCommandSchema = z.strictObject({
   cost_unit: z.string().regex(COST_UNIT_PATTERN, 'a currency code or unit name such as USD').describe('For example a currency code'),
 });
-
-/** Every mutation body has the root `command` (spec: Endpoints). */
-export function commandBody<T extends z.ZodType>(command: T) {
-  return z.strictObject({ command });
-}
 
 export const modelsQuerySchema = z.object({
   workload: z.enum(WORKLOADS).optional().describe('Only models of this workload'),
@@ -59,7 +54,7 @@ const parameterDescriptorView = z.object({
   allowed_values: z.array(z.union([z.string(), z.number()])).nullable(),
 });
 
-export const composedCapabilitiesSchema = z.object({
+const composedCapabilitiesSchema = z.object({
   input_modalities: z.array(z.enum(MODALITIES)),
   output_modalities: z.array(z.enum(MODALITIES)),
   tool_calls: z.boolean(),
@@ -89,7 +84,7 @@ export const modelRowSchema = z.object({
   unavailable_reason: z.enum(UNAVAILABLE_REASONS).nullable().describe('The first refusal, in priority order'),
 });
 
-export const providerRowSchema = z.object({
+const providerRowSchema = z.object({
   id: z.string(),
   display_name: z.string().nullable(),
   credentials: z.enum(CREDENTIAL_LANES).nullable(),
@@ -102,14 +97,14 @@ export const providerRowSchema = z.object({
   models: z.number().int(),
 });
 
-export const configurationSchema = z.object({
+const configurationSchema = z.object({
   definition: providerDeclarationSchema.nullable(),
   source: z.enum(['catalog', 'override', 'custom', 'removed']),
   models: z.array(z.object({ model: z.string(), definition: modelDefinitionSchema, source: z.enum(['catalog', 'override', 'custom']), removed: z.boolean() })),
   model_definitions: z.record(z.string(), sharedModelDefinitionSchema),
 });
 
-export const memberProviderRowSchema = z.object({
+const memberProviderRowSchema = z.object({
   id: z.string(),
   display_name: z.string().nullable(),
   credentials: z.enum(CREDENTIAL_LANES).nullable(),

@@ -14,7 +14,7 @@ export const OPENAPI_PATH = '/api/v1/openapi.json';
  * may keep it, yet must revalidate each use (`no-cache`), which costs a 304 against the ETag and never serves the
  * previous release's routes after a client has seen the new ones. It is public: it holds no data.
  */
-export const OPENAPI_CACHE_CONTROL = 'public, no-cache';
+const OPENAPI_CACHE_CONTROL = 'public, no-cache';
 
 type JsonObject = Record<string, unknown>;
 
@@ -56,7 +56,7 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonObject>
  * Builds the OpenAPI 3.1 document of a route table. Request parameters and bodies come from the very zod schemas
  * the handlers validate with, responses from the response schemas.
  */
-export function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject {
+function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
   for (const anyRoute of routes) {
     // Only the schemas are read here, never the handler, so the erased generics can be restored to ZodType.

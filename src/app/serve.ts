@@ -10,7 +10,7 @@ export const SERVICES = ['admin', 'grpc', 'mcp', 'devforge'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /** A running listener: what it serves, where, and how to stop it gracefully. */
-export interface RunningListener {
+interface RunningListener {
   name: string;
   url: string;
   /** Extra lines printed under the URL (for example the dev forge's sign-in details). */

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { loadPlatformConfig, type PlatformConfig } from '../app/config.ts';
 import { openContext, type PlatformContext } from '../app/context.ts';
 import type { Env } from '../core/config.ts';
@@ -26,17 +27,9 @@ export function processIo(): CliIo {
 }
 
 
-/** KEY=VALUE lines; `#` comments; optional single or double quotes around the value. */
+/** The variables of a `.env` file, read by Node's own parser (`#` comments, `export`, quoted values). */
 export function parseDotEnv(path: string): Env {
-  const out: Env = {};
-  for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {
-    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)?\s*$/.exec(line);
-    if (!match?.[1] || line.trimStart().startsWith('#')) continue;
-    let value = (match[2] ?? '').trim();
-    if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))) value = value.slice(1, -1);
-    out[match[1]] = value;
-  }
-  return out;
+  return parseEnv(readFileSync(path, 'utf8'));
 }
 
 export function printJson(io: CliIo, value: unknown): void {

@@ -15,7 +15,7 @@ import { registerOsvCommands } from '../osv/osv.command.ts';
 import { registerDevForgeCommand } from '../devforge/devforge.command.ts';
 
 /** Builds the `platform` command tree; each service contributes its commands here. */
-export function buildProgram(io: CliIo): Command {
+function buildProgram(io: CliIo): Command {
   const program = new Command('platform')
     .description('Forge MCP server, model-provider admin API and platform gRPC services')
     .exitOverride()

@@ -18,7 +18,7 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 /** scrypt cost as log2(N): 2^17 with r=8, p=1 is OWASP's recommendation (128 MiB, a few hundred ms). */
-export const DEFAULT_PASSWORD_COST = 17;
+const DEFAULT_PASSWORD_COST = 17;
 const SCRYPT = { r: 8, p: 1, keylen: 32 } as const;
 
 function scryptAsync(password: string, salt: Buffer, keylen: number, opts: { N: number; r: number; p: number }): Promise<Buffer> {

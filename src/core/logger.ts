@@ -78,7 +78,7 @@ function scrubEntry(key: string, value: unknown, depth: number, seen: WeakSet<ob
 }
 
 /** A copy of a log object with every credential removed; applied to every line the platform writes. */
-export function scrubLogObject(object: Record<string, unknown>): Record<string, unknown> {
+function scrubLogObject(object: Record<string, unknown>): Record<string, unknown> {
   return scrubValue(object, 0, new WeakSet()) as Record<string, unknown>;
 }
 

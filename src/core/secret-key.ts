@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { secretKeyId, type SecretKey } from './crypto.ts';
 
-export const SECRET_KEY_FILE = 'secret.key';
+const SECRET_KEY_FILE = 'secret.key';
 
 /**
  * The key that encrypts credentials at rest: `PLATFORM_SECRET_KEY` when set, otherwise a key generated once into

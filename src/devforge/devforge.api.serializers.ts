@@ -9,7 +9,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
 /** `API::Entities::UserBasic`. */
-export function userBasic(user: UserRecord, base: string): Record<string, unknown> {
+function userBasic(user: UserRecord, base: string): Record<string, unknown> {
   return {
     id: user.id,
     username: user.username,
@@ -71,7 +71,7 @@ function namespace(ns: NamespaceRecord, base: string): Record<string, unknown> {
 }
 
 /** `path_with_namespace` of a project. */
-export function projectFullPath(project: ProjectRecord): string {
+function projectFullPath(project: ProjectRecord): string {
   return `${project.namespace.path}/${project.path}`;
 }
 

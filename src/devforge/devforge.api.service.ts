@@ -27,7 +27,7 @@ export interface ApiError {
 }
 
 /** Where the request carried its credentials. */
-export interface ApiCredentials {
+interface ApiCredentials {
   /** `Authorization: Bearer …` or the `access_token` parameter. */
   bearer?: string;
   /** `PRIVATE-TOKEN` header or the `private_token` parameter (personal access tokens only, as in GitLab). */

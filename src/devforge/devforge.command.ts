@@ -66,7 +66,7 @@ export function defaultRedirectUris(source: Env): string[] {
 }
 
 /** Resolves on the first SIGINT or SIGTERM, and removes its listeners. */
-export function waitForTerminationSignal(): Promise<NodeJS.Signals> {
+function waitForTerminationSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const onSignal = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', onSignal);

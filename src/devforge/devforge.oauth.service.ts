@@ -12,7 +12,7 @@ import { DEFAULT_SCOPES, KNOWN_SCOPES } from './devforge.types.ts';
 import type { AccessTokenRecord, DevForgeApplication } from './devforge.types.ts';
 
 /** Authorization code lifetime (Doorkeeper's `authorization_code_expires_in`, 10 minutes). */
-export const CODE_TTL_SECONDS = 600;
+const CODE_TTL_SECONDS = 600;
 
 /** Parameters of `/oauth/authorize`, as strings (absent when missing or not a string). */
 export interface AuthorizeParams {
@@ -26,7 +26,7 @@ export interface AuthorizeParams {
 }
 
 /** A validated authorization request (Doorkeeper's `PreAuthorization`). */
-export interface PreAuthorization {
+interface PreAuthorization {
   application: DevForgeApplication;
   redirectUri: string;
   responseType: 'code';
@@ -40,13 +40,13 @@ export interface PreAuthorization {
  * Outcome of validating an authorization request. `fatal` errors (no client, unregistered redirect URI) must never
  * be redirected to; `redirect` errors go back to the (registered) redirect URI.
  */
-export type PreAuthResult =
+type PreAuthResult =
   | { kind: 'ok'; preAuth: PreAuthorization }
   | { kind: 'fatal'; error: OAuthError }
   | { kind: 'redirect'; error: OAuthError; location: string };
 
 /** An HTTP answer from the token, revoke and token-info endpoints. */
-export interface OAuthHttpAnswer {
+interface OAuthHttpAnswer {
   status: number;
   body: Record<string, unknown>;
   headers: Record<string, string>;
@@ -59,7 +59,7 @@ export interface ClientCredentials {
 }
 
 /** Parameters of `POST /oauth/token`. */
-export interface TokenParams {
+interface TokenParams {
   grant_type?: string;
   code?: string;
   redirect_uri?: string;

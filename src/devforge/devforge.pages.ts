@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
-export function escapeHtml(value: string): string {
+function escapeHtml(value: string): string {
   return value
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
@@ -63,7 +63,7 @@ code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;
  * the authorize page: Chrome checks `form-action` against the redirect that follows a form post, so without it the
  * browser would block the way back to the client (GitLab widens `form-action` the same way).
  */
-export function contentSecurityPolicy(nonce: string, formActionExtra?: string | null): string {
+function contentSecurityPolicy(nonce: string, formActionExtra?: string | null): string {
   return [
     `default-src 'none'`,
     `style-src 'nonce-${nonce}'`,

@@ -23,7 +23,7 @@ export function parseRedirectUri(value: string): URL | undefined {
 }
 
 /** True for IP literals in the loopback ranges (127.0.0.0/8 and ::1), as Ruby's `IPAddr#loopback?`; never for names. */
-export function isLoopbackIpLiteral(url: URL): boolean {
+function isLoopbackIpLiteral(url: URL): boolean {
   const host = url.hostname;
   if (host === '[::1]') return true;
   const parts = host.split('.');

@@ -41,7 +41,7 @@ export function devForgeSeed(redirectUris: string[]): DevForgeSeed {
 }
 
 /** Name of the group owning the public sample project nobody is a member of (to exercise `membership`). */
-export const SAMPLE_GROUP = 'forge-samples';
+const SAMPLE_GROUP = 'forge-samples';
 
 /**
  * Adds the sample data: for every user a private `<username>/hello-forge` (three issues, two merge requests) and a

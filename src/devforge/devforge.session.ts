@@ -9,7 +9,7 @@ import { secretsEqual } from './devforge.store.ts';
 import type { SessionRecord } from './devforge.types.ts';
 
 /** GitLab's session cookie name. */
-export const SESSION_COOKIE = '_gitlab_session';
+const SESSION_COOKIE = '_gitlab_session';
 
 /** Sessions kept at most; the oldest are dropped first (the forge is a dev stand-in, memory must stay bounded). */
 const MAX_SESSIONS = 10_000;

@@ -55,11 +55,7 @@ export function readDevForgeState(file: string): DevForgeState | undefined {
 }
 
 /** Writes the state file atomically (temporary file, fsync, rename, directory fsync), mode 0600. */
-export function writeDevForgeState(file: string, state: DevForgeState): void {
-  writeStateText(file, JSON.stringify(state));
-}
-
-/** {@link writeDevForgeState} for already serialised state (the forge compares the text to skip unchanged writes). */
+/** Writes serialised state atomically (the forge compares the text to skip unchanged writes). */
 export function writeStateText(file: string, text: string): void {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });

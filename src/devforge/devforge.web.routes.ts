@@ -9,7 +9,7 @@ import { hashSecret, secretsEqual } from './devforge.store.ts';
 import type { DevForgeStore } from './devforge.store.ts';
 
 /** Devise's message for a failed sign-in (it never says which of the two was wrong). */
-export const INVALID_LOGIN_MESSAGE = 'Invalid login or password.';
+const INVALID_LOGIN_MESSAGE = 'Invalid login or password.';
 
 /** Registers `/`, `GET|POST /users/sign_in` and `POST /users/sign_out`. */
 export function registerWebRoutes(app: FastifyInstance, deps: { store: DevForgeStore; sessions: SessionManager }): void {

@@ -3,7 +3,7 @@ import { env, parseEnv, type Env, type EnvValues } from '../core/config.ts';
 const MiB = 1024 * 1024;
 
 /** Limits of PlatformDocuments. */
-export const documentsEnvSpec = {
+const documentsEnvSpec = {
   /** Largest ciphertext of one document; larger creates are RESOURCE_EXHAUSTED (HTTP 413). */
   PLATFORM_DOCUMENT_MAX_BYTES: env.integer(8 * MiB, 1, 256 * MiB),
   /**

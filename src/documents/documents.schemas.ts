@@ -14,7 +14,7 @@ const bytes = z.instanceof(Buffer);
  */
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-export const encryptionHeaderJson = z.object({
+const encryptionHeaderJson = z.object({
   algorithm: z.string().min(1).max(64).regex(PRINTABLE_ASCII, 'expected 1 to 64 printable ASCII characters').optional(),
   key_id: z.string().max(128).regex(PRINTABLE_ASCII, 'expected at most 128 printable ASCII characters').optional(),
   nonce: bytes.optional(),

@@ -10,8 +10,8 @@ import type { DocumentRow } from './documents.table.ts';
 import type { PageTokenCodec } from './page-token.ts';
 
 /** Page sizes of ListDocuments: the default, and the most one page holds (larger requests are lowered to it). */
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 1000;
 /** Encrypted metadata is small by design (a name, a media type); this keeps it so. */
 export const MAX_METADATA_BYTES = 64 * 1024;
 /** Document ids are UUIDs (`randomUUID`); anything else names no document. */

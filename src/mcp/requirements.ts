@@ -1,16 +1,11 @@
+import { defineRequirements } from '../../test/support/requirements.ts';
+
 /**
  * Requirements of the remote forge MCP server, one id per rule of spec/mcp-oauth.md and of issue 3 items 1–10
  * (STYLE.md 12). Every test that pins a requirement cites its id in brackets in its name, for example
  * `it('[REG-ALLOWLIST] refuses …')`; requirements.test.ts fails when an id has no citing test.
  */
-export interface Requirement {
-  id: string;
-  /** Where the rule comes from. */
-  source: string;
-  rule: string;
-}
-
-export const REQUIREMENTS: readonly Requirement[] = [
+export const REQUIREMENTS = defineRequirements([
   // Spec: what the service does
   { id: 'MODE-ENABLE', source: 'spec "What the service does" 1', rule: 'FORGE_MCP_OAUTH=true enables remote OAuth; without it no OAuth endpoints are served' },
   { id: 'MODE-PASSTHROUGH', source: 'spec "What the service does" 2', rule: 'passthrough (default): the client redirect_uri goes to the forge, which redirects straight back to the client; the server never receives the callback' },
@@ -96,4 +91,4 @@ export const REQUIREMENTS: readonly Requirement[] = [
   { id: 'E2E-PASSTHROUGH', source: 'issue "Tests that must exist"', rule: 'the official SDK client and Chromium complete passthrough and call a tool' },
   { id: 'E2E-PROXY', source: 'issue "Tests that must exist"', rule: 'the official SDK client and Chromium complete callback proxy and call a tool' },
   { id: 'E2E-STATELESS-3', source: 'issue "Tests that must exist"', rule: 'stateless callback proxy across three server processes behind a round-robin proxy, each step on another replica' },
-];
+]);

@@ -3,7 +3,7 @@ import { defineRoute, JsonText, type AnyApiRoute } from '../admin/http/api-route
 import type { ModelPlane } from '../admin/model-plane.ts';
 
 /** Base path of the member plane (spec: Versioning). */
-export const MEMBER_BASE = '/agent_api/v1';
+const MEMBER_BASE = '/agent_api/v1';
 
 /**
  * Member-plane model discovery: read-only, for member-plane and executor tokens. It reads the same projection as

@@ -66,7 +66,7 @@ export interface IndexRow {
 export const listCaches = new WeakMap<readonly IndexRow[], unknown>();
 
 /** Ubuntu releases are also filed without `:Pro` and `:LTS` (`Ubuntu:Pro:18.04:LTS` → `Ubuntu:18.04`). */
-export function ecosystemKeys(ecosystem: string): string[] {
+function ecosystemKeys(ecosystem: string): string[] {
   const keys = [ecosystem];
   const base = ecosystemBase(ecosystem);
   if (base !== ecosystem) keys.push(base);

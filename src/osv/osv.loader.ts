@@ -55,7 +55,7 @@ export async function buildIndex(db: Kysely<Database>, signal?: AbortSignal): Pr
  * Applies the records written since the index's generation; returns how many records changed (0 when the
  * generation did not move).
  */
-export async function refreshIndex(db: Kysely<Database>, index: CorpusIndex): Promise<number> {
+async function refreshIndex(db: Kysely<Database>, index: CorpusIndex): Promise<number> {
   const generation = await readGeneration(db);
   if (generation <= index.generation) return 0;
   const ids = (await changedRecordIds(db, index.generation)).sort(compareIds);

@@ -75,6 +75,10 @@ const CACHE_LIMIT = 250_000;
 /**
  * Parsed versions per comparator, so the events and versions of popular packages are parsed once rather than on
  * every query. Two generations approximate LRU: when the young map is full it becomes the old one.
+ * Hand-written rather than `lru-cache` because this lookup runs for every event and version a query compares (a
+ * popular package: thousands per query, a QueryBatch(1000) millions) and the single-Query p99 over gRPC has little
+ * margin (README "Benchmarks"): measured on this machine with 20,000 versions and 5M lookups, 27-38 ns per lookup
+ * here against 93-140 ns through `LRUCache.get`/`set` with the same bound.
  */
 class ParseCache {
   private young = new Map<string, unknown>();

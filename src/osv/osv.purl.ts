@@ -34,7 +34,7 @@ function decode(part: string, what: string): string {
 }
 
 /** Splits a purl into its components (`pkg:type/namespace/name@version?qualifiers#subpath`). */
-export function parsePurl(purl: string): ParsedPurl {
+function parsePurl(purl: string): ParsedPurl {
   const text = purl.trim();
   const colon = text.indexOf(':');
   if (colon === -1 || text.slice(0, colon).toLowerCase() !== 'pkg') throw new PurlError('invalid purl: the scheme must be "pkg:"');
@@ -140,9 +140,6 @@ const ECOSYSTEMS: Record<string, { ecosystem: string; style: NameStyle }> = {
   'rpm/mageia': { ecosystem: 'Mageia', style: 'name' },
   'rpm/azure-linux': { ecosystem: 'Azure Linux', style: 'name' },
 };
-
-/** The purl types and `type/namespace` pairs that map to an ecosystem (for tests and docs). */
-export const PURL_TYPES: readonly string[] = Object.keys(ECOSYSTEMS);
 
 /**
  * Maps a purl to an OSV package. Throws PurlError when the purl does not parse; returns UNKNOWN_PURL_TYPE when

@@ -1,16 +1,11 @@
+import { defineRequirements } from '../../test/support/requirements.ts';
+
 /**
  * Requirements of PlatformOSV, one id per rule of osv-facts.md and issue 6 (STYLE.md 12). Every test that pins a
  * requirement cites its id in brackets in its name, for example `it('[OSV-DEDUP] returns each id once …')`;
  * osv.requirements.test.ts fails when an id has no citing test.
  */
-export interface Requirement {
-  id: string;
-  /** Where the rule comes from. */
-  source: string;
-  rule: string;
-}
-
-export const OSV_REQUIREMENTS: readonly Requirement[] = [
+export const OSV_REQUIREMENTS = defineRequirements([
   // API surface and envelope
   { id: 'OSV-API-SHAPES', source: 'osv-facts §1', rule: 'Query answers full records; QueryBatch answers {id, modified} only, results[i] for queries[i]; GetVuln one full record' },
   { id: 'OSV-API-EMPTY', source: 'osv-facts §1', rule: 'empty fields are left out: no hits is {}, an empty batch item is {}' },
@@ -56,4 +51,4 @@ export const OSV_REQUIREMENTS: readonly Requirement[] = [
   { id: 'OSV-IMPORT-WITHDRAWN', source: 'issue 6 item 4', rule: 'a withdrawn record keeps its record row and loses its index rows' },
   { id: 'OSV-IMPORT-RESUME', source: 'issue 6 item 4', rule: 'an interrupted or killed import leaves whole batches; a re-run completes it without duplicates' },
   { id: 'OSV-REFRESH', source: 'issue 6 item 4', rule: 'every replica picks up an import from the database without a restart' },
-];
+]);

@@ -17,7 +17,7 @@ export function eventVersionText(type: string, value: string): string {
 export type RowKind = 'R' | 'V' | 'E' | 'C';
 
 /** Event type letters in tie-break order (§4.2: introduced < last_affected < fixed < limit). */
-export const EVENT_TYPE_ORDER = 'ialf';
+const EVENT_TYPE_ORDER = 'ialf';
 
 /** One index row as computed from a record; `osv.store.ts` persists it, `osv.index.ts` loads it. */
 export interface IndexRowData {
@@ -37,11 +37,11 @@ export interface IndexRowData {
 }
 
 /** OSV.dev stores at most this many enumerated versions per index row (`maxVersionsPerEntity`). */
-export const VERSIONS_PER_ROW = 1000;
+const VERSIONS_PER_ROW = 1000;
 
 /** Coarse bounds of a row that can never match in comparator mode (min above max). */
-export const NEVER_MIN = '~';
-export const NEVER_MAX = '';
+const NEVER_MIN = '~';
+const NEVER_MAX = '';
 
 /**
  * A repository URL as OSV.dev indexes it: host and path, without scheme, credentials, trailing `/` or `.git`

@@ -20,7 +20,7 @@ export interface OsvRange {
   database_specific?: Record<string, unknown>;
 }
 
-export interface OsvPackage {
+interface OsvPackage {
   ecosystem: string;
   name: string;
   purl?: string;
@@ -328,10 +328,4 @@ export function timestampKey(timestamp: string): string {
   if (!match) return timestamp;
   const fraction = (match[3] ?? '').slice(0, 9).padEnd(9, '0');
   return `${match[1]}T${match[2]}.${fraction}Z`;
-}
-
-/** Epoch milliseconds of an OSV timestamp (0 when it cannot be read). */
-export function timestampMillis(timestamp: string): number {
-  const ms = Date.parse(timestamp);
-  return Number.isFinite(ms) ? ms : 0;
 }

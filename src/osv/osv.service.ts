@@ -4,6 +4,7 @@
 // of 20 s / 35 s that return a partial page with a token, and withdrawn records never matched.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import type { Database } from '../core/db/schema.ts';
 import { AppError } from '../core/errors.ts';
@@ -21,7 +22,7 @@ import { aliasEdges, findLiveAnswers, findRecord, type StoredAnswer } from './os
 // ---------------------------------------------------------------------------------------------------------------
 // Request and response shapes (canonical proto3 JSON of platform.v1, as the RPC layer hands them over)
 
-export interface PackageJson {
+interface PackageJson {
   name?: string;
   ecosystem?: string;
   purl?: string;
@@ -56,9 +57,9 @@ export interface BatchVulnerabilityListJson {
 // Validation (§2, in OSV.dev's order)
 
 /** At most this many queries per batch (`maxBatchQueries`). */
-export const MAX_BATCH_QUERIES = 1000;
+const MAX_BATCH_QUERIES = 1000;
 /** Longest accepted vulnerability id, in bytes. */
-export const MAX_ID_BYTES = 100;
+const MAX_ID_BYTES = 100;
 /** Sent when a deadline passed before anything was judged: base64 of "FIRST_PAGE_TOKEN", meaning "start over". */
 export const FIRST_PAGE_TOKEN = 'RklSU1RfUEFHRV9UT0tFTg==';
 
@@ -197,14 +198,14 @@ export interface OsvServiceDeps {
 }
 
 /** Per-call context from the transport. */
-export interface CallOptions {
+interface CallOptions {
   /** Epoch ms by which the answer is due (the client's deadline, capped by the server). */
   deadline?: number;
   signal?: AbortSignal;
 }
 
 /** Which stored form of a record an encoded Query answer carries: the JSON text (HTTP) or the protobuf bytes (gRPC). */
-export type AnswerForm = 'json' | 'wire';
+type AnswerForm = 'json' | 'wire';
 
 /** Matching work between yields to the event loop in a batch, so one large batch does not stall other requests. */
 const SLICE_MS = 10;
@@ -374,19 +375,12 @@ const RECORD_CACHE_SIZE = 4000;
  * calls and never changed, so the RPC layer may keep their converted forms beside them (`sharedElements`).
  */
 function createRecordCache(size: number): (id: string, json: string) => VulnJson {
-  const entries = new Map<string, { json: string; record: VulnJson }>();
+  const entries = new LRUCache<string, { json: string; record: VulnJson }>({ max: size });
   return (id, json) => {
     const hit = entries.get(id);
-    if (hit !== undefined) {
-      entries.delete(id);
-      if (hit.json === json) {
-        entries.set(id, hit);
-        return hit.record;
-      }
-    }
+    if (hit !== undefined && hit.json === json) return hit.record;
     const entry = { json, record: JSON.parse(json) as VulnJson };
     entries.set(id, entry);
-    if (entries.size > size) entries.delete(entries.keys().next().value as string);
     return entry.record;
   };
 }
@@ -398,7 +392,7 @@ const MAX_ALIAS_GROUP = 1000;
  * The alias group of an id (§5): every id connected to it through `aliases` of stored records, transitively,
  * without the id itself, in byte order. Empty when no record names it.
  */
-export async function aliasGroup(db: Kysely<Database>, id: string): Promise<string[]> {
+async function aliasGroup(db: Kysely<Database>, id: string): Promise<string[]> {
   const seen = new Set<string>([id]);
   let frontier = [id];
   while (frontier.length > 0 && seen.size < MAX_ALIAS_GROUP) {

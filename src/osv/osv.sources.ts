@@ -16,7 +16,7 @@ export type RawRecord = { source: string; value: unknown; text?: string } | { so
 export type SourceKind = 'json' | 'jsonl' | 'zip';
 
 /** The kind of an input file by its name, or undefined for files an import skips. */
-export function sourceKind(path: string): SourceKind | undefined {
+function sourceKind(path: string): SourceKind | undefined {
   const lower = path.toLowerCase();
   if (lower.endsWith('.json')) return 'json';
   if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) return 'jsonl';

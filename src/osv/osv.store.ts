@@ -28,7 +28,7 @@ export async function readGeneration(db: Db): Promise<number> {
  * Raises the corpus generation and returns the new value. Called first in every import transaction: it takes
  * the row lock (PostgreSQL) or the write lock (SQLite) at once, so concurrent importers commit in generation order.
  */
-export async function nextGeneration(trx: Transaction<Database>, now: number): Promise<number> {
+async function nextGeneration(trx: Transaction<Database>, now: number): Promise<number> {
   const row = await trx
     .updateTable('osv_corpus')
     .set((eb) => ({ generation: eb('generation', '+', 1), updated_at: now }))
@@ -51,7 +51,7 @@ export interface RecordWrite {
  * Inserts records or replaces stored ones whose `modified` is older (osv-facts.md: the newer copy wins; an equal
  * one is left alone, so re-running an import changes nothing). Returns the ids actually written.
  */
-export async function upsertRecords(trx: Transaction<Database>, records: readonly RecordWrite[], generation: number, now: number): Promise<Set<string>> {
+async function upsertRecords(trx: Transaction<Database>, records: readonly RecordWrite[], generation: number, now: number): Promise<Set<string>> {
   const written = new Set<string>();
   for (const part of chunks(records)) {
     const rows = await trx
@@ -92,7 +92,7 @@ export async function upsertRecords(trx: Transaction<Database>, records: readonl
 }
 
 /** Stored `modified_key` of the given ids (to tell "older than stored" from "unchanged" in import reports). */
-export async function storedModifiedKeys(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+async function storedModifiedKeys(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const part of chunks(ids)) {
     const rows = await db.selectFrom('osv_records').select(['id', 'modified_key']).where('id', 'in', part).execute();
@@ -102,7 +102,7 @@ export async function storedModifiedKeys(db: Db, ids: readonly string[]): Promis
 }
 
 /** Replaces the index rows of `ids` with `rows` (withdrawn records get none). */
-export async function replaceIndexRows(trx: Transaction<Database>, ids: readonly string[], rows: readonly { vulnId: string; row: IndexRowData }[]): Promise<void> {
+async function replaceIndexRows(trx: Transaction<Database>, ids: readonly string[], rows: readonly { vulnId: string; row: IndexRowData }[]): Promise<void> {
   for (const part of chunks(ids)) await trx.deleteFrom('osv_affected').where('vuln_id', 'in', part).execute();
   for (const part of chunks(rows)) {
     await trx
@@ -124,7 +124,7 @@ export async function replaceIndexRows(trx: Transaction<Database>, ids: readonly
 }
 
 /** Replaces the aliases of `ids`. */
-export async function replaceAliases(trx: Transaction<Database>, ids: readonly string[], aliases: readonly { vulnId: string; alias: string }[]): Promise<void> {
+async function replaceAliases(trx: Transaction<Database>, ids: readonly string[], aliases: readonly { vulnId: string; alias: string }[]): Promise<void> {
   for (const part of chunks(ids)) await trx.deleteFrom('osv_aliases').where('vuln_id', 'in', part).execute();
   for (const part of chunks(aliases)) {
     await trx
@@ -322,11 +322,6 @@ export async function aliasEdges(db: Db, ids: readonly string[]): Promise<{ alia
   return out;
 }
 
-/** Whether a record with this id is stored (withdrawn or not). */
-export async function recordExists(db: Db, id: string): Promise<boolean> {
-  return (await db.selectFrom('osv_records').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
-}
-
 /** Counts for `platform osv status` and tests. */
 export async function corpusCounts(db: Db): Promise<{ records: number; withdrawn: number; rows: number; generation: number }> {
   const r = await db
@@ -342,14 +337,14 @@ export async function corpusCounts(db: Db): Promise<{ records: number; withdrawn
 // replaces the index rows and aliases of those written.
 
 /** One record of an import batch with what goes beside it. */
-export interface BatchItem {
+interface BatchItem {
   write: RecordWrite;
   rows: readonly IndexRowData[];
   aliases: readonly string[];
 }
 
 /** What a committed batch did: the stored `modified_key` of ids seen before, and the ids written. */
-export interface BatchOutcome {
+interface BatchOutcome {
   stored: Map<string, string>;
   written: Set<string>;
 }
@@ -360,7 +355,7 @@ export interface BatchWriter {
 }
 
 /** The portable writer: multi-row statements through Kysely (PostgreSQL, in-memory SQLite). */
-export function kyselyBatchWriter(db: Kysely<Database>): BatchWriter {
+function kyselyBatchWriter(db: Kysely<Database>): BatchWriter {
   return {
     async write(items, now) {
       return db.transaction().execute(async (trx) => {
@@ -383,7 +378,7 @@ export function kyselyBatchWriter(db: Kysely<Database>): BatchWriter {
  * is 10,000 records/s). A second connection to the file is safe in WAL mode; the busy timeout covers a server
  * reading meanwhile.
  */
-export function sqliteBatchWriter(path: string): BatchWriter {
+function sqliteBatchWriter(path: string): BatchWriter {
   const connection = new SQLite(path);
   connection.pragma('journal_mode = WAL');
   connection.pragma('busy_timeout = 5000');
@@ -439,7 +434,7 @@ export function sqliteBatchWriter(path: string): BatchWriter {
  * The PostgreSQL writer: each statement takes its rows as arrays and `unnest`s them, so a batch is six statements
  * whatever its size (multi-row VALUES lists cost a parse and plan per chunk and hit the parameter limit).
  */
-export function postgresBatchWriter(db: Kysely<Database>): BatchWriter {
+function postgresBatchWriter(db: Kysely<Database>): BatchWriter {
   return {
     async write(items, now) {
       return db.transaction().execute(async (trx) => {

@@ -55,13 +55,13 @@ export function operationsOf(document: unknown): Operation[] {
 }
 
 /** Text neither database can store, and text that often breaks parsers or SQL. */
-export const NASTY_STRINGS = ['\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\ud83d', '', ' ', "'; DROP TABLE x;--", '%00', '\\', '../..', '\u202e', '\uffff', 'é', '😀', 'x'.repeat(2000)];
+const NASTY_STRINGS = ['\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\ud83d', '', ' ', "'; DROP TABLE x;--", '%00', '\\', '../..', '\u202e', '\uffff', 'é', '😀', 'x'.repeat(2000)];
 
 /** Raw (already percent-encoded) path or query fragments, some of them malformed on purpose. */
-export const RAW_URL_PARTS = ['%00', '%ff', '%ED%A0%80', '%C0%AF', '%', '%E0%A4%A', '%2F', '%252F', '..', '.', '%0d%0a', '%20', 'a%2Eb', '%u0000', 'caf%C3%A9'];
+const RAW_URL_PARTS = ['%00', '%ff', '%ED%A0%80', '%C0%AF', '%', '%E0%A4%A', '%2F', '%252F', '..', '.', '%0d%0a', '%20', 'a%2Eb', '%u0000', 'caf%C3%A9'];
 
 /** `encodeURIComponent`, except that unpaired surrogates (which it refuses) become their 3-byte (CESU-8) escapes. */
-export function encodeLoose(text: string): string {
+function encodeLoose(text: string): string {
   let out = '';
   // for…of walks code points, so a surrogate only appears alone when it has no pair.
   for (const char of text) {

@@ -29,12 +29,12 @@ export function loadTestingProtos(): LoadedProtos {
 }
 
 /** What the testing RPCs saw, so tests can check that handlers were told to stop. */
-export interface TestingProbe {
+interface TestingProbe {
   sleepAborted: boolean[];
 }
 
 /** Ping (no-op), Sleep (waits for its signal) and Fail (throws a plain Error), all needing CAP_PLATFORM_DOCUMENTS_LIST. */
-export function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMethod[] {
+function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMethod[] {
   const service = 'platform.testing.v1.PlatformTesting';
   const capability: Capability = 'CAP_PLATFORM_DOCUMENTS_LIST';
   const ping: RpcMethod<{ text?: string }, { text?: string }> = {

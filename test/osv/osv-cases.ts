@@ -10,7 +10,7 @@ export interface Case {
 }
 
 export const pkg = (ecosystem: string, name: string, version?: string): QueryJson => ({ package: { ecosystem, name }, ...(version === undefined ? {} : { version }) });
-export const purl = (p: string, version?: string): QueryJson => ({ package: { purl: p }, ...(version === undefined ? {} : { version }) });
+const purl = (p: string, version?: string): QueryJson => ({ package: { purl: p }, ...(version === undefined ? {} : { version }) });
 
 export const CASES: Case[] = [
   // crates.io (SEMVER)

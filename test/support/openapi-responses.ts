@@ -13,7 +13,7 @@ import { OPENAPI_PATH } from '../../src/admin/openapi.ts';
  */
 
 /** Path prefixes the document is responsible for. Health routes and the gRPC HTTP mappings have other contracts. */
-export const DOCUMENTED_PREFIXES = ['/api/v1/', '/agent_api/v1/'] as const;
+const DOCUMENTED_PREFIXES = ['/api/v1/', '/agent_api/v1/'] as const;
 
 // ajv-formats is CommonJS with its function on `default` under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;

@@ -14,12 +14,12 @@ import { openTestDatabase, type TestDatabase } from './databases.ts';
 import { checkResponsesAgainstOpenApi, type ResponseCheck } from './openapi-responses.ts';
 
 /** Log lines captured in memory, so tests can assert that secrets never reach them. */
-export interface LogCapture {
+interface LogCapture {
   lines: string[];
   text(): string;
 }
 
-export function captureLogs(): { capture: LogCapture; stream: Writable } {
+function captureLogs(): { capture: LogCapture; stream: Writable } {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {

@@ -9,7 +9,7 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
  * The reference data the suite reads, kept in the repository (`test/fixtures/SOURCE.md` names the origin and licence
  * of every file) so that a fresh clone tests itself with nothing beside it.
  */
-export const fixturesDir = join(repoRoot, 'test', 'fixtures');
+const fixturesDir = join(repoRoot, 'test', 'fixtures');
 
 /** A path inside `test/fixtures`; throws when it is missing, which is a bug of the checkout, never of the machine. */
 export function fixturePath(...parts: string[]): string {
@@ -22,7 +22,7 @@ export function fixturePath(...parts: string[]): string {
  * The shared reference folder beside the checkout (`../shared`), or `PLATFORM_SHARED_DIR`. Only the bulk OSV archives
  * (~10 MB) are read from there; they are too large to carry in the repository.
  */
-export const sharedDir = process.env.PLATFORM_SHARED_DIR ?? resolve(repoRoot, '..', 'shared');
+const sharedDir = process.env.PLATFORM_SHARED_DIR ?? resolve(repoRoot, '..', 'shared');
 
 export type BulkFile = 'go-vulndb.jsonl' | 'pypa-pysec.jsonl';
 const BULK_FILES: readonly BulkFile[] = ['go-vulndb.jsonl', 'pypa-pysec.jsonl'];

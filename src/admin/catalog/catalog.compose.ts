@@ -11,7 +11,7 @@ import {
 } from './wires.ts';
 
 /** Capabilities with every default applied: what model rows show (spec: Model row `capabilities`). */
-export interface ComposedCapabilities {
+interface ComposedCapabilities {
   input_modalities: Modality[];
   output_modalities: Modality[];
   tool_calls: boolean;
@@ -49,7 +49,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * Spec "Inheritance and composition": authored objects merge recursively into inherited ones, except `limits`,
  * which replaces; arrays and scalars replace; `null` is a value (it keeps its field meaning, it deletes nothing).
  */
-export function mergeCapabilities(inherited: Capabilities | undefined, authored: Capabilities | undefined): Capabilities {
+function mergeCapabilities(inherited: Capabilities | undefined, authored: Capabilities | undefined): Capabilities {
   const merge = (base: Record<string, unknown>, over: Record<string, unknown>, depth: number): Record<string, unknown> => {
     const out: Record<string, unknown> = { ...base };
     for (const [key, value] of Object.entries(over)) {

@@ -11,7 +11,7 @@ import { WIRES } from './wires.ts';
 export const DEFAULT_CATALOG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'catalog');
 
 /** One provider as the deployment declares it. */
-export interface CatalogProvider {
+interface CatalogProvider {
   id: string;
   /** The file that declares it, for log lines. */
   file: string;

@@ -9,36 +9,36 @@ import { API_FORMATS, BPE_ENCODINGS, CREDENTIAL_LANES, MODALITIES, PROMPT_FORMAT
  */
 
 /** Provider ids are one path segment: no `/`, so `<provider_id>/<upstream_model_id>` splits at the first `/`. */
-export const providerIdSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'provider id: lower-case letters, digits, ".", "_" or "-", at most 63 characters');
+const providerIdSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'provider id: lower-case letters, digits, ".", "_" or "-", at most 63 characters');
 
 /** The part of a reference after the provider's `/`; it may itself contain `/` (spec: Model row `ref`). */
-export const modelKeySchema = z
+const modelKeySchema = z
   .string()
   .min(1)
   .max(256)
   // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
   .regex(/^[^\s\u0000-\u001f\u007f](?:[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f])?$/, 'model name: no control characters, no leading or trailing whitespace');
 
-export const definitionNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'definition name: letters, digits, ".", "_" or "-"');
+const definitionNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'definition name: letters, digits, ".", "_" or "-"');
 
 /** A non-negative decimal written as a string, so prices never pass through binary floating point. */
-export const decimalSchema = z.string().regex(/^(0|[1-9]\d{0,11})(\.\d{1,12})?$/, 'a non-negative decimal string such as "2.50"');
+const decimalSchema = z.string().regex(/^(0|[1-9]\d{0,11})(\.\d{1,12})?$/, 'a non-negative decimal string such as "2.50"');
 
 const positiveInt = z.number().int().min(1).max(2 ** 31 - 1);
 
 /** Limit windows. `combined_input_output_tokens` is the context window; authored `limits` replace inherited ones. */
-export const limitsSchema = z.strictObject({
+const limitsSchema = z.strictObject({
   combined_input_output_tokens: positiveInt.optional(),
   input_tokens: positiveInt.optional(),
   output_tokens: positiveInt.optional(),
 });
 
-export const modalitySchema = z.enum(MODALITIES);
+const modalitySchema = z.enum(MODALITIES);
 
 const parameterValue = z.union([z.number(), z.string().max(256), z.boolean(), z.null()]);
 
 /** A generation-parameter descriptor as authored: `{}` takes the preset, otherwise only the differences. */
-export const parameterDescriptorSchema = z.strictObject({
+const parameterDescriptorSchema = z.strictObject({
   kind: z.enum(['integer', 'number', 'string', 'boolean']).optional(),
   default: parameterValue.optional(),
   minimum: z.number().nullable().optional(),
@@ -47,7 +47,7 @@ export const parameterDescriptorSchema = z.strictObject({
 });
 
 /** `false` is accepted only for `output_format` (disables structured output), checked at composition. */
-export const generationParametersSchema = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'parameter name: lower-case snake_case'), z.union([parameterDescriptorSchema, z.literal(false)]));
+const generationParametersSchema = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'parameter name: lower-case snake_case'), z.union([parameterDescriptorSchema, z.literal(false)]));
 
 const safetyFactor = z
   .string()
@@ -60,17 +60,17 @@ export const tokenCounterSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('anchored'), encoding: z.enum(BPE_ENCODINGS), safety_factor: safetyFactor }),
 ]);
 
-export const wireOptionsSchema = z.strictObject({ prompt_format: z.enum(PROMPT_FORMATS).nullable().optional() });
+const wireOptionsSchema = z.strictObject({ prompt_format: z.enum(PROMPT_FORMATS).nullable().optional() });
 
 /** Spec "model_identity": nonempty, no leading/trailing whitespace, at most 256 bytes. */
-export const modelIdentitySchema = z
+const modelIdentitySchema = z
   .string()
   .min(1)
   .refine((v) => v.trim() === v, 'model_identity: no leading or trailing whitespace')
   .refine((v) => Buffer.byteLength(v, 'utf8') <= 256, 'model_identity: at most 256 bytes');
 
 /** Reasoning support must be declared: effort levels, a thinking-token budget, or both. */
-export const reasoningSchema = z
+const reasoningSchema = z
   .strictObject({
     efforts: z.array(z.enum(['minimal', 'low', 'medium', 'high'])).min(1).optional(),
     budget_tokens: z.strictObject({ minimum: positiveInt, maximum: positiveInt }).optional(),
@@ -142,7 +142,7 @@ export const providerDeclarationSchema = z.strictObject({
 });
 
 /** One provider in a catalog file: its declaration plus its models keyed by the part of the ref after `/`. */
-export const catalogProviderSchema = providerDeclarationSchema.extend({
+const catalogProviderSchema = providerDeclarationSchema.extend({
   models: z.record(modelKeySchema, modelDefinitionSchema).optional(),
 });
 
@@ -157,4 +157,3 @@ export type SharedModelDefinition = z.infer<typeof sharedModelDefinitionSchema>;
 export type ProviderDeclaration = z.infer<typeof providerDeclarationSchema>;
 export type Capabilities = z.infer<typeof capabilitiesSchema>;
 export type Pricing = z.infer<typeof pricingSchema>;
-export type CatalogFile = z.infer<typeof catalogFileSchema>;

@@ -23,7 +23,7 @@ export type Modality = (typeof MODALITIES)[number];
 /** BPE encodings the deployment ships; a `bpe` or `anchored` counter must name one of them. */
 export const BPE_ENCODINGS = ['cl100k_base', 'o200k_base', 'p50k_base', 'r50k_base'] as const;
 
-export type ParameterKind = 'integer' | 'number' | 'string' | 'boolean';
+type ParameterKind = 'integer' | 'number' | 'string' | 'boolean';
 
 /** A generation-parameter descriptor with every field filled (what rows show). */
 export interface ParameterDescriptor {
@@ -46,7 +46,7 @@ export type TokenCounter =
   | { kind: 'anchored'; encoding: string; safety_factor: string };
 
 /** What one wire offers for one workload. */
-export interface WireProfile {
+interface WireProfile {
   tool_calls: boolean;
   streaming: boolean;
   prompt_caching: boolean;

@@ -17,7 +17,7 @@ import {
 } from './credentials.store.ts';
 
 /** Largest accepted API key after trimming; real keys are far shorter. */
-export const MAX_API_KEY_LENGTH = 4096;
+const MAX_API_KEY_LENGTH = 4096;
 
 /** Thrown inside a transaction when a compare-and-set lost to a concurrent writer; the command starts over. */
 class LostRace extends Error {}
@@ -39,7 +39,7 @@ const CONTROL = /[\p{Cc}\u2028\u2029]/u;
  * surrogate into U+FFFD, so the stored key would never equal the submitted one and every identical PUT would
  * count as a change (spec: "Repeating the same normalized key leaves the credential generation unchanged").
  */
-export function normalizeApiKey(raw: string): string {
+function normalizeApiKey(raw: string): string {
   const key = raw.trim();
   if (key === '') throw new AppError('parameter_invalid', 'command.api_key: must not be blank');
   if (key.length > MAX_API_KEY_LENGTH) throw new AppError('parameter_invalid', `command.api_key: too long (the limit is ${MAX_API_KEY_LENGTH} characters)`);

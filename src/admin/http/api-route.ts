@@ -24,7 +24,7 @@ export class JsonText {
 }
 
 /** True when the request's Accept-Encoding admits gzip (a `q=0` refuses it). */
-export function acceptsGzip(header: string | string[] | undefined): boolean {
+function acceptsGzip(header: string | string[] | undefined): boolean {
   const value = Array.isArray(header) ? header.join(',') : (header ?? '');
   for (const part of value.split(',')) {
     const [coding, ...params] = part.trim().toLowerCase().split(';');
@@ -41,9 +41,9 @@ export function credentialsOf(request: FastifyRequest): { authorization: string 
 }
 
 /** Who may call a route: the admin boundary, the member plane, any API Session (the session routes), or anyone. */
-export type RouteAuth = 'administrator' | 'member' | 'session' | 'public';
+type RouteAuth = 'administrator' | 'member' | 'session' | 'public';
 
-export interface RouteInput<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType, B extends z.ZodType = z.ZodType> {
+interface RouteInput<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType, B extends z.ZodType = z.ZodType> {
   /** Null only on public routes. */
   principal: Principal;
   params: z.infer<P>;
@@ -118,7 +118,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * `requiredCommandFields`; anything else malformed is `parameter_invalid` naming the field. Messages never repeat
  * client input (see `./input.ts`).
  */
-export function parseCommand(route: AnyApiRoute, body: unknown): unknown {
+function parseCommand(route: AnyApiRoute, body: unknown): unknown {
   if (!route.command) return undefined;
   if (!isPlainObject(body) || body.command === undefined || body.command === null) {
     throw new AppError('parameter_missing', 'the request body needs the root "command" object');
@@ -135,7 +135,7 @@ export function parseCommand(route: AnyApiRoute, body: unknown): unknown {
 }
 
 /** Applies a route's auth boundary (src/core/identity/auth.ts policies). */
-export async function authorize(auth: RouteAuth, authenticator: Authenticator, request: FastifyRequest): Promise<Principal | null> {
+async function authorize(auth: RouteAuth, authenticator: Authenticator, request: FastifyRequest): Promise<Principal | null> {
   if (auth === 'public') return null;
   const result = await authenticator.authenticate(credentialsOf(request));
   if (auth === 'administrator') return requireAdministrator(result, request.method);

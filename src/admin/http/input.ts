@@ -13,7 +13,7 @@ import { AppError } from '../../core/errors.ts';
 const FIELD_NAME = /^[a-z_]{1,64}$/;
 
 /** `name` when it may be repeated in a message, otherwise undefined. */
-export function echoableFieldName(name: string): string | undefined {
+function echoableFieldName(name: string): string | undefined {
   return FIELD_NAME.test(name) ? name : undefined;
 }
 

@@ -53,7 +53,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The distinct refs a document mentions (what the 256 limit counts). */
-export function documentReferences(doc: PolicyDocument): Set<string> {
+function documentReferences(doc: PolicyDocument): Set<string> {
   return new Set([...doc.hidden_models, ...doc.invalid_models, ...Object.keys(doc.model_definitions), ...doc.removed_models]);
 }
 

@@ -52,7 +52,7 @@ export function requireProvider(providers: readonly EffectiveProvider[], provide
  * The live model a complete reference names within a provider, if any (spec: Endpoints rule 1: the ref travels whole
  * and is matched whole; a ref of another provider or an unknown model is 404 `not_found`, see `unknownModel`).
  */
-export function findModel(provider: EffectiveProvider, ref: string): EffectiveModel | undefined {
+function findModel(provider: EffectiveProvider, ref: string): EffectiveModel | undefined {
   if (!ref.startsWith(`${provider.id}/`)) return undefined;
   return provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
 }

@@ -21,13 +21,13 @@ export const UNAVAILABLE_REASONS = [
   'reauthorization_required',
   'credential_unusable',
 ] as const;
-export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
+type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 
-export type CredentialReason = Extract<UnavailableReason, 'missing_credential' | 'reauthorization_required' | 'credential_unusable'>;
+type CredentialReason = Extract<UnavailableReason, 'missing_credential' | 'reauthorization_required' | 'credential_unusable'>;
 
 /** Where a provider's declaration comes from (spec: `configuration.source`). */
-export type ProviderSource = 'catalog' | 'override' | 'custom' | 'removed';
-export type ModelSource = 'catalog' | 'override' | 'custom';
+type ProviderSource = 'catalog' | 'override' | 'custom' | 'removed';
+type ModelSource = 'catalog' | 'override' | 'custom';
 
 export interface EffectiveModel {
   ref: string;
@@ -79,13 +79,6 @@ export interface ProviderRowView {
   reauthorization_required: boolean;
   unavailable_until: string | null;
   models: number;
-}
-
-/** Spec "Model row": the composed model plus its availability. */
-export interface ModelRowView extends ComposedModel {
-  available: boolean;
-  visible: boolean;
-  unavailable_reason: UnavailableReason | null;
 }
 
 /** The singular-read configuration (spec: "Provider configuration"). */
@@ -253,7 +246,7 @@ export function createProjection(deps: ProjectionDeps) {
 export type Projection = ReturnType<typeof createProjection>;
 
 /** The first refusal for a model, in the spec's priority order, or null when it is available. */
-export function unavailableReason(provider: EffectiveProvider, model: EffectiveModel): UnavailableReason | null {
+function unavailableReason(provider: EffectiveProvider, model: EffectiveModel): UnavailableReason | null {
   if (!provider.policy?.enabled) return 'provider_disabled';
   if (model.invalid) return 'model_unavailable';
   if (model.hidden) return 'model_hidden';

@@ -22,7 +22,7 @@ function parseOnly(value: string | undefined): Set<ServiceName> {
  * What a newcomer does next, printed after the URLs: connect an MCP client, a first authenticated `curl`, where the
  * docs are. The bearer appears in the `curl` only on the first start (it is shown once); later starts name it.
  */
-export function nextSteps(listeners: readonly { name: string; url: string }[], sessionBearer: string | undefined): string[] {
+function nextSteps(listeners: readonly { name: string; url: string }[], sessionBearer: string | undefined): string[] {
   const rest = listeners.find((l) => l.name === 'rest');
   const mcp = listeners.find((l) => l.name === 'mcp');
   const forge = listeners.find((l) => l.name === 'devforge');

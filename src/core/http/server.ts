@@ -65,7 +65,7 @@ export function frameworkErrorToAppError(error: FastifyError): AppError | undefi
 }
 
 /** Sends an AppError in the envelope; the one place REST errors are written. */
-export function sendAppError(reply: FastifyReply, error: AppError): FastifyReply {
+function sendAppError(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) void reply.header(name, value);
   return reply.status(error.httpStatus).send(errorEnvelope(error.code, error.message));
 }

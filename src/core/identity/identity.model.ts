@@ -53,6 +53,6 @@ export interface Principal {
 }
 
 /** Why a request could not be authenticated; never says more than this to the client. */
-export type AuthRefusalReason = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked' | 'inactive';
+type AuthRefusalReason = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked' | 'inactive';
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: AuthRefusalReason };

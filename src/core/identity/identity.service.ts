@@ -66,7 +66,7 @@ export interface BootstrapResult {
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function humanView(row: HumanRow): HumanView {
+function humanView(row: HumanRow): HumanView {
   return {
     human_id: row.id,
     account_id: row.account_id,
@@ -77,7 +77,7 @@ export function humanView(row: HumanRow): HumanView {
   };
 }
 
-export function credentialView(row: CredentialRow): CredentialView {
+function credentialView(row: CredentialRow): CredentialView {
   return {
     id: row.id,
     plane: row.kind as Plane,

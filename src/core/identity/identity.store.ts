@@ -79,11 +79,6 @@ function credentialByHashQuery(db: Db, tokenHash: string) {
 
 export type CredentialLookupRow = NonNullable<Awaited<ReturnType<ReturnType<typeof credentialByHashQuery>['executeTakeFirst']>>>;
 
-/** The credential with this hash joined with its Human: one indexed read per authenticated request. */
-export async function findCredentialByHash(db: Db, tokenHash: string): Promise<CredentialLookupRow | undefined> {
-  return credentialByHashQuery(db, tokenHash).executeTakeFirst();
-}
-
 /**
  * The same lookup compiled once: every authenticated request runs it, so the query builder's per-call compile is
  * worth skipping. The compiled statement has exactly one parameter, the hash.

@@ -10,7 +10,7 @@ import type { IdentityService } from './identity.service.ts';
 export { credentialsOf } from '../../admin/http/api-route.ts';
 
 /** Base path of the session routes. */
-export const SESSIONS_BASE = '/api/v1/sessions';
+const SESSIONS_BASE = '/api/v1/sessions';
 
 const signInBody = z.object({
   email: z.string().min(1).max(320),
@@ -19,7 +19,7 @@ const signInBody = z.object({
 
 const humanSchema = z.object({ id: z.string(), email: z.string(), role: z.enum(ROLES) });
 
-export const sessionCreatedSchema = z.object({
+const sessionCreatedSchema = z.object({
   session: z.object({
     id: z.string(),
     token: z.string().describe('The API Session bearer; shown once, also set as the HttpOnly session cookie'),
@@ -29,7 +29,7 @@ export const sessionCreatedSchema = z.object({
   }),
 });
 
-export const currentSessionSchema = z.object({
+const currentSessionSchema = z.object({
   session: z.object({
     id: z.string(),
     account_id: z.string(),
@@ -38,7 +38,7 @@ export const currentSessionSchema = z.object({
   }),
 });
 
-export const sessionRevokedSchema = z.object({ session: z.object({ id: z.string(), revoked: z.literal(true) }) });
+const sessionRevokedSchema = z.object({ session: z.object({ id: z.string(), revoked: z.literal(true) }) });
 
 export interface SessionRouteDeps {
   identity: IdentityService;
@@ -50,7 +50,7 @@ export interface SessionRouteDeps {
  * `DELETE /api/v1/sessions/current`, as a route table: the same declarations register the routes and describe
  * them in `/api/v1/openapi.json`.
  */
-export function sessionRoutes(deps: SessionRouteDeps): AnyApiRoute[] {
+function sessionRoutes(deps: SessionRouteDeps): AnyApiRoute[] {
   const tag = 'sessions';
   return [
     defineRoute({

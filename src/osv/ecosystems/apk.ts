@@ -70,7 +70,7 @@ function isHex(c: number): boolean {
 }
 
 /** Parses an apk version. Every string parses; unreadable text is kept as the remainder. */
-export function parseApk(version: string): ApkVersion {
+function parseApk(version: string): ApkVersion {
   // A leading 0 changes nothing (`.0 == 0.0 == 00.0`) and makes the first component always present.
   const s = '0' + version;
   const n = s.length;
@@ -223,7 +223,7 @@ function compareRemainders(v: ApkVersion, w: ApkVersion): number {
 }
 
 /** apk order (commit hashes are ignored). */
-export function compareApk(a: ApkVersion, b: ApkVersion): number {
+function compareApk(a: ApkVersion, b: ApkVersion): number {
   return (
     compareComponents(a, b) ||
     numericJunk(a, b) ||

@@ -10,7 +10,7 @@ export interface CranVersion {
 }
 
 /** Parses `1.2-3`; returns undefined for empty components or non-digits. The empty string is accepted (no components). */
-export function parseCran(version: string): CranVersion | undefined {
+function parseCran(version: string): CranVersion | undefined {
   if (version === '') return { components: [] };
   const components: string[] = [];
   let start = 0;

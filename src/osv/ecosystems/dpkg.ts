@@ -18,7 +18,7 @@ export interface DpkgVersion {
  * Parses a dpkg version; returns undefined when the epoch (the text before the first `:`) is not a number, e.g.
  * `1.2.3-not-a-debian:version!@#$`. Surrounding whitespace is ignored. The revision starts after the last `-`.
  */
-export function parseDpkg(version: string): DpkgVersion | undefined {
+function parseDpkg(version: string): DpkgVersion | undefined {
   let s = version.trim();
   let epoch = '0';
   const colon = s.indexOf(':');
@@ -42,7 +42,7 @@ function weight(c: number): number {
 }
 
 /** dpkg's verrevcmp over one upstream or revision string. */
-export function verrevcmp(a: string, b: string): number {
+function verrevcmp(a: string, b: string): number {
   if (a === b) return 0;
   let i = 0;
   let j = 0;
@@ -79,7 +79,7 @@ export function verrevcmp(a: string, b: string): number {
 }
 
 /** dpkg order: epoch, then upstream, then revision. */
-export function compareDpkg(a: DpkgVersion, b: DpkgVersion): number {
+function compareDpkg(a: DpkgVersion, b: DpkgVersion): number {
   return cmpDigits(a.epoch, b.epoch) || verrevcmp(a.upstream, b.upstream) || verrevcmp(a.revision, b.revision);
 }
 

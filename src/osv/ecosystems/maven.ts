@@ -10,7 +10,7 @@ import type { VersionOrder } from './types.ts';
 type Prefix = '' | '.' | '-';
 
 /** One token of a Maven version. */
-export interface MavenToken {
+interface MavenToken {
   readonly prefix: Prefix;
   readonly value: string;
   /** True when value is all digits. */
@@ -51,7 +51,7 @@ function isNullValue(v: string): boolean {
 }
 
 /** Tokenises and normalises a Maven version. Accepts any string. */
-export function parseMaven(input: string): MavenVersion {
+function parseMaven(input: string): MavenVersion {
   const version = input.toLowerCase();
   const tokens: MavenToken[] = [];
   let prefix: Prefix = '';
@@ -120,7 +120,7 @@ function tokenLess(v: MavenToken, w: MavenToken): boolean {
 }
 
 /** Maven order. */
-export function compareMaven(a: MavenVersion, b: MavenVersion): number {
+function compareMaven(a: MavenVersion, b: MavenVersion): number {
   const at = a.tokens;
   const bt = b.tokens;
   const n = at.length > bt.length ? at.length : bt.length;

@@ -48,8 +48,3 @@ export function cmpPadded(a: readonly string[], b: readonly string[]): number {
   }
   return 0;
 }
-
-/** Sign of a number as -1, 0 or 1. */
-export function sign(n: number): number {
-  return n < 0 ? -1 : n > 0 ? 1 : 0;
-}

@@ -13,7 +13,7 @@ export interface PackagistVersion {
 }
 
 /** Canonicalises and splits a version. Accepts any string. */
-export function parsePackagist(version: string): PackagistVersion {
+function parsePackagist(version: string): PackagistVersion {
   let s = version;
   if (s.charCodeAt(0) === 118 /* v */) s = s.slice(1);
   if (s.charCodeAt(0) === 86 /* V */) s = s.slice(1);
@@ -82,7 +82,7 @@ function compareFrom(a: readonly string[], ai: number, b: readonly string[], bi:
 const HASH = ['#'];
 
 /** Packagist order. */
-export function comparePackagist(a: PackagistVersion, b: PackagistVersion): number {
+function comparePackagist(a: PackagistVersion, b: PackagistVersion): number {
   return compareFrom(a.components, 0, b.components, 0);
 }
 

@@ -65,7 +65,7 @@ function legacyKey(lower: string): string {
 }
 
 /** Parses a PyPI version. Every string parses (non-PEP 440 strings as legacy versions), as upstream. */
-export function parsePep440(version: string): Pep440Version {
+function parsePep440(version: string): Pep440Version {
   const lower = version.toLowerCase();
   const m = PEP440.exec(lower);
   if (m === null) {
@@ -132,7 +132,7 @@ function isNumeric(s: string): boolean {
 }
 
 /** PEP 440 order (legacy versions first). */
-export function comparePep440(a: Pep440Version, b: Pep440Version): number {
+function comparePep440(a: Pep440Version, b: Pep440Version): number {
   if (a.legacy !== undefined || b.legacy !== undefined) {
     if (a.legacy === undefined) return 1;
     if (b.legacy === undefined) return -1;

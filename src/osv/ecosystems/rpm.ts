@@ -14,7 +14,7 @@ export interface RpmVersion {
 }
 
 /** Splits `[epoch:]version[-release]`. */
-export function parseRpm(input: string): RpmVersion {
+function parseRpm(input: string): RpmVersion {
   let epoch = '0';
   let vr = input;
   const colon = input.indexOf(':');
@@ -40,7 +40,7 @@ function skipped(c: number): boolean {
 }
 
 /** rpmvercmp(3) on one epoch, version or release string. */
-export function rpmvercmp(a: string, b: string): number {
+function rpmvercmp(a: string, b: string): number {
   if (a === b) return 0;
   if (a === '') return -1;
   if (b === '') return 1;
@@ -104,7 +104,7 @@ export function rpmvercmp(a: string, b: string): number {
 }
 
 /** RPM order: epoch, version, release. */
-export function compareRpm(a: RpmVersion, b: RpmVersion): number {
+function compareRpm(a: RpmVersion, b: RpmVersion): number {
   return rpmvercmp(a.epoch, b.epoch) || rpmvercmp(a.version, b.version) || rpmvercmp(a.release, b.release);
 }
 

@@ -17,7 +17,7 @@ function dropTrailingZeros(segs: string[], from: number, to: number): string[] {
 }
 
 /** Parses a gem version. Accepts any string (Gem::Version would reject some; upstream OSV does not). */
-export function parseRubyGems(version: string): RubyGemsVersion {
+function parseRubyGems(version: string): RubyGemsVersion {
   const s = version.trim().replaceAll('-', '.pre.');
   const segs: string[] = [];
   let firstString = -1;
@@ -45,7 +45,7 @@ export function parseRubyGems(version: string): RubyGemsVersion {
 }
 
 /** Gem::Version#<=>. */
-export function compareRubyGems(a: RubyGemsVersion, b: RubyGemsVersion): number {
+function compareRubyGems(a: RubyGemsVersion, b: RubyGemsVersion): number {
   const as = a.segments;
   const bs = b.segments;
   const n = as.length > bs.length ? as.length : bs.length;

@@ -47,7 +47,7 @@ export function parseSemverLike(version: string, maxComponents: number): SemverL
 }
 
 /** One dot-separated prerelease identifier; `num` is set when it is numeric (signed, normalised). */
-export interface PreIdent {
+interface PreIdent {
   readonly text: string;
   readonly num: string | undefined;
 }
@@ -56,7 +56,7 @@ export interface PreIdent {
  * The prerelease identifiers of build text: the part before the first `+`, without one leading `-`, split on dots.
  * Returns undefined when there is no prerelease (which sorts above every prerelease, SemVer §11.3).
  */
-export function prereleaseOf(build: string): PreIdent[] | undefined {
+function prereleaseOf(build: string): PreIdent[] | undefined {
   const plus = build.indexOf('+');
   let pre = plus === -1 ? build : build.slice(0, plus);
   if (pre.charCodeAt(0) === 45 /* - */) pre = pre.slice(1);
@@ -87,7 +87,7 @@ function cmpSigned(a: string, b: string): number {
 }
 
 /** SemVer §11 precedence of two prerelease lists (undefined = release, which is highest). */
-export function comparePrerelease(a: readonly PreIdent[] | undefined, b: readonly PreIdent[] | undefined): number {
+function comparePrerelease(a: readonly PreIdent[] | undefined, b: readonly PreIdent[] | undefined): number {
   if (a === undefined) return b === undefined ? 0 : 1;
   if (b === undefined) return -1;
   const n = a.length < b.length ? a.length : b.length;
