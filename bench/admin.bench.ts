@@ -29,6 +29,7 @@ import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { loadPlatformConfig } from '../src/app/config.ts';
 import { openContext } from '../src/app/context.ts';
+import type { PlatformDatabase } from '../src/app/database.ts';
 import { buildRestApp } from '../src/app/rest-app.ts';
 import { openDatabase, type Dialect } from '../src/core/db/database.ts';
 import { createLogger } from '../src/core/logger.ts';
@@ -240,7 +241,7 @@ async function run(dialect: Dialect): Promise<boolean> {
   const catalog = writeBenchCatalog();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
   const config = loadPlatformConfig({ DATABASE_URL: target.url, PLATFORM_DATA_DIR: dataDir, PLATFORM_CATALOG_DIR: catalog, PLATFORM_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' });
-  const database = await openDatabase(target.url);
+  const database = await openDatabase<PlatformDatabase>(target.url);
   const ctx = await openContext({ config, log: createLogger({ level: 'warn' }), database });
   const app = await buildRestApp(ctx);
   app.get('/bench/empty', async () => ({}));

@@ -18,8 +18,10 @@ import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { loadPlatformConfig } from '../src/app/config.ts';
-import { openDatabase } from '../src/core/db/database.ts';
+import { narrowTables, openDatabase } from '../src/core/db/database.ts';
 import { migrate } from '../src/core/db/migrator.ts';
+import type { PlatformDatabase } from '../src/app/database.ts';
+import { PLATFORM_MIGRATIONS } from '../src/app/migrations.ts';
 import { createLogger } from '../src/core/logger.ts';
 import { PLATFORM_PROTO_FILES, PROTO_ROOT } from '../src/grpc/proto-files.ts';
 import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/osv/ecosystems/index.ts';
@@ -83,9 +85,9 @@ async function writeCorpus(dir: string): Promise<{ path: string; samples: Sample
 }
 
 async function importInto(url: string, paths: string[], label: string, schema?: string): Promise<void> {
-  const handle = await openDatabase(url, schema ? { schema } : {});
+  const handle = await openDatabase<PlatformDatabase>(url, schema ? { schema } : {});
   try {
-    await migrate(handle);
+    await migrate(handle, PLATFORM_MIGRATIONS);
     for (const path of paths) {
       const files = await listSourceFiles([path]);
       const started = performance.now();
@@ -316,11 +318,11 @@ function scanAffected(a: OsvAffected, ecosystem: string, name: string, version: 
  * and the naive scan. Its own function so that the index is unreachable once it returns.
  */
 async function inProcess(sqliteUrl: string, corpus: { path: string; samples: SampleQuery[] }, queries: Record<string, unknown>[]): Promise<void> {
-  const handle = await openDatabase(sqliteUrl);
+  const handle = await openDatabase<PlatformDatabase>(sqliteUrl);
   settle();
   const before = process.memoryUsage();
   let started = performance.now();
-  const index = await buildIndex(handle.db);
+  const index = await buildIndex(narrowTables(handle.db));
   const buildMs = performance.now() - started;
   settle();
   const after = process.memoryUsage();
@@ -342,7 +344,7 @@ async function inProcess(sqliteUrl: string, corpus: { path: string; samples: Sam
 
   // The service in-process (matching plus hydration of full records from SQLite), without a transport.
   const service = createOsvService({
-    db: handle.db,
+    db: narrowTables(handle.db),
     index: staticIndexSource(index),
     config: loadPlatformConfig({}).osv,
     clock: { now: () => Date.now() },

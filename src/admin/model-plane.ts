@@ -5,8 +5,8 @@ import type { PlatformContext } from '../app/context.ts';
 import type { Clock } from '../core/clock.ts';
 import { sealedSecretKeyId, type SecretKey } from '../core/crypto.ts';
 import { sqliteChangeStamp } from '../core/db/change-stamp.ts';
-import type { Dialect } from '../core/db/database.ts';
-import type { Database } from '../core/db/schema.ts';
+import { narrowTables, type Dialect } from '../core/db/database.ts';
+import type { AdminTables } from './admin.table.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
@@ -30,7 +30,7 @@ import {
 } from './projection/projection.ts';
 
 export interface ModelPlaneDeps {
-  db: Kysely<Database>;
+  db: Kysely<AdminTables>;
   dialect: Dialect;
   clock: Clock;
   log: Logger;
@@ -314,7 +314,7 @@ const planes = new WeakMap<PlatformContext, ModelPlane>();
 export function modelPlaneOf(ctx: PlatformContext): ModelPlane {
   let plane = planes.get(ctx);
   if (!plane) {
-    plane = createModelPlane({ db: ctx.database.db, dialect: ctx.database.dialect, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys, catalogDir: ctx.config.admin.PLATFORM_CATALOG_DIR });
+    plane = createModelPlane({ db: narrowTables(ctx.database.db), dialect: ctx.database.dialect, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys, catalogDir: ctx.config.admin.PLATFORM_CATALOG_DIR });
     planes.set(ctx, plane);
   }
   return plane;

@@ -5,6 +5,7 @@ import { isAppError } from '../core/errors.ts';
 import { findAccount } from '../core/identity/identity.store.ts';
 import { modelPlaneOf } from './model-plane.ts';
 import { commandRef, MAX_LOCK_VERSION } from './policy/policy.service.ts';
+import { narrowTables } from '../core/db/database.ts';
 
 /** Exit code of a version conflict, so scripts can tell "someone else changed it" from other failures. */
 export const CONFLICT_EXIT_CODE = 3;
@@ -45,7 +46,7 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
         const providerId = ref.slice(0, slash);
         const pinned = opts.expectedLockVersion === undefined ? undefined : parseVersion(opts.expectedLockVersion);
         const result = await withContext(io, async (ctx) => {
-          if (!(await findAccount(ctx.database.db, opts.account))) throw new CliError(`no Account with id ${opts.account}`);
+          if (!(await findAccount(narrowTables(ctx.database.db), opts.account))) throw new CliError(`no Account with id ${opts.account}`);
           const plane = modelPlaneOf(ctx);
           if (!plane.catalogState.ok) throw new CliError(`the model plane is unavailable: catalog file ${plane.catalogState.file}: ${plane.catalogState.reason}`);
           const provider = (await plane.providersOf(opts.account)).find((p) => p.id === providerId && p.source !== 'removed');

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { CliError } from '../cli/cli-error.ts';
 import { printJson, withContext, type CliIo } from '../cli/io.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
+import { narrowTables } from '../core/db/database.ts';
 
 /**
  * `platform secrets rotate`: re-encrypts every stored provider credential under the current `PLATFORM_SECRET_KEY`.
@@ -15,7 +16,7 @@ export function registerSecretsCommands(program: Command, io: CliIo): void {
     .description('re-encrypt stored provider credentials under the current PLATFORM_SECRET_KEY (old values decrypt with PLATFORM_SECRET_KEY_PREVIOUS)')
     .option('--json', 'print {rotated, current, failed}')
     .action(async (opts: { json?: boolean }) => {
-      const counts = await withContext(io, (ctx) => createCredentialService({ db: ctx.database.db, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys }).rotate());
+      const counts = await withContext(io, (ctx) => createCredentialService({ db: narrowTables(ctx.database.db), clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys }).rotate());
       if (opts.json) printJson(io, counts);
       else io.out(`Re-encrypted ${counts.rotated} provider credential(s) under the current key; ${counts.current} already current; ${counts.failed} could not be decrypted.`);
       if (counts.failed > 0) {

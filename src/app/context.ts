@@ -1,20 +1,22 @@
 import { resolve } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.ts';
 import type { SecretKey } from '../core/crypto.ts';
-import { openDatabase, type DatabaseHandle } from '../core/db/database.ts';
+import { narrowTables, openDatabase, type DatabaseHandle } from '../core/db/database.ts';
 import { migrate } from '../core/db/migrator.ts';
 import { createAuthenticator, type Authenticator } from '../core/identity/auth.ts';
 import { createIdentityService, type IdentityService } from '../core/identity/identity.service.ts';
 import type { Logger } from '../core/logger.ts';
 import { resolveSecretKeys } from '../core/secret-key.ts';
 import type { PlatformConfig } from './config.ts';
+import type { PlatformDatabase } from './database.ts';
+import { PLATFORM_MIGRATIONS } from './migrations.ts';
 
 /** Everything a service needs from the platform, built once by the composition root and passed in. */
 export interface PlatformContext {
   config: PlatformConfig;
   log: Logger;
   clock: Clock;
-  database: DatabaseHandle;
+  database: DatabaseHandle<PlatformDatabase>;
   identity: IdentityService;
   auth: Authenticator;
   secretKeys: { current: SecretKey; all: SecretKey[] };
@@ -33,7 +35,7 @@ export interface OpenContextOptions {
   /** Apply pending migrations first (true for `serve`; `migrate` does it explicitly). */
   migrate?: boolean;
   /** An already open database (tests). */
-  database?: DatabaseHandle;
+  database?: DatabaseHandle<PlatformDatabase>;
 }
 
 /** Opens the database, applies migrations and builds the shared services. */
@@ -42,12 +44,12 @@ export async function openContext(options: OpenContextOptions): Promise<Platform
   const clock = options.clock ?? systemClock;
   const database =
     options.database ??
-    (await openDatabase(config.core.DATABASE_URL, {
+    (await openDatabase<PlatformDatabase>(config.core.DATABASE_URL, {
       onConnectionError: (error) => log.warn({ err: error }, 'a database connection was dropped; it will be replaced'),
     }));
   try {
     if (options.migrate !== false) {
-      const report = await migrate(database);
+      const report = await migrate(database, PLATFORM_MIGRATIONS);
       if (report.applied.length > 0) log.info({ applied: report.applied, database: database.location }, 'migrations applied');
     }
     const keys = resolveSecretKeys({
@@ -64,13 +66,13 @@ export async function openContext(options: OpenContextOptions): Promise<Platform
       clock,
       database,
       identity: createIdentityService({
-        db: database.db,
+        db: narrowTables(database.db),
         dialect: database.dialect,
         clock,
         sessionTtlMs: config.core.PLATFORM_SESSION_TTL_HOURS * 3_600_000,
         passwordCost: config.core.PLATFORM_PASSWORD_COST,
       }),
-      auth: createAuthenticator({ db: database.db, clock }),
+      auth: createAuthenticator({ db: narrowTables(database.db), clock }),
       secretKeys: keys,
       fetch: options.fetch ?? globalThis.fetch,
       onClose(hook) {

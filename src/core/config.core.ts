@@ -2,7 +2,7 @@ import { env, invalid, parseEnv, ConfigError, type Env, type EnvValues } from '.
 import { redactDatabaseUrl } from './db/database.ts';
 
 /** Variables every part of the platform shares (ARCHITECTURE.md, "Ports and variables"). */
-const coreEnvSpec = {
+export const coreEnvSpec = {
   PLATFORM_HOST: env.string('127.0.0.1'),
   PLATFORM_HTTP_PORT: env.port(8080),
   PLATFORM_GRPC_PORT: env.port(50051),

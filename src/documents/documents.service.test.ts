@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { fakeClock } from '../core/clock.ts';
-import type { Database } from '../core/db/schema.ts';
+import type { DocumentsTables } from './documents.table.ts';
 import { isAppError } from '../core/errors.ts';
 import { parseDocumentsConfig } from './documents.config.ts';
 import { createDocumentsService } from './documents.service.ts';
@@ -11,7 +11,7 @@ import { createPageTokenCodec } from './page-token.ts';
 describe('DocumentsService without a database', () => {
   const queried: string[] = [];
   // Any use of the database records the member touched and fails, so a test sees whether a query was attempted.
-  const db = new Proxy({} as Kysely<Database>, {
+  const db = new Proxy({} as Kysely<DocumentsTables>, {
     get(_target, property) {
       queried.push(String(property));
       throw new Error(`the database was used (${String(property)})`);

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.ts';
 import type { Dialect } from '../core/db/database.ts';
-import type { Database } from '../core/db/schema.ts';
+import type { DocumentsTables } from './documents.table.ts';
 import { AppError } from '../core/errors.ts';
 import type { DocumentsConfig } from './documents.config.ts';
 import { checkpointDeleted, deleteDocument, findDocumentByRequestId, getDocuments, insertDocument, isUniqueViolation, listDocumentPage } from './documents.store.ts';
@@ -34,7 +34,7 @@ export interface DocumentActor {
 }
 
 export interface DocumentsServiceDeps {
-  db: Kysely<Database>;
+  db: Kysely<DocumentsTables>;
   dialect: Dialect;
   clock: Clock;
   config: DocumentsConfig;

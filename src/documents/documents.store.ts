@@ -1,9 +1,10 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../core/db/database.ts';
-import type { Database } from '../core/db/schema.ts';
+import type { DocumentsTables } from './documents.table.ts';
 import type { DocumentRow, NewDocumentRow } from './documents.table.ts';
 
-type Executor = Kysely<Database> | Transaction<Database>;
+// A transaction is a Kysely instance too, so one type takes both.
+type Executor = Kysely<DocumentsTables>;
 
 /** Where a page starts: after this (created_at, id). */
 export interface PageCursor {
@@ -81,7 +82,7 @@ export async function deleteDocument(db: Executor, dialect: Dialect, accountId: 
  * partial (busy), and the next one finishes it; errors are ignored because the delete itself has succeeded.
  * PostgreSQL: nothing to do here (dead row versions stay until VACUUM; see docs/documents.md).
  */
-export async function checkpointDeleted(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+export async function checkpointDeleted(db: Kysely<DocumentsTables>, dialect: Dialect): Promise<void> {
   if (dialect !== 'sqlite') return;
   try {
     await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db);

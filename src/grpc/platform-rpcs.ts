@@ -10,6 +10,7 @@ import { createGrpcServer, type PlatformGrpcServer } from './grpc.server.ts';
 import { registerRpcRoutes } from './http-mapping.ts';
 import { loadProtos, type LoadedProtos } from './protos.ts';
 import type { RpcMethod } from './rpc.ts';
+import { narrowTables } from '../core/db/database.ts';
 
 const MiB = 1024 * 1024;
 
@@ -28,7 +29,7 @@ export function platformProtos(): LoadedProtos {
 export function platformRpcs(ctx: PlatformContext): RpcMethod[] {
   const secrets = [ctx.secretKeys.current, ...ctx.secretKeys.all.filter((k) => k.id !== ctx.secretKeys.current.id)].map((k) => k.key);
   const documents = createDocumentsService({
-    db: ctx.database.db,
+    db: narrowTables(ctx.database.db),
     dialect: ctx.database.dialect,
     clock: ctx.clock,
     config: ctx.config.documents,

@@ -6,7 +6,7 @@
 // a record without answers yet is converted per call meanwhile.
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
-import type { Database } from '../core/db/schema.ts';
+import type { OsvTables } from './osv.table.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ProtoJsonCodec } from '../grpc/proto-json.ts';
 import { loadProtos } from '../grpc/protos.ts';
@@ -47,7 +47,7 @@ export interface AnswerPass {
 const SLICE = 200;
 
 /** One pass over the records without answers, in id order, one transaction per slice. */
-export async function encodePendingAnswers(db: Kysely<Database>, options: { signal?: AbortSignal; log?: Logger; slice?: number } = {}): Promise<AnswerPass> {
+export async function encodePendingAnswers(db: Kysely<OsvTables>, options: { signal?: AbortSignal; log?: Logger; slice?: number } = {}): Promise<AnswerPass> {
   const started = Date.now();
   const pass: AnswerPass = { encoded: 0, failed: 0, ms: 0 };
   let after = '';
@@ -80,7 +80,7 @@ export interface AnswerEncoder {
 }
 
 /** Runs passes on demand (the index keeper kicks it after its first build and after each refresh with changes). */
-export function createAnswerEncoder(deps: { db: Kysely<Database>; log: Logger }): AnswerEncoder {
+export function createAnswerEncoder(deps: { db: Kysely<OsvTables>; log: Logger }): AnswerEncoder {
   const controller = new AbortController();
   let running: Promise<void> | undefined;
   let again = false;

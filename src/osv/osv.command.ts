@@ -6,6 +6,7 @@ import { printJson, withContext, type CliIo } from '../cli/io.ts';
 import { importRecords, type ImportProgress, type ImportReport, type RejectedRecord } from './osv.importer.ts';
 import { estimateRecords, listSourceFiles, readSources, SourceError } from './osv.sources.ts';
 import { corpusCounts } from './osv.store.ts';
+import { narrowTables } from '../core/db/database.ts';
 
 /** How often the plain (non-TTY) progress line is written. */
 const PLAIN_PROGRESS_MS = 5000;
@@ -135,7 +136,7 @@ export function registerOsvCommands(program: Command, io: CliIo): void {
     .description('show the size and generation of the OSV corpus')
     .option('--json', 'print one JSON object')
     .action(async (opts: { json?: boolean }) => {
-      const counts = await withContext(io, (ctx) => corpusCounts(ctx.database.db));
+      const counts = await withContext(io, (ctx) => corpusCounts(narrowTables(ctx.database.db)));
       if (opts.json) return printJson(io, counts);
       io.out(`${counts.records} records (${counts.withdrawn} withdrawn), ${counts.rows} index rows, generation ${counts.generation}.`);
     });

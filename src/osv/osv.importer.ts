@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.ts';
 import type { DatabaseHandle } from '../core/db/database.ts';
-import type { Database } from '../core/db/schema.ts';
+import type { OsvTables } from './osv.table.ts';
 import { computeIndexRows, type IndexRowData } from './osv.rows.ts';
 import { timestampKey, validateOsvRecord, type OsvRecord } from './osv.schema.ts';
 import type { RawRecord } from './osv.sources.ts';
@@ -94,8 +94,8 @@ function prepare(value: unknown, text: string | undefined): Prepared | { id: str
  * (replicas see the change on their next poll), then upserts the records and replaces the index rows and aliases
  * of those it wrote. Give the DatabaseHandle (not only its Kysely instance) so a SQLite file gets the fast writer.
  */
-export async function importRecords(
-  database: DatabaseHandle | Kysely<Database>,
+export async function importRecords<DB extends OsvTables>(
+  database: DatabaseHandle<DB> | Kysely<DB>,
   records: AsyncIterable<RawRecord | RawRecord[]> | Iterable<RawRecord | RawRecord[]>,
   options: ImportOptions = {},
 ): Promise<ImportReport> {

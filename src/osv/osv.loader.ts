@@ -2,7 +2,7 @@
 // corpus generation and applies the records written since (docs/osv.md, "Refresh"). Reading is paged by id, so
 // memory never holds more than one page of rows besides the index itself.
 import type { Kysely } from 'kysely';
-import type { Database } from '../core/db/schema.ts';
+import type { OsvTables } from './osv.table.ts';
 import type { Logger } from '../core/logger.ts';
 import { compareIds, CorpusIndex } from './osv.index.ts';
 import type { IndexRowData } from './osv.rows.ts';
@@ -34,7 +34,7 @@ function applyPage(index: CorpusIndex, heads: readonly RecordHead[], rows: Map<s
  * Loads the whole corpus into a new index. The generation is read first, so anything committed while loading is
  * picked up again by the next refresh (applying a record twice is harmless).
  */
-export async function buildIndex(db: Kysely<Database>, signal?: AbortSignal): Promise<CorpusIndex> {
+export async function buildIndex(db: Kysely<OsvTables>, signal?: AbortSignal): Promise<CorpusIndex> {
   const index = new CorpusIndex();
   index.generation = await readGeneration(db);
   let after = '';
@@ -55,7 +55,7 @@ export async function buildIndex(db: Kysely<Database>, signal?: AbortSignal): Pr
  * Applies the records written since the index's generation; returns how many records changed (0 when the
  * generation did not move).
  */
-async function refreshIndex(db: Kysely<Database>, index: CorpusIndex): Promise<number> {
+async function refreshIndex(db: Kysely<OsvTables>, index: CorpusIndex): Promise<number> {
   const generation = await readGeneration(db);
   if (generation <= index.generation) return 0;
   const ids = (await changedRecordIds(db, index.generation)).sort(compareIds);
@@ -111,7 +111,7 @@ export interface IndexKeeper extends IndexSource {
  * applies what changed, so an import on any host reaches every replica without a restart. `onChange` is told after
  * the first build and after every refresh that changed something.
  */
-export function createIndexKeeper(deps: { db: Kysely<Database>; log: Logger; intervalMs: number; onChange?: () => void }): IndexKeeper {
+export function createIndexKeeper(deps: { db: Kysely<OsvTables>; log: Logger; intervalMs: number; onChange?: () => void }): IndexKeeper {
   const { db, log } = deps;
   let index: CorpusIndex | undefined;
   let building: Promise<void> | undefined;

@@ -4,6 +4,7 @@ import type { PlatformContext } from '../app/context.ts';
 import { createAnswerEncoder, type AnswerEncoder } from './osv.answer.ts';
 import { createIndexKeeper, type IndexKeeper } from './osv.loader.ts';
 import { createOsvService, type OsvService } from './osv.service.ts';
+import { narrowTables } from '../core/db/database.ts';
 
 /** The service of a context and the keeper of its index. */
 export interface OsvRuntime {
@@ -24,9 +25,9 @@ export function osvRuntimeFor(ctx: PlatformContext): OsvRuntime {
   let runtime = runtimes.get(ctx);
   if (runtime === undefined) {
     const log = ctx.log.child({ service: 'osv' });
-    const answers = createAnswerEncoder({ db: ctx.database.db, log });
-    const keeper = createIndexKeeper({ db: ctx.database.db, log, intervalMs: ctx.config.osv.OSV_REFRESH_INTERVAL_MS, onChange: () => answers.kick() });
-    const service = createOsvService({ db: ctx.database.db, index: keeper, config: ctx.config.osv, clock: ctx.clock, log });
+    const answers = createAnswerEncoder({ db: narrowTables(ctx.database.db), log });
+    const keeper = createIndexKeeper({ db: narrowTables(ctx.database.db), log, intervalMs: ctx.config.osv.OSV_REFRESH_INTERVAL_MS, onChange: () => answers.kick() });
+    const service = createOsvService({ db: narrowTables(ctx.database.db), index: keeper, config: ctx.config.osv, clock: ctx.clock, log });
     runtime = { service, keeper, answers };
     runtimes.set(ctx, runtime);
     ctx.onClose(() => closeOsvRuntime(ctx));

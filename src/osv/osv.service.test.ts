@@ -12,6 +12,7 @@ import type { OsvConfig } from './osv.config.ts';
 import { importRecords } from './osv.importer.ts';
 import { buildIndex, staticIndexSource, type IndexSource } from './osv.loader.ts';
 import type { OsvRecord } from './osv.schema.ts';
+import { narrowTables } from '../core/db/database.ts';
 import {
   createOsvService,
   decodePageToken,
@@ -123,8 +124,8 @@ for (const dialect of dialects) {
     let database: TestDatabase;
     const service = async (config: Partial<OsvConfig> = {}, clock?: Clock, source?: IndexSource): Promise<OsvService> =>
       createOsvService({
-        db: database.db,
-        index: source ?? staticIndexSource(await buildIndex(database.db)),
+        db: narrowTables(database.db),
+        index: source ?? staticIndexSource(await buildIndex(narrowTables(database.db))),
         config: { ...TEST_OSV_CONFIG, ...config },
         clock: clock ?? { now: () => Date.now() },
         log: createLogger({ level: 'silent' }),

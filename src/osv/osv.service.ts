@@ -6,7 +6,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
-import type { Database } from '../core/db/schema.ts';
+import type { OsvTables } from './osv.table.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { EncodedMessage } from '../grpc/rpc.ts';
@@ -187,7 +187,7 @@ export function parseBatch(request: unknown): ParsedQuery[] {
 // The service
 
 export interface OsvServiceDeps {
-  db: Kysely<Database>;
+  db: Kysely<OsvTables>;
   index: IndexSource;
   config: Pick<
     OsvConfig,
@@ -392,7 +392,7 @@ const MAX_ALIAS_GROUP = 1000;
  * The alias group of an id (§5): every id connected to it through `aliases` of stored records, transitively,
  * without the id itself, in byte order. Empty when no record names it.
  */
-async function aliasGroup(db: Kysely<Database>, id: string): Promise<string[]> {
+async function aliasGroup(db: Kysely<OsvTables>, id: string): Promise<string[]> {
   const seen = new Set<string>([id]);
   let frontier = [id];
   while (frontier.length > 0 && seen.size < MAX_ALIAS_GROUP) {

@@ -2,12 +2,13 @@
 // transactions; multi-row statements are cut into chunks that stay under both dialects' parameter limits.
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, SqliteAdapter, sql, type Kysely, type Transaction } from 'kysely';
-import type { DatabaseHandle } from '../core/db/database.ts';
-import type { Database } from '../core/db/schema.ts';
+import { narrowTables, type DatabaseHandle } from '../core/db/database.ts';
+import type { OsvTables } from './osv.table.ts';
 import { rowData, type IndexRowData, type RowKind } from './osv.rows.ts';
 import type { OsvAffectedRow } from './osv.table.ts';
 
-type Db = Kysely<Database> | Transaction<Database>;
+// A transaction is a Kysely instance too, so one type takes both.
+type Db = Kysely<OsvTables>;
 
 /** Rows per multi-row statement: ≤ 8 columns × 500 = 4000 parameters (SQLite allows 32766, PostgreSQL 65535). */
 const CHUNK = 500;
@@ -28,7 +29,7 @@ export async function readGeneration(db: Db): Promise<number> {
  * Raises the corpus generation and returns the new value. Called first in every import transaction: it takes
  * the row lock (PostgreSQL) or the write lock (SQLite) at once, so concurrent importers commit in generation order.
  */
-async function nextGeneration(trx: Transaction<Database>, now: number): Promise<number> {
+async function nextGeneration(trx: Transaction<OsvTables>, now: number): Promise<number> {
   const row = await trx
     .updateTable('osv_corpus')
     .set((eb) => ({ generation: eb('generation', '+', 1), updated_at: now }))
@@ -51,7 +52,7 @@ export interface RecordWrite {
  * Inserts records or replaces stored ones whose `modified` is older (osv-facts.md: the newer copy wins; an equal
  * one is left alone, so re-running an import changes nothing). Returns the ids actually written.
  */
-async function upsertRecords(trx: Transaction<Database>, records: readonly RecordWrite[], generation: number, now: number): Promise<Set<string>> {
+async function upsertRecords(trx: Transaction<OsvTables>, records: readonly RecordWrite[], generation: number, now: number): Promise<Set<string>> {
   const written = new Set<string>();
   for (const part of chunks(records)) {
     const rows = await trx
@@ -102,7 +103,7 @@ async function storedModifiedKeys(db: Db, ids: readonly string[]): Promise<Map<s
 }
 
 /** Replaces the index rows of `ids` with `rows` (withdrawn records get none). */
-async function replaceIndexRows(trx: Transaction<Database>, ids: readonly string[], rows: readonly { vulnId: string; row: IndexRowData }[]): Promise<void> {
+async function replaceIndexRows(trx: Transaction<OsvTables>, ids: readonly string[], rows: readonly { vulnId: string; row: IndexRowData }[]): Promise<void> {
   for (const part of chunks(ids)) await trx.deleteFrom('osv_affected').where('vuln_id', 'in', part).execute();
   for (const part of chunks(rows)) {
     await trx
@@ -124,7 +125,7 @@ async function replaceIndexRows(trx: Transaction<Database>, ids: readonly string
 }
 
 /** Replaces the aliases of `ids`. */
-async function replaceAliases(trx: Transaction<Database>, ids: readonly string[], aliases: readonly { vulnId: string; alias: string }[]): Promise<void> {
+async function replaceAliases(trx: Transaction<OsvTables>, ids: readonly string[], aliases: readonly { vulnId: string; alias: string }[]): Promise<void> {
   for (const part of chunks(ids)) await trx.deleteFrom('osv_aliases').where('vuln_id', 'in', part).execute();
   for (const part of chunks(aliases)) {
     await trx
@@ -292,7 +293,7 @@ export async function recordsWithoutAnswers(db: Db, after: string, limit: number
  * Stores the answers of records, each only if the row still holds the copy they were computed from (same
  * `modified_key`, no answers yet): an import that replaced it meanwhile cleared them, and its copy gets its own.
  */
-export async function storeAnswers(trx: Transaction<Database>, answers: readonly { id: string; modifiedKey: string; json: string; wire: Uint8Array }[]): Promise<number> {
+export async function storeAnswers(trx: Transaction<OsvTables>, answers: readonly { id: string; modifiedKey: string; json: string; wire: Uint8Array }[]): Promise<number> {
   let stored = 0;
   for (const a of answers) {
     const result = await trx
@@ -355,7 +356,7 @@ export interface BatchWriter {
 }
 
 /** The portable writer: multi-row statements through Kysely (PostgreSQL, in-memory SQLite). */
-function kyselyBatchWriter(db: Kysely<Database>): BatchWriter {
+function kyselyBatchWriter(db: Kysely<OsvTables>): BatchWriter {
   return {
     async write(items, now) {
       return db.transaction().execute(async (trx) => {
@@ -434,7 +435,7 @@ function sqliteBatchWriter(path: string): BatchWriter {
  * The PostgreSQL writer: each statement takes its rows as arrays and `unnest`s them, so a batch is six statements
  * whatever its size (multi-row VALUES lists cost a parse and plan per chunk and hit the parameter limit).
  */
-function postgresBatchWriter(db: Kysely<Database>): BatchWriter {
+function postgresBatchWriter(db: Kysely<OsvTables>): BatchWriter {
   return {
     async write(items, now) {
       return db.transaction().execute(async (trx) => {
@@ -485,12 +486,12 @@ function postgresBatchWriter(db: Kysely<Database>): BatchWriter {
  * The fastest writer for a database: SQLite files get their own prepared-statement connection, PostgreSQL the
  * array-based statements; a bare Kysely instance (or in-memory SQLite) the portable multi-row statements.
  */
-export function batchWriterFor(database: DatabaseHandle | Kysely<Database>): BatchWriter {
+export function batchWriterFor<DB extends OsvTables>(database: DatabaseHandle<DB> | Kysely<DB>): BatchWriter {
   if ('dialect' in database) {
-    if (database.dialect === 'postgres') return postgresBatchWriter(database.db);
+    if (database.dialect === 'postgres') return postgresBatchWriter(narrowTables(database.db));
     const path = database.location.startsWith('sqlite:') ? database.location.slice('sqlite:'.length) : '';
     if (path !== ':memory:' && path !== '') return sqliteBatchWriter(path);
-    return kyselyBatchWriter(database.db);
+    return kyselyBatchWriter(narrowTables(database.db));
   }
-  return kyselyBatchWriter(database);
+  return kyselyBatchWriter(narrowTables(database));
 }

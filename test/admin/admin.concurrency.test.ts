@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelPlane, type ModelPlane } from '../../src/admin/model-plane.ts';
 import { emptyDocument, parseDocument, serializeDocument } from '../../src/admin/policy/policy.document.ts';
 import { findPolicy, insertPolicyIfAbsent } from '../../src/admin/policy/policy.store.ts';
-import { openDatabase, type DatabaseHandle } from '../../src/core/db/database.ts';
+import type { PlatformDatabase } from '../../src/app/database.ts';
+import { narrowTables, openDatabase, type DatabaseHandle } from '../../src/core/db/database.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import { dialects } from '../support/databases.ts';
 import { repoRoot } from '../support/shared.ts';
@@ -28,18 +29,18 @@ function errorCode(result: PromiseSettledResult<unknown>): string | undefined {
 describe.each(dialects)('concurrent writers on %s', (dialect) => {
   let h: Harness;
   let catalogDir: string;
-  let second: DatabaseHandle;
+  let second: DatabaseHandle<PlatformDatabase>;
   let planeA: ModelPlane;
   let planeB: ModelPlane;
   beforeAll(async () => {
     catalogDir = writeCatalog(CATALOG);
     h = await openHarness(dialect, { catalog: catalogDir });
     // A second, independent connection to the same database: two "replicas" racing.
-    second = await openDatabase(h.platform.database.url);
+    second = await openDatabase<PlatformDatabase>(h.platform.database.url);
     const ctx = h.platform.ctx;
     const deps = { clock: ctx.clock, log: silentLogger(), secretKeys: ctx.secretKeys, catalogDir };
-    planeA = createModelPlane({ ...deps, db: ctx.database.db, dialect: ctx.database.dialect });
-    planeB = createModelPlane({ ...deps, db: second.db, dialect: second.dialect });
+    planeA = createModelPlane({ ...deps, db: narrowTables(ctx.database.db), dialect: ctx.database.dialect });
+    planeB = createModelPlane({ ...deps, db: narrowTables(second.db), dialect: second.dialect });
   });
   afterAll(async () => {
     await second.close();
@@ -60,15 +61,15 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
       ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       expect(results.map(errorCode).filter(Boolean)).toEqual(['stale_object']);
-      const policy = await findPolicy(h.platform.ctx.database.db, { accountId, providerId: 'race' });
+      const policy = await findPolicy(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'race' });
       expect(policy?.lock_version).toBe(0);
       expect(parseDocument(policy?.document ?? '').hidden_models).toHaveLength(1);
     }
     // The store primitive itself: of two inserts, one wins.
     const { accountId } = await newAccount();
     const inserted = await Promise.all([
-      insertPolicyIfAbsent(h.platform.ctx.database.db, { accountId, providerId: 'race' }, { enabled: true, document: serializeDocument(emptyDocument()) }, 0),
-      insertPolicyIfAbsent(second.db, { accountId, providerId: 'race' }, { enabled: false, document: serializeDocument(emptyDocument()) }, 0),
+      insertPolicyIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'race' }, { enabled: true, document: serializeDocument(emptyDocument()) }, 0),
+      insertPolicyIfAbsent(narrowTables(second.db), { accountId, providerId: 'race' }, { enabled: false, document: serializeDocument(emptyDocument()) }, 0),
     ]);
     expect(inserted.filter(Boolean)).toHaveLength(1);
   });
@@ -110,7 +111,7 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
       ]);
       expect(results.filter((r) => r.status === 'fulfilled'), `version ${version}`).toHaveLength(1);
       expect(results.map(errorCode).filter(Boolean)).toEqual(['stale_object']);
-      const policy = await findPolicy(second.db, { accountId, providerId: 'race' });
+      const policy = await findPolicy(narrowTables(second.db), { accountId, providerId: 'race' });
       expect(policy?.lock_version).toBe(version + 1);
     }
   });

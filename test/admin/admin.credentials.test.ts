@@ -11,6 +11,7 @@ import type { CliIo } from '../../src/cli/io.ts';
 import { decryptSecret, encryptSecret, secretKeyId, sha256Hex } from '../../src/core/crypto.ts';
 import { dialects, openTestDatabase } from '../support/databases.ts';
 import { openHarness, P, TEST_CATALOG, writeCatalog, type Harness } from './admin-harness.ts';
+import { narrowTables } from '../../src/core/db/database.ts';
 
 async function newAccount(h: Harness): Promise<{ token: string; accountId: string }> {
   const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'Credentials test', email: `owner-${Math.random().toString(36).slice(2)}@example.test` });
@@ -75,7 +76,7 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
     }
     // An api_key lane holding OAuth material (left by an earlier declaration of the provider).
     const keys = h.platform.ctx.secretKeys;
-    await insertCredentialIfAbsent(h.platform.ctx.database.db, { accountId, providerId: 'alpha' }, { material_kind: 'oauth_tokens', sealed: encryptSecret('{}', keys.current, credentialAad(accountId, 'alpha')), generation: 1 }, 0);
+    await insertCredentialIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'alpha' }, { material_kind: 'oauth_tokens', sealed: encryptSecret('{}', keys.current, credentialAad(accountId, 'alpha')), generation: 1 }, 0);
     expect((await putKey(token, 'alpha', 'sk-over-oauth')).body.error.code).toBe('material_kind_conflict');
     expect((await h.call('DELETE', P('alpha', '/api_key'), { token })).body.error.code).toBe('material_kind_conflict');
     expect((await credentialRow(h, accountId, 'alpha'))?.material_kind).toBe('oauth_tokens');
@@ -128,7 +129,7 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
 
     // When enabling cannot be committed, the key is not stored either.
     const other = await newAccount(h);
-    await insertPolicyIfAbsent(h.platform.ctx.database.db, { accountId: other.accountId, providerId: 'alpha' }, { enabled: false, document: serializeDocument(emptyDocument()) }, 0);
+    await insertPolicyIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId: other.accountId, providerId: 'alpha' }, { enabled: false, document: serializeDocument(emptyDocument()) }, 0);
     await h.platform.ctx.database.db.updateTable('model_provider_policies').set({ lock_version: MAX_LOCK_VERSION }).where('account_id', '=', other.accountId).execute();
     const refused = await putKey(other.token, 'alpha', 'sk-rolled-back');
     expect(refused.status).toBe(409);

@@ -7,6 +7,7 @@ import { insertCredentialIfAbsent } from '../../src/admin/credentials/credential
 import { encryptSecret } from '../../src/core/crypto.ts';
 import { dialects } from '../support/databases.ts';
 import { openHarness, P, TEST_CATALOG, writeCatalog, type Harness } from './admin-harness.ts';
+import { narrowTables } from '../../src/core/db/database.ts';
 
 /** A fresh Account with its owner's platform token, so every test owns its policies. */
 async function newAccount(h: Harness): Promise<{ token: string; accountId: string }> {
@@ -81,8 +82,8 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
     it('[ADM-ROW-3] [ADM-READ-3] lists provider rows with every field; lock_version is null without a policy', async () => {
       const { token, accountId } = await newAccount(h);
       const now = h.platform.ctx.clock.now();
-      await setUnavailableUntil(h.platform.ctx.database.db, { accountId, providerId: 'alpha' }, now + 60_000, now);
-      await setUnavailableUntil(h.platform.ctx.database.db, { accountId, providerId: 'local' }, now - 1, now);
+      await setUnavailableUntil(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'alpha' }, now + 60_000, now);
+      await setUnavailableUntil(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'local' }, now - 1, now);
       const r = await h.call('GET', '/api/v1/admin/model_providers', { token });
       expect(r.status).toBe(200);
       expect(r.body.model_providers.map((p: { id: string }) => p.id)).toEqual(['alpha', 'beta', 'local']);
@@ -154,7 +155,7 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const keys = h.platform.ctx.secretKeys;
       await put(token, P('beta', '/lane'), { enabled: true });
       expect(await reason('beta/b-1')).toBe('missing_credential');
-      await insertCredentialIfAbsent(db, { accountId, providerId: 'beta' }, { material_kind: 'oauth_tokens', sealed: encryptSecret('{"refresh_token":"r"}', keys.current, credentialAad(accountId, 'beta')), generation: 1 }, 0);
+      await insertCredentialIfAbsent(narrowTables(db), { accountId, providerId: 'beta' }, { material_kind: 'oauth_tokens', sealed: encryptSecret('{"refresh_token":"r"}', keys.current, credentialAad(accountId, 'beta')), generation: 1 }, 0);
       expect(await reason('beta/b-1')).toBeNull();
       await db.updateTable('model_provider_credentials').set({ reauthorization_required: 1 }).where('account_id', '=', accountId).execute();
       expect(await reason('beta/b-1')).toBe('reauthorization_required');
@@ -181,7 +182,7 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const db = h.platform.ctx.database.db;
       const row = await db.selectFrom('model_provider_credentials').select('sealed').where('account_id', '=', a.accountId).where('provider_id', '=', 'alpha').executeTakeFirstOrThrow();
       // The same sealed value in Account B's row: bound to A's row (associated data), so it must not open for B.
-      await insertCredentialIfAbsent(db, { accountId: b.accountId, providerId: 'alpha' }, { material_kind: 'api_key', sealed: row.sealed, generation: 1 }, 0);
+      await insertCredentialIfAbsent(narrowTables(db), { accountId: b.accountId, providerId: 'alpha' }, { material_kind: 'api_key', sealed: row.sealed, generation: 1 }, 0);
       await put(b.token, P('alpha', '/lane'), { enabled: true });
       const copied = (await h.call('GET', '/api/v1/admin/models', { token: b.token })).body.models.find((m: { ref: string }) => m.ref === 'alpha/a-1');
       expect(copied).toMatchObject({ available: false, unavailable_reason: 'credential_unusable' });
@@ -559,7 +560,7 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       try {
         const db = big.platform.ctx.database.db;
         const seeded = { ...emptyDocument(), hidden_models: refs.slice(0, 255).map((r) => `big/${r}`).sort() };
-        await insertPolicyIfAbsent(db, { accountId: big.accountId, providerId: 'big' }, { enabled: false, document: serializeDocument(seeded) }, 0);
+        await insertPolicyIfAbsent(narrowTables(db), { accountId: big.accountId, providerId: 'big' }, { enabled: false, document: serializeDocument(seeded) }, 0);
         const at256 = await big.call('PUT', P('big', '/model_visibility'), { token: big.token, body: { command: { model: 'big/m-255', visible: false, expected_lock_version: 0 } } });
         expect(at256.status).toBe(200);
         const over = await big.call('PUT', P('big', '/model_availability'), { token: big.token, body: { command: { model: 'big/m-256', available: false, expected_lock_version: 1 } } });
@@ -583,7 +584,7 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const { token, accountId } = await newAccount(h);
       const gone = Array.from({ length: 255 }, (_, i) => `alpha/gone-${String(i).padStart(3, '0')}`);
       const seeded = { ...emptyDocument(), hidden_models: gone, invalid_models: ['alpha/gone-inv'] };
-      await insertPolicyIfAbsent(h.platform.ctx.database.db, { accountId, providerId: 'alpha' }, { enabled: true, document: serializeDocument(seeded) }, 0);
+      await insertPolicyIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'alpha' }, { enabled: true, document: serializeDocument(seeded) }, 0);
       // Full: hiding a live model would make 257 references. The message names the stale ones to clear.
       const full = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false, expected_lock_version: 0 });
       expect(full.status).toBe(422);
@@ -620,7 +621,7 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
     it('[ADM-LIM-2] a provider the deployment removed while a policy exists reads as removed: absent from lists, singular read kept, commands 404', async () => {
       const { token, accountId } = await newAccount(h);
       const doc = { ...emptyDocument(), hidden_models: ['retired/m-1'] };
-      await insertPolicyIfAbsent(h.platform.ctx.database.db, { accountId, providerId: 'retired' }, { enabled: true, document: serializeDocument(doc) }, 0);
+      await insertPolicyIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'retired' }, { enabled: true, document: serializeDocument(doc) }, 0);
       const list = await h.call('GET', '/api/v1/admin/model_providers', { token });
       expect(list.body.model_providers.map((p: { id: string }) => p.id)).toEqual(['alpha', 'beta', 'local']);
       const one = await h.call('GET', P('retired'), { token });

@@ -7,6 +7,7 @@ import { createAuthenticator } from '../../src/core/identity/auth.ts';
 import { createIdentityService } from '../../src/core/identity/identity.service.ts';
 import { dialects, openTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { runCli, spawnPlatform, waitForExit } from '../support/cli.ts';
+import { narrowTables } from '../../src/core/db/database.ts';
 
 describe.each(dialects)('identity commands on %s', (dialect) => {
   let database: TestDatabase | undefined;
@@ -75,8 +76,8 @@ describe.each(dialects)('identity commands on %s', (dialect) => {
     const added = await runCli(['humans', 'add', '--account', b.account_id!, '--email', 'lost@example.test', '--json'], e);
     const h = JSON.parse(added.stdout) as { human_id: string; email: string; password: string };
     // What the Human holds before the reset: a session from their password, and a platform token.
-    const identity = createIdentityService({ db: database!.db, dialect, clock: systemClock, sessionTtlMs: 3_600_000, passwordCost: 14 });
-    const auth = createAuthenticator({ db: database!.db, clock: systemClock });
+    const identity = createIdentityService({ db: narrowTables(database!.db), dialect, clock: systemClock, sessionTtlMs: 3_600_000, passwordCost: 14 });
+    const auth = createAuthenticator({ db: narrowTables(database!.db), clock: systemClock });
     const session = await identity.signIn(h.email, h.password);
     const token = await identity.createToken({ humanId: h.human_id, plane: 'platform', capabilities: ['CAP_PLATFORM_OSV_READ'] });
     expect((await auth.authenticate({ authorization: `Bearer ${session.token}` })).ok).toBe(true);

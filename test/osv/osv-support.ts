@@ -12,6 +12,7 @@ import { createOsvService, type OsvService, type VulnerabilityListJson } from '.
 import { runCli } from '../support/cli.ts';
 import type { TestDatabase } from '../support/databases.ts';
 import { bulkPath, fixturePath } from '../support/shared.ts';
+import { narrowTables } from '../../src/core/db/database.ts';
 
 /** The real records (test/fixtures) and both bulk archives (../shared), in the order the corpus tests import them. */
 export function sharedCorpusPaths(): string[] {
@@ -47,8 +48,8 @@ export const TEST_OSV_CONFIG: OsvConfig = {
 
 /** A service over the corpus stored in `database`, with its index built now. */
 export async function serviceOver(database: TestDatabase, config: Partial<OsvConfig> = {}, clock: Clock = systemClock): Promise<OsvService> {
-  const index = await buildIndex(database.db);
-  return createOsvService({ db: database.db, index: staticIndexSource(index), config: { ...TEST_OSV_CONFIG, ...config }, clock, log: createLogger({ level: 'silent' }) });
+  const index = await buildIndex(narrowTables(database.db));
+  return createOsvService({ db: narrowTables(database.db), index: staticIndexSource(index), config: { ...TEST_OSV_CONFIG, ...config }, clock, log: createLogger({ level: 'silent' }) });
 }
 
 /** The ids of a VulnerabilityList, in order. */

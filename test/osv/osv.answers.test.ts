@@ -12,6 +12,7 @@ import { findLiveAnswers } from '../../src/osv/osv.store.ts';
 import { bearer, grpcCall, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../grpc/grpc-support.ts';
 import { dialects } from '../support/databases.ts';
 import { bulkPath, fixturePath, skipWithoutBulk } from '../support/shared.ts';
+import { narrowTables } from '../../src/core/db/database.ts';
 
 type Json = Record<string, unknown>;
 
@@ -77,7 +78,7 @@ for (const dialect of dialects) {
       }
       expect(stored.grpc).toEqual(converted.grpc);
 
-      const pass = await encodePendingAnswers(p.platform.ctx.database.db, { slice: 97 });
+      const pass = await encodePendingAnswers(narrowTables(p.platform.ctx.database.db), { slice: 97 });
       expect(pass.failed).toBe(0);
       expect(pass.encoded).toBeGreaterThan(1000);
       expect(await pendingCount()).toBe(0);
@@ -88,7 +89,7 @@ for (const dialect of dialects) {
     it('[OSV-ANSWERS] finds the answers of any number of ids, leaving out withdrawn and unknown ones, pending ones as records', async () => {
       const db = p.platform.ctx.database.db;
       // Independent of the test before: answers it cleared and did not get to encode again are encoded here.
-      await encodePendingAnswers(db, { slice: 97 });
+      await encodePendingAnswers(narrowTables(db), { slice: 97 });
       const all = await db.selectFrom('osv_records').select(['id', 'withdrawn', 'record', 'answer_json', 'answer_size']).orderBy('id').execute();
       const withdrawn = all.filter((r) => r.withdrawn === 1).map((r) => r.id);
       expect(withdrawn.length).toBeGreaterThan(0);
@@ -98,7 +99,7 @@ for (const dialect of dialects) {
       for (const count of [0, 1, 2, 4, 5, 17, 64, 65, 130, 257, 499, 500, 501, 1203]) {
         const ids = [...liveIds.slice(0, count), ...withdrawn.slice(0, 2), 'NOT-A-RECORD-1'];
         for (const form of ['json', 'wire'] as const) {
-          const found = await findLiveAnswers(db, ids, form);
+          const found = await findLiveAnswers(narrowTables(db), ids, form);
           expect([...found.keys()].sort()).toEqual(liveIds.slice(0, count).sort());
           for (const [id, answer] of found) {
             const row = live.get(id)!;
@@ -112,9 +113,9 @@ for (const dialect of dialects) {
       // A record without answers yet comes as its imported text, to be converted per call.
       const [first] = liveIds;
       await sql`update osv_records set answer_json = null, answer_wire = null, answer_size = null where id = ${first}`.execute(db);
-      const pending = (await findLiveAnswers(db, [first!], 'wire')).get(first!);
+      const pending = (await findLiveAnswers(narrowTables(db), [first!], 'wire')).get(first!);
       expect(pending).toEqual({ pending: true, json: live.get(first!)!.record, size: Buffer.byteLength(live.get(first!)!.record) });
-      await encodePendingAnswers(db);
+      await encodePendingAnswers(narrowTables(db));
       expect(await pendingCount()).toBe(0);
     });
 

@@ -19,6 +19,7 @@ import { runCli, spawnPlatform, waitForExit } from '../support/cli.ts';
 import { dialects, openTestDatabase, type TestDatabase } from '../support/databases.ts';
 import { bulkPath, fixturePath, skipWithoutBulk } from '../support/shared.ts';
 import { TEST_OSV_CONFIG, cliEnv, cliImport, ids, serviceOver } from './osv-support.ts';
+import { narrowTables } from '../../src/core/db/database.ts';
 
 /** A minimal ZIP writer (deflate), enough to build OSV.dev-style all.zip archives in tests. */
 function zip(entries: { name: string; data: Buffer }[]): Buffer {
@@ -172,7 +173,7 @@ for (const dialect of dialects) {
       });
       expect(partial.interrupted).toBe(true);
       expect(partial.inserted).toBe(1000);
-      expect((await corpusCounts(interrupted.db)).records).toBe(1000);
+      expect((await corpusCounts(narrowTables(interrupted.db))).records).toBe(1000);
       await expectConsistent(interrupted);
 
       const rest = await importRecords(interrupted.db, readSources(files), { batchSize: 500 });
@@ -207,10 +208,10 @@ for (const dialect of dialects) {
       await exited;
       // A COMMIT sent just before the kill may still land (PostgreSQL finishes it for the dead client): wait until
       // the count stops moving.
-      let stored = (await corpusCounts(database.db)).records;
+      let stored = (await corpusCounts(narrowTables(database.db))).records;
       for (let settled = 0; settled < 3; ) {
         await new Promise((r) => setTimeout(r, 200));
-        const now = (await corpusCounts(database.db)).records;
+        const now = (await corpusCounts(narrowTables(database.db))).records;
         settled = now === stored ? settled + 1 : 0;
         stored = now;
       }
@@ -220,16 +221,16 @@ for (const dialect of dialects) {
       const report = await cliImport(database, [bulkPath('go-vulndb.jsonl')]);
       expect(report.inserted + report.unchanged).toBe(4291);
       expect(report.unchanged).toBe(stored);
-      expect((await corpusCounts(database.db)).records).toBe(4291);
+      expect((await corpusCounts(narrowTables(database.db))).records).toBe(4291);
       await expectConsistent(database);
     }, 120_000);
 
     it('[OSV-REFRESH] brings a running replica up to date after an import, without a restart', async () => {
       const database = await fresh();
-      const keeper = createIndexKeeper({ db: database.db, log: createLogger({ level: 'silent' }), intervalMs: 50 });
+      const keeper = createIndexKeeper({ db: narrowTables(database.db), log: createLogger({ level: 'silent' }), intervalMs: 50 });
       keeper.start();
       try {
-        const service = createOsvService({ db: database.db, index: keeper, config: TEST_OSV_CONFIG, clock: { now: () => Date.now() }, log: createLogger({ level: 'silent' }) });
+        const service = createOsvService({ db: narrowTables(database.db), index: keeper, config: TEST_OSV_CONFIG, clock: { now: () => Date.now() }, log: createLogger({ level: 'silent' }) });
         const query = { package: { ecosystem: 'crates.io', name: 'crossbeam-utils' }, version: '0.8.6' };
         expect(await service.query(query)).toEqual({});
         await cliImport(database, [fixturePath('osv', 'records')]);
@@ -246,8 +247,8 @@ for (const dialect of dialects) {
         expect(await batchIds()).toEqual(['GHSA-qc84-gqf4-9926']);
         expect(ids(await service.query(query))).toEqual(['GHSA-qc84-gqf4-9926']);
         // The refreshed index equals one built from scratch.
-        const rebuilt = createOsvService({ db: database.db, index: staticIndexSource(await buildIndex(database.db)), config: TEST_OSV_CONFIG, clock: { now: () => Date.now() }, log: createLogger({ level: 'silent' }) });
-        expect(keeper.current()?.stats()).toEqual((await buildIndex(database.db)).stats());
+        const rebuilt = createOsvService({ db: narrowTables(database.db), index: staticIndexSource(await buildIndex(narrowTables(database.db))), config: TEST_OSV_CONFIG, clock: { now: () => Date.now() }, log: createLogger({ level: 'silent' }) });
+        expect(keeper.current()?.stats()).toEqual((await buildIndex(narrowTables(database.db))).stats());
         expect(await rebuilt.query({ package: { ecosystem: 'npm', name: 'lodash' } })).toEqual(await service.query({ package: { ecosystem: 'npm', name: 'lodash' } }));
       } finally {
         await keeper.close();

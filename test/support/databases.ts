@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle, type Dialect } from '../../src/core/db/database.ts';
 import { migrate } from '../../src/core/db/migrator.ts';
+import type { PlatformDatabase } from '../../src/app/database.ts';
+import { PLATFORM_MIGRATIONS } from '../../src/app/migrations.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 
@@ -19,7 +21,7 @@ if (!pgUrl && !(globalThis as { __pgWarned?: boolean }).__pgWarned) {
 /** The dialects every store test runs on: SQLite always, PostgreSQL when `TEST_DATABASE_URL` is set. */
 export const dialects: Dialect[] = pgUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 
-export interface TestDatabase extends DatabaseHandle {
+export interface TestDatabase extends DatabaseHandle<PlatformDatabase> {
   /** The URL another process (a spawned CLI or server) can use to reach the same database. */
   url: string;
   /** PostgreSQL: the connection options that select this test's schema. */
@@ -31,7 +33,7 @@ export interface TestDatabase extends DatabaseHandle {
  * `close()` drops it, so runs never collide.
  */
 export async function openTestDatabase(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  let handle: DatabaseHandle;
+  let handle: DatabaseHandle<PlatformDatabase>;
   let url: string;
   let cleanup: () => Promise<void>;
   let schema: string | undefined;
@@ -57,7 +59,7 @@ export async function openTestDatabase(dialect: Dialect, options: { migrate?: bo
       }
     };
   }
-  if (options.migrate !== false) await migrate(handle);
+  if (options.migrate !== false) await migrate(handle, PLATFORM_MIGRATIONS);
   const close = handle.close.bind(handle);
   return {
     ...handle,

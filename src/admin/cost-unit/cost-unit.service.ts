@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
-import type { Database } from '../../core/db/schema.ts';
+import type { AdminTables } from '../admin.table.ts';
 import { AppError } from '../../core/errors.ts';
 import { findCostUnit, insertCostUnitIfAbsent } from './cost-unit.store.ts';
 
@@ -12,7 +12,7 @@ export const COST_UNIT_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,31}$/;
  * spec's "advanced" Accounts, so there is no default: null until configured. Configure-once: a second `PUT` with
  * the same unit is an idempotent success, a different unit is 409 `conflict`.
  */
-export function createCostUnitService(deps: { db: Kysely<Database>; clock: Clock }) {
+export function createCostUnitService(deps: { db: Kysely<AdminTables>; clock: Clock }) {
   return {
     async get(accountId: string): Promise<{ cost_unit: string | null }> {
       return { cost_unit: await findCostUnit(deps.db, accountId) };

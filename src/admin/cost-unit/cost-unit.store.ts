@@ -1,7 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../core/db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { AdminTables } from '../admin.table.ts';
 
-type Executor = Kysely<Database> | Transaction<Database>;
+// A transaction is a Kysely instance too, so one type takes both.
+type Executor = Kysely<AdminTables>;
 
 export async function findCostUnit(db: Executor, accountId: string): Promise<string | null> {
   const row = await db.selectFrom('account_cost_units').select('cost_unit').where('account_id', '=', accountId).executeTakeFirst();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { decryptSecret, encryptSecret, sealedSecretKeyId, type SecretKey } from '../../core/crypto.ts';
-import type { Database } from '../../core/db/schema.ts';
+import type { AdminTables } from '../admin.table.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { emptyDocument, serializeDocument } from '../policy/policy.document.ts';
@@ -54,7 +54,7 @@ function requireApiKeyLane(provider: EffectiveProvider): void {
 }
 
 export interface CredentialServiceDeps {
-  db: Kysely<Database>;
+  db: Kysely<AdminTables>;
   clock: Clock;
   log: Logger;
   secretKeys: { current: SecretKey; all: readonly SecretKey[] };

@@ -1,9 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../core/db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { AdminTables } from '../admin.table.ts';
 import type { CredentialMaterialRow } from '../admin.table.ts';
 import type { PolicyKey } from '../policy/policy.store.ts';
 
-type Executor = Kysely<Database> | Transaction<Database>;
+// A transaction is a Kysely instance too, so one type takes both.
+type Executor = Kysely<AdminTables>;
 
 /** The material columns a write sets. */
 export interface MaterialValues {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
-import type { Database } from '../../core/db/schema.ts';
+import type { AdminTables } from '../admin.table.ts';
 import { AppError } from '../../core/errors.ts';
 import type { EffectiveModel, EffectiveProvider } from '../projection/projection.ts';
 import { emptyDocument, parseDocument, serializeDocument, withHidden, withInvalid, type PolicyDocument } from './policy.document.ts';
@@ -89,7 +89,7 @@ export function unknownModel(provider: EffectiveProvider, ref: string): AppError
 }
 
 export interface PolicyServiceDeps {
-  db: Kysely<Database>;
+  db: Kysely<AdminTables>;
   clock: Clock;
 }
 

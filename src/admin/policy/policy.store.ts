@@ -1,8 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../core/db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { AdminTables } from '../admin.table.ts';
 import type { PolicyRow } from '../admin.table.ts';
 
-type Executor = Kysely<Database> | Transaction<Database>;
+// A transaction is a Kysely instance too, so one type takes both.
+type Executor = Kysely<AdminTables>;
 
 /** Identifies one provider policy. */
 export interface PolicyKey {

@@ -1,9 +1,10 @@
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Dialect } from '../../core/db/database.ts';
-import type { Database } from '../../core/db/schema.ts';
+import type { AdminTables } from '../admin.table.ts';
 import type { AccountState } from './projection.ts';
 
-type Executor = Kysely<Database> | Transaction<Database>;
+// A transaction is a Kysely instance too, so one type takes both.
+type Executor = Kysely<AdminTables>;
 
 interface UnionRow {
   kind: 'p' | 'c' | 'a';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadPlatformConfig } from '../../app/config.ts';
+import { PLATFORM_MIGRATIONS } from '../../app/migrations.ts';
 import { openDatabase } from '../../core/db/database.ts';
 import { migrate, pendingMigrations } from '../../core/db/migrator.ts';
 import { printJson, type CliIo } from '../io.ts';
@@ -16,12 +17,12 @@ export function registerMigrateCommand(program: Command, io: CliIo): void {
       const database = await openDatabase(config.core.DATABASE_URL);
       try {
         if (opts.status) {
-          const pending = await pendingMigrations(database);
+          const pending = await pendingMigrations(database, PLATFORM_MIGRATIONS);
           if (opts.json) return printJson(io, { pending });
           io.out(pending.length === 0 ? 'No pending migrations.' : `Pending: ${pending.join(', ')}`);
           return;
         }
-        const report = await migrate(database);
+        const report = await migrate(database, PLATFORM_MIGRATIONS);
         if (opts.json) return printJson(io, report);
         io.out(report.applied.length === 0 ? `Database ${database.location} is up to date.` : `Applied ${report.applied.join(', ')} to ${database.location}.`);
       } finally {

@@ -1,5 +1,4 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Database } from './schema.ts';
 
 // `total_changes()` moves with every row this connection inserts, updates or deletes (committed or not);
 // `data_version` moves whenever another connection (a CLI command, another process) commits to the file.
@@ -11,7 +10,7 @@ const STAMP_SQL = 'select total_changes() as changes, data_version as version fr
  * is equal: the next read still sees every write committed before it (ours or another process's), at the cost of
  * one trivial statement instead of the real query. Conservative: a rolled-back write also moves the stamp.
  */
-export async function sqliteChangeStamp(db: Kysely<Database>): Promise<string> {
+export async function sqliteChangeStamp<DB>(db: Kysely<DB>): Promise<string> {
   const result = await db.executeQuery<{ changes: number; version: number }>(CompiledQuery.raw(STAMP_SQL, []));
   const row = result.rows[0];
   if (!row) throw new Error('pragma_data_version returned no row');

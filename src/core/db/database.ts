@@ -4,13 +4,16 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
-import type { Database } from './schema.ts';
+import type { CoreTables } from './schema.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-/** An open database: the Kysely instance, which dialect it speaks, and how to close it. */
-export interface DatabaseHandle {
-  readonly db: Kysely<Database>;
+/**
+ * An open database: the Kysely instance, which dialect it speaks, and how to close it. `DB` is the tables its
+ * holder sees: core's own by default; the application opens it with every service's (src/app/database.ts).
+ */
+export interface DatabaseHandle<DB = CoreTables> {
+  readonly db: Kysely<DB>;
   readonly dialect: Dialect;
   /** Where it lives, without credentials (for logs). */
   readonly location: string;
@@ -78,7 +81,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * Opens the database named by `url` (`sqlite:<path>`, `sqlite::memory:` or `postgres://…`). SQLite runs in WAL
  * mode with a busy timeout so a CLI command and a running server can share the file.
  */
-export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
+export async function openDatabase<DB = CoreTables>(url: string, options: OpenDatabaseOptions = {}): Promise<DatabaseHandle<DB>> {
   const dialect = dialectOf(url);
   if (dialect === 'sqlite') {
     const path = url.slice('sqlite:'.length);
@@ -89,7 +92,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     connection.pragma('busy_timeout = 5000');
     connection.pragma('foreign_keys = ON');
     connection.pragma('synchronous = NORMAL');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
     return { db, dialect, location: url, close: () => db.destroy() };
   }
 
@@ -120,12 +123,23 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   // An idle client the server dropped emits 'error' on the pool; unhandled, that would end the process. The pool
   // discards the client and opens a new one for the next query.
   pool.on('error', (error) => options.onConnectionError?.(error));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect, location: redactDatabaseUrl(url), close: () => db.destroy() };
 }
 
+/**
+ * The same connection typed with only the tables `Sub` names, for a service whose stores see their own tables.
+ * Kysely's database type is invariant (it appears in transaction callbacks), so a connection typed with every
+ * table is not assignable to `Kysely<AdminTables>`; narrowing is sound because a query written against some of the
+ * tables runs unchanged on a database that has more. `Full extends Sub` keeps it from inventing tables; `Sub` is
+ * inferred from where the result goes.
+ */
+export function narrowTables<Full extends Sub, Sub>(db: Kysely<Full>): Kysely<Sub> {
+  return db as unknown as Kysely<Sub>;
+}
+
 /** True when the database answers a trivial query; used by `/readyz`. */
-export async function isDatabaseReachable(handle: DatabaseHandle): Promise<boolean> {
+export async function isDatabaseReachable<DB>(handle: DatabaseHandle<DB>): Promise<boolean> {
   try {
     await sql`select 1`.execute(handle.db);
     return true;

@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect, DatabaseHandle } from './database.ts';
-import { MIGRATIONS } from './migrations/index.ts';
 
 /**
  * A versioned migration. Names sort in the order they apply (`YYYYMMDD_NNNN_subject`); a landed migration is never
@@ -26,8 +25,11 @@ async function appliedNames(db: Kysely<unknown>): Promise<Set<string>> {
   return new Set(rows.rows.map((r) => r.name));
 }
 
-/** Applies every pending migration in name order. Safe to run from several replicas at once on PostgreSQL. */
-export async function migrate(handle: DatabaseHandle, migrations: readonly Migration[] = MIGRATIONS): Promise<MigrationReport> {
+/**
+ * Applies every pending migration of `migrations` (the application's list, src/app/migrations.ts) in name order.
+ * Safe to run from several replicas at once on PostgreSQL.
+ */
+export async function migrate<DB>(handle: DatabaseHandle<DB>, migrations: readonly Migration[]): Promise<MigrationReport> {
   const db = handle.db as unknown as Kysely<unknown>;
   const ordered = [...migrations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const names = new Set<string>();
@@ -59,7 +61,7 @@ export async function migrate(handle: DatabaseHandle, migrations: readonly Migra
 }
 
 /** Names of migrations not yet applied, for `platform migrate --status`. */
-export async function pendingMigrations(handle: DatabaseHandle, migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
+export async function pendingMigrations<DB>(handle: DatabaseHandle<DB>, migrations: readonly Migration[]): Promise<string[]> {
   const db = handle.db as unknown as Kysely<unknown>;
   let done: Set<string>;
   try {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { sha256Hex } from '../crypto.ts';
-import type { Database } from '../db/schema.ts';
+import type { IdentityTables } from './identity.table.ts';
 import { createFreshCoalescer } from '../coalesce.ts';
 import { AppError } from '../errors.ts';
 import { compileCredentialLookup } from './identity.store.ts';
@@ -25,7 +25,7 @@ const MAX_TOKEN_LENGTH = 128;
  * to the very next request. Lookup is by SHA-256 of the presented token through a unique index: the comparison is
  * on a hash of the secret, so its timing reveals nothing usable about a valid token.
  */
-export function createAuthenticator(deps: { db: Kysely<Database>; clock: Clock }) {
+export function createAuthenticator(deps: { db: Kysely<IdentityTables>; clock: Clock }) {
   // Concurrent requests presenting the same token share one lookup, but only one that started after they arrived
   // (see ../coalesce.ts), so this is not a cache: a revocation committed before a request arrived still refuses it.
   const lookups = createFreshCoalescer(compileCredentialLookup(deps.db));

@@ -4,6 +4,7 @@ import { fakeClock } from '../clock.ts';
 import { sha256Hex } from '../crypto.ts';
 import { createAuthenticator, requireAdministrator, requireCapability, requireMemberPlane } from './auth.ts';
 import { createIdentityService } from './identity.service.ts';
+import { narrowTables } from '../db/database.ts';
 
 describe.each(dialects)('identity on %s', (dialect) => {
   let database: TestDatabase | undefined;
@@ -15,8 +16,8 @@ describe.each(dialects)('identity on %s', (dialect) => {
   async function setup() {
     database = await openTestDatabase(dialect);
     const clock = fakeClock();
-    const identity = createIdentityService({ db: database.db, dialect, clock, sessionTtlMs: 3_600_000, passwordCost: 14 });
-    const auth = createAuthenticator({ db: database.db, clock });
+    const identity = createIdentityService({ db: narrowTables(database.db), dialect, clock, sessionTtlMs: 3_600_000, passwordCost: 14 });
+    const auth = createAuthenticator({ db: narrowTables(database.db), clock });
     const boot = await identity.bootstrap({ accountName: 'Acme', email: 'Owner@Example.test' });
     return { db: database, clock, identity, auth, boot };
   }

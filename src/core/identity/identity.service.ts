@@ -3,7 +3,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Clock } from '../clock.ts';
 import { hashPassword, randomPassword, randomToken, sha256Hex, verifyPassword } from '../crypto.ts';
 import type { Dialect } from '../db/database.ts';
-import type { Database } from '../db/schema.ts';
+import type { IdentityTables } from './identity.table.ts';
 import { AppError } from '../errors.ts';
 import * as store from './identity.store.ts';
 import type { CredentialRow, HumanRow } from './identity.table.ts';
@@ -17,7 +17,7 @@ import {
 } from './identity.model.ts';
 
 export interface IdentityServiceDeps {
-  db: Kysely<Database>;
+  db: Kysely<IdentityTables>;
   dialect: Dialect;
   /** scrypt cost as log2(N); 17 is OWASP's recommendation (tests may lower it). */
   passwordCost?: number;
@@ -355,7 +355,7 @@ export function createIdentityService(deps: IdentityServiceDeps) {
     return { accountName, email, password, passwordHash: await hashPassword(password, deps.passwordCost) };
   }
 
-  async function writeBootstrap(trx: Transaction<Database>, p: PreparedBootstrap): Promise<BootstrapResult> {
+  async function writeBootstrap(trx: Transaction<IdentityTables>, p: PreparedBootstrap): Promise<BootstrapResult> {
     const now = clock.now();
     const accountId = randomUUID();
     await store.insertAccount(trx, { id: accountId, name: p.accountName, created_at: now });

@@ -1,9 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { IdentityTables } from './identity.table.ts';
 import type { AccountRow, CredentialRow, HumanRow, NewCredential } from './identity.table.ts';
 
 /** SQL for accounts, humans and credentials. Every function takes the executor, so services own transactions. */
-type Db = Kysely<Database> | Transaction<Database>;
+// A transaction is a Kysely instance too, so one type takes both.
+type Db = Kysely<IdentityTables>;
 
 export async function insertAccount(db: Db, row: AccountRow): Promise<void> {
   await db.insertInto('accounts').values(row).execute();
@@ -83,7 +84,7 @@ export type CredentialLookupRow = NonNullable<Awaited<ReturnType<ReturnType<type
  * The same lookup compiled once: every authenticated request runs it, so the query builder's per-call compile is
  * worth skipping. The compiled statement has exactly one parameter, the hash.
  */
-export function compileCredentialLookup(db: Kysely<Database>): (tokenHash: string) => Promise<CredentialLookupRow | undefined> {
+export function compileCredentialLookup(db: Kysely<IdentityTables>): (tokenHash: string) => Promise<CredentialLookupRow | undefined> {
   const compiled = credentialByHashQuery(db, '').compile();
   if (compiled.parameters.length !== 1) throw new Error('credential lookup must have exactly one parameter');
   return async (tokenHash) => {

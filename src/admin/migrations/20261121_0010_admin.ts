@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { columnTypes } from '../column-types.ts';
-import type { Migration } from '../migrator.ts';
+import { columnTypes } from '../../core/db/column-types.ts';
+import type { Migration } from '../../core/db/migrator.ts';
 
 /** Model-provider admin API: provider policies, credentials, admission facts and cost units (src/admin/admin.table.ts). */
 export const adminMigration: Migration = {

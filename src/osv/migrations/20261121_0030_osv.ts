@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { columnTypes } from '../column-types.ts';
-import type { Migration } from '../migrator.ts';
+import { columnTypes } from '../../core/db/column-types.ts';
+import type { Migration } from '../../core/db/migrator.ts';
 
 /**
  * The OSV corpus (src/osv/osv.table.ts). Id and name columns compare in byte order on both dialects: SQLite's

@@ -1,5 +1,5 @@
-import { columnTypes } from '../column-types.ts';
-import type { Migration } from '../migrator.ts';
+import { columnTypes } from '../../db/column-types.ts';
+import type { Migration } from '../../db/migrator.ts';
 
 export const identityMigration: Migration = {
   name: '20261121_0001_identity',

@@ -1,5 +1,5 @@
-import { columnTypes } from '../column-types.ts';
-import type { Migration } from '../migrator.ts';
+import { columnTypes } from '../../core/db/column-types.ts';
+import type { Migration } from '../../core/db/migrator.ts';
 
 /** PlatformDocuments (src/documents): client-side encrypted documents of an Account. */
 export const documentsMigration: Migration = {

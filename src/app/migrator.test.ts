@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dialects, openTestDatabase, type TestDatabase } from '../../../test/support/databases.ts';
-import { migrate, pendingMigrations, type Migration } from './migrator.ts';
-import { MIGRATIONS } from './migrations/index.ts';
+import { dialects, openTestDatabase, type TestDatabase } from '../../test/support/databases.ts';
+import { migrate, pendingMigrations, type Migration } from '../core/db/migrator.ts';
+import { PLATFORM_MIGRATIONS as MIGRATIONS } from './migrations.ts';
 
 async function tableExists(db: TestDatabase, name: string): Promise<boolean> {
   const query =
@@ -22,13 +22,13 @@ describe.each(dialects)('migrations on %s', (dialect) => {
 
   it('applies every migration once and is idempotent', async () => {
     database = await openTestDatabase(dialect, { migrate: false });
-    expect(await pendingMigrations(database)).toEqual(MIGRATIONS.map((m) => m.name).sort());
-    const first = await migrate(database);
+    expect(await pendingMigrations(database, MIGRATIONS)).toEqual(MIGRATIONS.map((m) => m.name).sort());
+    const first = await migrate(database, MIGRATIONS);
     expect(first.applied.length).toBe(MIGRATIONS.length);
     expect(await tableExists(database, 'humans')).toBe(true);
-    const second = await migrate(database);
+    const second = await migrate(database, MIGRATIONS);
     expect(second.applied).toEqual([]);
-    expect(await pendingMigrations(database)).toEqual([]);
+    expect(await pendingMigrations(database, MIGRATIONS)).toEqual([]);
   });
 
   it('leaves the database as it was when a migration fails midway', async () => {
@@ -48,7 +48,7 @@ describe.each(dialects)('migrations on %s', (dialect) => {
 
   it('two concurrent migrators apply each migration exactly once', async () => {
     database = await openTestDatabase(dialect, { migrate: false });
-    const reports = await Promise.all([migrate(database), migrate(database)]);
+    const reports = await Promise.all([migrate(database, MIGRATIONS), migrate(database, MIGRATIONS)]);
     const applied = reports.flatMap((r) => r.applied).sort();
     expect(applied).toEqual(MIGRATIONS.map((m) => m.name).sort());
   });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { columnTypes } from '../column-types.ts';
-import type { Migration } from '../migrator.ts';
+import { columnTypes } from '../../core/db/column-types.ts';
+import type { Migration } from '../../core/db/migrator.ts';
 
 /**
  * The answers of each OSV record, computed once after import (src/osv/osv.answer.ts): `answer_json`, the canonical

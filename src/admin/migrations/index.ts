@@ -1,0 +1,5 @@
+import type { Migration } from '../../core/db/migrator.ts';
+import { adminMigration } from './20261121_0010_admin.ts';
+
+/** The admin API's migrations, in the order they landed. Add new ones at the end; never edit one. */
+export const ADMIN_MIGRATIONS: readonly Migration[] = [adminMigration];
