@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { bearer, grpcError, httpJson, loadTestingProtos, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
+import { bearer, grpcError, httpJson, loadTestingProtos, startGrpcTestPlatform, testingClient, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
 import { openTestPlatform } from '../../test/support/platform.ts';
 import { startPlatform } from '../app/serve.ts';
 import { closeOsvRuntime } from '../osv/osv.runtime.ts';
@@ -53,8 +53,7 @@ describe('gRPC server', () => {
   beforeAll(async () => {
     p = await startGrpcTestPlatform('sqlite');
     token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
-    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
-    testing = new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
+    testing = testingClient(p);
   });
 
   afterAll(async () => {

@@ -140,6 +140,12 @@ export async function startGrpcTestPlatform(dialect: Dialect, options: { env?: R
   };
 }
 
+/** A client of the test-only `PlatformTesting` service on the platform's gRPC listener (close it after use). */
+export function testingClient(p: GrpcTestPlatform): grpc.Client {
+  const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
+  return new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
+}
+
 /** Metadata carrying `authorization: Bearer <token>` (none when token is undefined). */
 export function bearer(token: string | undefined): grpc.Metadata {
   const metadata = new grpc.Metadata();

@@ -7,7 +7,7 @@ import { loadProtos } from '../../src/grpc/protos.ts';
 import { bindRpcs, invokeRpc, type RpcRuntimeDeps } from '../../src/grpc/rpc-runtime.ts';
 import type { RpcMethod } from '../../src/grpc/rpc.ts';
 import { silentLogger } from '../../src/core/logger.ts';
-import { bearer, grpcError, httpJson, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from './grpc-support.ts';
+import { bearer, grpcError, httpJson, startGrpcTestPlatform, testingClient, tokenWith, type GrpcTestPlatform } from './grpc-support.ts';
 
 describe('response fields the message does not declare', () => {
   let p: GrpcTestPlatform;
@@ -17,8 +17,7 @@ describe('response fields the message does not declare', () => {
   beforeAll(async () => {
     p = await startGrpcTestPlatform('sqlite');
     token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
-    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
-    testing = new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
+    testing = testingClient(p);
   });
 
   afterAll(async () => {
