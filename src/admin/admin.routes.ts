@@ -15,7 +15,7 @@ import {
   providersResponseSchema,
   visibilityCommandSchema,
 } from './admin.schemas.ts';
-import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from './http/api-route.ts';
+import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../core/http/api-route.ts';
 import { modelPlaneOf, type ModelPlane } from './model-plane.ts';
 import { registerOpenApiRoute } from './openapi.ts';
 

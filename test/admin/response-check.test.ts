@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- response bodies and the document are untyped JSON; the assertions pin their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineRoute, registerApiRoutes } from '../../src/admin/http/api-route.ts';
+import { defineRoute, registerApiRoutes } from '../../src/core/http/api-route.ts';
 import { buildRestApp } from '../../src/app/rest-app.ts';
 import { checkResponsesAgainstOpenApi, createResponseChecker, type Exchange } from '../support/openapi-responses.ts';
 import { openTestPlatform, type TestPlatform } from '../support/platform.ts';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError } from '../../core/errors.ts';
+import { AppError } from '../errors.ts';
 
 /**
  * Request parsing whose error messages never repeat what the client sent. A client may paste an API key into the

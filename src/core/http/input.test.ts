@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AppError } from '../../core/errors.ts';
+import { AppError } from '../errors.ts';
 import { parseRequestPart, unknownFieldsMessage } from './input.ts';
 
 function messageOf(fn: () => unknown): string {

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { AppError, type ErrorCode } from '../../core/errors.ts';
-import { requireAdministrator, requireMemberPlane, requireSession, SESSION_COOKIE, type Authenticator } from '../../core/identity/auth.ts';
-import type { Principal } from '../../core/identity/identity.model.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import { requireAdministrator, requireMemberPlane, requireSession, SESSION_COOKIE, type Authenticator } from '../identity/auth.ts';
+import type { Principal } from '../identity/identity.model.ts';
 import { parseRequestPart, unknownFieldsMessage } from './input.ts';
 
 /**
