@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { AppError, type ErrorCode } from '../../core/errors.ts';
-import { requireAdministrator, requireMemberPlane, requireSession, SESSION_COOKIE, type Authenticator } from '../../core/identity/auth.ts';
-import type { Principal } from '../../core/identity/identity.model.ts';
-import { parseInput, unknownFieldsMessage } from '../../core/validation.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import { requireAdministrator, requireMemberPlane, requireSession, SESSION_COOKIE, type Authenticator } from '../identity/auth.ts';
+import type { Principal } from '../identity/identity.model.ts';
+import { parseInput, unknownFieldsMessage } from '../validation.ts';
 
 /**
  * A declarative route: method, path, auth boundary, the zod schemas that validate its input, its response schema
