@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
+import { composeServices, SERVICES } from '../src/app/compose.ts';
 import { loadPlatformConfig } from '../src/app/config.ts';
 import { openContext } from '../src/app/context.ts';
 import type { PlatformDatabase } from '../src/app/database.ts';
@@ -243,7 +244,8 @@ async function run(dialect: Dialect): Promise<boolean> {
   const config = loadPlatformConfig({ DATABASE_URL: target.url, PLATFORM_DATA_DIR: dataDir, PLATFORM_CATALOG_DIR: catalog, PLATFORM_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' });
   const database = await openDatabase<PlatformDatabase>(target.url);
   const ctx = await openContext({ config, log: createLogger({ level: 'warn' }), database });
-  const app = await buildRestApp(ctx);
+  // Every service, as `npm start` serves them.
+  const app = await buildRestApp(ctx, composeServices(ctx, new Set(SERVICES)));
   app.get('/bench/empty', async () => ({}));
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { PlatformContext } from '../app/context.ts';
+import type { Authenticator } from '../core/identity/auth.ts';
 import { memberRoutes } from '../member/member.routes.ts';
 import {
   apiKeyCommandSchema,
@@ -15,8 +15,8 @@ import {
   providersResponseSchema,
   visibilityCommandSchema,
 } from './admin.schemas.ts';
-import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from './http/api-route.ts';
-import { modelPlaneOf, type ModelPlane } from './model-plane.ts';
+import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../core/http/api-route.ts';
+import type { ModelPlane } from './model-plane.ts';
 import { registerOpenApiRoute } from './openapi.ts';
 
 /** Base path of the admin API (spec: "All paths are under {base_url}/api/v1/admin"). */
@@ -175,9 +175,9 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
  * Registers the model plane's REST surface: the admin routes, the member-plane reads and the OpenAPI document that
  * describes them with every other route table of the app (the session routes). Called once from `buildRestApp`.
  */
-export function registerModelPlaneRoutes(app: FastifyInstance, ctx: PlatformContext): void {
-  const plane = modelPlaneOf(ctx);
+export function registerModelPlaneRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
+  const { plane } = deps;
   const routes = [...adminRoutes(plane), ...memberRoutes(plane)];
-  registerApiRoutes(app, routes, { auth: ctx.auth });
+  registerApiRoutes(app, routes, { auth: deps.auth });
   registerOpenApiRoute(app);
 }

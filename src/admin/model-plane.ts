@@ -1,11 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { PlatformContext } from '../app/context.ts';
 import type { Clock } from '../core/clock.ts';
 import { sealedSecretKeyId, type SecretKey } from '../core/crypto.ts';
 import { sqliteChangeStamp } from '../core/db/change-stamp.ts';
-import { narrowTables, type Dialect } from '../core/db/database.ts';
+import type { Dialect } from '../core/db/database.ts';
 import type { AdminTables } from './admin.table.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
@@ -307,15 +306,3 @@ export function createModelPlane(deps: ModelPlaneDeps) {
 }
 
 export type ModelPlane = ReturnType<typeof createModelPlane>;
-
-const planes = new WeakMap<PlatformContext, ModelPlane>();
-
-/** The model plane of a platform context, created (and its catalog loaded) once per context. */
-export function modelPlaneOf(ctx: PlatformContext): ModelPlane {
-  let plane = planes.get(ctx);
-  if (!plane) {
-    plane = createModelPlane({ db: narrowTables(ctx.database.db), dialect: ctx.database.dialect, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys, catalogDir: ctx.config.admin.PLATFORM_CATALOG_DIR });
-    planes.set(ctx, plane);
-  }
-  return plane;
-}

@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
-import { CliError } from '../cli/cli-error.ts';
-import { printJson, withContext, type CliIo } from '../cli/io.ts';
+import { CliError, printJson, type CliIo, type WithService } from '../core/cli-io.ts';
 import { isAppError } from '../core/errors.ts';
-import { findAccount } from '../core/identity/identity.store.ts';
-import { modelPlaneOf } from './model-plane.ts';
+import type { ModelPlane } from './model-plane.ts';
 import { commandRef, MAX_LOCK_VERSION } from './policy/policy.service.ts';
-import { narrowTables } from '../core/db/database.ts';
 
 /** Exit code of a version conflict, so scripts can tell "someone else changed it" from other failures. */
 export const CONFLICT_EXIT_CODE = 3;
@@ -24,13 +21,19 @@ function parseVersion(raw: string): number {
   return Number(raw);
 }
 
+/** What the `models` commands work with, built by the composition root. */
+export interface ModelsCommandDeps {
+  plane: ModelPlane;
+  accountExists: (accountId: string) => Promise<boolean>;
+}
+
 /**
  * `platform models hide|unhide|invalidate|restore --account ID <ref>`: the operator equivalents of the visibility
  * and availability commands (spec: Endpoints rule 12). Each reads the provider's lock_version first (or takes
  * `--expected-lock-version`), issues one command with it, and on a conflict reports it and exits 3 without
  * retrying. `test` arrives with part 2.
  */
-export function registerModelsCommands(program: Command, io: CliIo): void {
+export function registerModelsCommands(program: Command, io: CliIo, withModelPlane: WithService<ModelsCommandDeps>): void {
   const models = program.command('models').description("manage an Account's models (hide, unhide, invalidate, restore)");
   for (const action of Object.keys(ACTIONS) as Action[]) {
     models
@@ -45,9 +48,8 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
         if (slash <= 0 || slash === ref.length - 1) throw new CliError(`model reference ${JSON.stringify(ref)} must look like <provider_id>/<upstream_model_id>`, 2);
         const providerId = ref.slice(0, slash);
         const pinned = opts.expectedLockVersion === undefined ? undefined : parseVersion(opts.expectedLockVersion);
-        const result = await withContext(io, async (ctx) => {
-          if (!(await findAccount(narrowTables(ctx.database.db), opts.account))) throw new CliError(`no Account with id ${opts.account}`);
-          const plane = modelPlaneOf(ctx);
+        const result = await withModelPlane(async ({ plane, accountExists }) => {
+          if (!(await accountExists(opts.account))) throw new CliError(`no Account with id ${opts.account}`);
           if (!plane.catalogState.ok) throw new CliError(`the model plane is unavailable: catalog file ${plane.catalogState.file}: ${plane.catalogState.reason}`);
           const provider = (await plane.providersOf(opts.account)).find((p) => p.id === providerId && p.source !== 'removed');
           if (!provider) throw new CliError(`unknown model provider ${providerId}`);

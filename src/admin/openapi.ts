@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { SESSION_COOKIE } from '../core/identity/auth.ts';
 import { errorResponseSchema } from './admin.schemas.ts';
-import { fastifyPath, registeredApiRoutes, routeErrors, type AnyApiRoute, type ApiRoute } from './http/api-route.ts';
+import { fastifyPath, registeredApiRoutes, routeErrors, type AnyApiRoute, type ApiRoute } from '../core/http/api-route.ts';
 
 /** Where the document is served. */
 export const OPENAPI_PATH = '/api/v1/openapi.json';

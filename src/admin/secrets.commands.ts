@@ -1,22 +1,20 @@
 import type { Command } from 'commander';
-import { CliError } from '../cli/cli-error.ts';
-import { printJson, withContext, type CliIo } from '../cli/io.ts';
-import { createCredentialService } from './credentials/credentials.service.ts';
-import { narrowTables } from '../core/db/database.ts';
+import { CliError, printJson, type CliIo, type WithService } from '../core/cli-io.ts';
+import type { CredentialService } from './credentials/credentials.service.ts';
 
 /**
  * `platform secrets rotate`: re-encrypts every stored provider credential under the current `PLATFORM_SECRET_KEY`.
  * Run it with the old key in `PLATFORM_SECRET_KEY_PREVIOUS`; once it reports nothing left to rotate (and every
  * replica runs the new key), the previous key can be dropped. Prints counts only, never key material.
  */
-export function registerSecretsCommands(program: Command, io: CliIo): void {
+export function registerSecretsCommands(program: Command, io: CliIo, withCredentials: WithService<CredentialService>): void {
   const secrets = program.command('secrets').description('manage encryption of stored secrets');
   secrets
     .command('rotate')
     .description('re-encrypt stored provider credentials under the current PLATFORM_SECRET_KEY (old values decrypt with PLATFORM_SECRET_KEY_PREVIOUS)')
     .option('--json', 'print {rotated, current, failed}')
     .action(async (opts: { json?: boolean }) => {
-      const counts = await withContext(io, (ctx) => createCredentialService({ db: narrowTables(ctx.database.db), clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys }).rotate());
+      const counts = await withCredentials((credentials) => credentials.rotate());
       if (opts.json) printJson(io, counts);
       else io.out(`Re-encrypted ${counts.rotated} provider credential(s) under the current key; ${counts.current} already current; ${counts.failed} could not be decrypted.`);
       if (counts.failed > 0) {

@@ -11,7 +11,10 @@ import type { PlatformConfig } from './config.ts';
 import type { PlatformDatabase } from './database.ts';
 import { PLATFORM_MIGRATIONS } from './migrations.ts';
 
-/** Everything a service needs from the platform, built once by the composition root and passed in. */
+/**
+ * The platform's core, opened once per process: the composition root (compose.ts) builds every service from it and
+ * hands each service only the parts it declares, never the whole context.
+ */
 export interface PlatformContext {
   config: PlatformConfig;
   log: Logger;

@@ -5,14 +5,23 @@ import { registerModelPlaneRoutes } from '../admin/admin.routes.ts';
 import { isDatabaseReachable } from '../core/db/database.ts';
 import { createHttpApp, registerHealthRoutes } from '../core/http/server.ts';
 import { registerSessionRoutes } from '../core/identity/sessions.routes.ts';
-import { registerPlatformRpcRoutes } from '../grpc/platform-rpcs.ts';
+import { registerRpcRoutes } from '../grpc/http-mapping.ts';
+import type { LoadedProtos } from '../grpc/protos.ts';
+import type { RpcMethod } from '../grpc/rpc.ts';
+import type { PlatformServices } from './compose.ts';
 import type { PlatformContext } from './context.ts';
 
+/** The HTTP mappings (`/platform/v1/...`) of `rpcs` on the REST listener. */
+export function registerRpcMappings(app: FastifyInstance, ctx: PlatformContext, served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] }): void {
+  registerRpcRoutes(app, { protos: served.protos, rpcs: served.rpcs, auth: ctx.auth, maxDeadlineMs: ctx.config.grpc.PLATFORM_RPC_DEADLINE_MS });
+}
+
 /**
- * The REST listener (`PLATFORM_HTTP_PORT`): health, sessions, the admin API, the member plane and the gRPC
- * services' HTTP mappings. Each service registers its own routes here.
+ * The REST listener (`PLATFORM_HTTP_PORT`): health and sessions always; the admin API, the member plane and the
+ * OpenAPI document with `admin`; the gRPC services' HTTP mappings with `grpc`. Each service registers its own
+ * routes here.
  */
-export async function buildRestApp(ctx: PlatformContext): Promise<FastifyInstance> {
+export async function buildRestApp(ctx: PlatformContext, services: PlatformServices): Promise<FastifyInstance> {
   const core = ctx.config.core;
   const https =
     core.PLATFORM_TLS_CERT && core.PLATFORM_TLS_KEY
@@ -28,7 +37,7 @@ export async function buildRestApp(ctx: PlatformContext): Promise<FastifyInstanc
   await app.register(rateLimit, { global: false });
   registerHealthRoutes(app, () => isDatabaseReachable(ctx.database));
   registerSessionRoutes(app, { identity: ctx.identity, auth: ctx.auth, sessionTtlMs: core.PLATFORM_SESSION_TTL_HOURS * 3_600_000 });
-  registerModelPlaneRoutes(app, ctx);
-  registerPlatformRpcRoutes(app, ctx);
+  if (services.admin) registerModelPlaneRoutes(app, { plane: services.admin, auth: ctx.auth });
+  if (services.rpc) registerRpcMappings(app, ctx, services.rpc);
   return app;
 }

@@ -1,13 +1,11 @@
 import { resolve } from 'node:path';
 import { closeGracefully } from '../core/http/server.ts';
 import { devForgeStateFile } from '../devforge/index.ts';
-import { startGrpcListener } from '../grpc/platform-rpcs.ts';
 import { startMcpServices } from '../mcp/mcp.listener.ts';
+import { composeServices, SERVICE_BUILDERS, SERVICES, type ServiceBuilders, type ServiceName } from './compose.ts';
 import type { PlatformContext } from './context.ts';
+import { startGrpcListener } from './grpc-listener.ts';
 import { buildRestApp } from './rest-app.ts';
-
-export const SERVICES = ['admin', 'grpc', 'mcp', 'devforge'] as const;
-export type ServiceName = (typeof SERVICES)[number];
 
 /** A running listener: what it serves, where, and how to stop it gracefully. */
 interface RunningListener {
@@ -29,10 +27,11 @@ function hostForUrl(host: string): string {
 }
 
 /**
- * Starts the selected services on their ports. A listener that fails to start closes the ones already started, so
- * a failed start leaves nothing half-running.
+ * Builds the selected services (src/app/compose.ts) and starts their listeners: the REST listener for `admin` or
+ * `grpc` (each mounting only its own routes), the gRPC listener for `grpc`, the MCP server and the dev forge. A
+ * listener that fails to start closes the ones already started, so a failed start leaves nothing half-running.
  */
-export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<ServiceName> = new Set(SERVICES)): Promise<RunningPlatform> {
+export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<ServiceName> = new Set(SERVICES), builders: ServiceBuilders = SERVICE_BUILDERS): Promise<RunningPlatform> {
   const core = ctx.config.core;
   const listeners: RunningListener[] = [];
   // Listeners close together, so the shutdown takes one grace period rather than one per listener.
@@ -48,15 +47,16 @@ export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<Serv
     );
   };
   try {
+    const services = composeServices(ctx, only, builders);
     if (only.has('admin') || only.has('grpc')) {
-      const rest = await buildRestApp(ctx);
+      const rest = await buildRestApp(ctx, services);
       await rest.listen({ host: core.PLATFORM_HOST, port: core.PLATFORM_HTTP_PORT });
       const address = rest.server.address();
       const port = typeof address === 'object' && address ? address.port : core.PLATFORM_HTTP_PORT;
       const scheme = core.PLATFORM_TLS_CERT ? 'https' : 'http';
       listeners.push({ name: 'rest', url: `${scheme}://${hostForUrl(core.PLATFORM_HOST)}:${port}`, close: () => closeGracefully(rest) });
     }
-    if (only.has('grpc')) listeners.push(await startGrpcListener(ctx));
+    if (services.rpc) listeners.push(await startGrpcListener(ctx, services.rpc));
     if (only.has('mcp') || only.has('devforge')) {
       const mcpDeps = {
         config: ctx.config,

@@ -1,16 +1,18 @@
 import { Command, CommanderError } from 'commander';
 import { registerModelsCommands } from '../admin/models.commands.ts';
 import { registerSecretsCommands } from '../admin/secrets.commands.ts';
+import { composeCredentials, composeModelsCommand, composeOsvCorpus } from '../app/compose.ts';
+import { loadPlatformConfig } from '../app/config.ts';
+import { CliError, type CliIo } from '../core/cli-io.ts';
 import { ConfigError } from '../core/config.ts';
 import { isAppError } from '../core/errors.ts';
 import { createLogger, stderrDestination } from '../core/logger.ts';
-import { CliError } from './cli-error.ts';
 import { registerIdentityCommands } from './commands/identity.commands.ts';
 import { registerMigrateCommand } from './commands/migrate.command.ts';
 import { registerServeCommand } from './commands/serve.command.ts';
 import { registerDocumentsCommands } from '../documents/documents.commands.ts';
 import { registerMcpLocalCommands } from '../mcp/local/mcp-local.command.ts';
-import { processIo, type CliIo } from './io.ts';
+import { processIo, withContext } from './io.ts';
 import { registerOsvCommands } from '../osv/osv.command.ts';
 import { registerDevForgeCommand } from '../devforge/devforge.command.ts';
 
@@ -23,11 +25,12 @@ function buildProgram(io: CliIo): Command {
   registerServeCommand(program, io);
   registerMigrateCommand(program, io);
   registerIdentityCommands(program, io);
-  registerModelsCommands(program, io);
-  registerSecretsCommands(program, io);
+  // Each service's commands get what they work with from the composition root, opened for one command.
+  registerModelsCommands(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
+  registerSecretsCommands(program, io, (fn) => withContext(io, (core) => fn(composeCredentials(core))));
   registerDocumentsCommands(program, io);
-  registerOsvCommands(program, io);
-  registerMcpLocalCommands(program, io);
+  registerOsvCommands(program, io, (fn) => withContext(io, (core) => fn(composeOsvCorpus(core))));
+  registerMcpLocalCommands(program, io, loadPlatformConfig);
   registerDevForgeCommand(program, io, (config) => createLogger({ name: 'devforge', level: config.LOG_LEVEL, destination: stderrDestination() }));
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -2,30 +2,11 @@
  * One application error type with a stable string code, mapped to HTTP statuses and gRPC codes by tables
  * (STYLE.md 6). Handlers throw `AppError`; transports translate it once, at the edge.
  */
-export const ERROR_CODES = {
-  parameter_missing: { http: 400, grpc: 3 },
-  parameter_invalid: { http: 400, grpc: 3 },
-  unsupported_media_type: { http: 415, grpc: 3 },
-  unauthorized: { http: 401, grpc: 16 },
-  administrator_required: { http: 403, grpc: 7 },
-  permission_denied: { http: 403, grpc: 7 },
-  not_found: { http: 404, grpc: 5 },
-  method_not_allowed: { http: 405, grpc: 12 },
-  stale_object: { http: 409, grpc: 10 },
-  material_kind_conflict: { http: 409, grpc: 9 },
-  conflict: { http: 409, grpc: 6 },
-  payload_too_large: { http: 413, grpc: 8 },
-  validation_failed: { http: 422, grpc: 9 },
-  rate_limited: { http: 429, grpc: 8 },
-  deadline_exceeded: { http: 504, grpc: 4 },
-  model_plane_unavailable: { http: 503, grpc: 14 },
-  unavailable: { http: 503, grpc: 14 },
-  internal: { http: 500, grpc: 13 },
-} as const satisfies Record<string, { http: number; grpc: number }>;
-
-export type ErrorCode = keyof typeof ERROR_CODES;
-
-/** gRPC status numbers by name, so transports need not import a gRPC library to speak them. */
+/**
+ * gRPC status numbers by name, so transports need not import a gRPC library to speak them (loading grpc-js costs
+ * about 100 ms, which the MCP listener and the CLI's REST paths would pay for nothing); errors.test.ts checks them
+ * against grpc-js's `status`.
+ */
 export const GRPC_STATUS = {
   OK: 0,
   CANCELLED: 1,
@@ -45,6 +26,29 @@ export const GRPC_STATUS = {
   DATA_LOSS: 15,
   UNAUTHENTICATED: 16,
 } as const;
+
+export const ERROR_CODES = {
+  parameter_missing: { http: 400, grpc: GRPC_STATUS.INVALID_ARGUMENT },
+  parameter_invalid: { http: 400, grpc: GRPC_STATUS.INVALID_ARGUMENT },
+  unsupported_media_type: { http: 415, grpc: GRPC_STATUS.INVALID_ARGUMENT },
+  unauthorized: { http: 401, grpc: GRPC_STATUS.UNAUTHENTICATED },
+  administrator_required: { http: 403, grpc: GRPC_STATUS.PERMISSION_DENIED },
+  permission_denied: { http: 403, grpc: GRPC_STATUS.PERMISSION_DENIED },
+  not_found: { http: 404, grpc: GRPC_STATUS.NOT_FOUND },
+  method_not_allowed: { http: 405, grpc: GRPC_STATUS.UNIMPLEMENTED },
+  stale_object: { http: 409, grpc: GRPC_STATUS.ABORTED },
+  material_kind_conflict: { http: 409, grpc: GRPC_STATUS.FAILED_PRECONDITION },
+  conflict: { http: 409, grpc: GRPC_STATUS.ALREADY_EXISTS },
+  payload_too_large: { http: 413, grpc: GRPC_STATUS.RESOURCE_EXHAUSTED },
+  validation_failed: { http: 422, grpc: GRPC_STATUS.FAILED_PRECONDITION },
+  rate_limited: { http: 429, grpc: GRPC_STATUS.RESOURCE_EXHAUSTED },
+  deadline_exceeded: { http: 504, grpc: GRPC_STATUS.DEADLINE_EXCEEDED },
+  model_plane_unavailable: { http: 503, grpc: GRPC_STATUS.UNAVAILABLE },
+  unavailable: { http: 503, grpc: GRPC_STATUS.UNAVAILABLE },
+  internal: { http: 500, grpc: GRPC_STATUS.INTERNAL },
+} as const satisfies Record<string, { http: number; grpc: (typeof GRPC_STATUS)[keyof typeof GRPC_STATUS] }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
 
 export interface AppErrorOptions {
   /** Extra response headers (for example `Retry-After`). */

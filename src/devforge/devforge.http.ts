@@ -4,7 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RenderedPage } from './devforge.pages.ts';
-import type { ClientCredentials } from './devforge.oauth.service.ts';
+import type { ClientCredentials } from './devforge.oauth.tokens.ts';
 
 /** A string parameter from a parsed query or body; for a repeated key the last value wins, like Rails' params. */
 export function param(source: unknown, name: string): string | undefined {

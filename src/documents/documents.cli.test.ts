@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../test/support/cli.ts';
-import { closeOsvRuntime } from '../osv/osv.runtime.ts';
 import { dialects } from '../../test/support/databases.ts';
 import { openTestPlatform, startRestApp, type TestPlatform } from '../../test/support/platform.ts';
 
@@ -53,7 +52,6 @@ for (const dialect of dialects) {
     });
     afterAll(async () => {
       await rest?.close();
-      if (platform) await closeOsvRuntime(platform.ctx);
       await platform?.close();
     });
 

@@ -1,8 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { CliError } from '../cli/cli-error.ts';
-import { printJson, type CliIo } from '../cli/io.ts';
+import { CliError, printJson, type CliIo } from '../core/cli-io.ts';
 import {
   DocumentsClientError,
   createDocumentsHttpClient,

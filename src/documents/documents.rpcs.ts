@@ -1,5 +1,6 @@
 import { AppError } from '../core/errors.ts';
-import { parseRequest, type RpcMethod } from '../grpc/rpc.ts';
+import { parseRequestMessage } from '../core/validation.ts';
+import type { RpcMethod } from '../grpc/rpc.ts';
 import type { DocumentsConfig } from './documents.config.ts';
 import {
   createDocumentRequestJson,
@@ -69,7 +70,7 @@ export function createDocumentsRpcs(deps: { service: DocumentsService; config: D
     capability: 'CAP_PLATFORM_DOCUMENTS_CREATE',
     http: { method: 'POST', path: '/platform/v1/documents', body: '*', bodyLimit: createDocumentBodyLimit(deps.config) },
     async handler({ principal, request }) {
-      const input = parseRequest(createDocumentRequestJson, request);
+      const input = parseRequestMessage(createDocumentRequestJson, request);
       if (!input.encryption?.algorithm) throw new AppError('parameter_missing', 'encryption.algorithm is required: documents are encrypted by the client');
       const nonce = input.encryption.nonce ?? Buffer.alloc(0);
       if (nonce.length > 64) throw new AppError('parameter_invalid', 'encryption.nonce must be at most 64 bytes');
@@ -90,7 +91,7 @@ export function createDocumentsRpcs(deps: { service: DocumentsService; config: D
     capability: 'CAP_PLATFORM_DOCUMENTS_LIST',
     http: { method: 'GET', path: '/platform/v1/documents' },
     async handler({ principal, request }) {
-      const input = parseRequest(listDocumentsRequestJson, request);
+      const input = parseRequestMessage(listDocumentsRequestJson, request);
       const page = await service.list(principal, { pageSize: input.page_size, pageToken: input.page_token });
       return { documents: page.documents.map(documentMessage), ...(page.nextPageToken ? { next_page_token: page.nextPageToken } : {}) };
     },
@@ -101,7 +102,7 @@ export function createDocumentsRpcs(deps: { service: DocumentsService; config: D
     capability: 'CAP_PLATFORM_DOCUMENTS_DELETE',
     http: { method: 'DELETE', path: '/platform/v1/documents/:id' },
     async handler({ principal, request }) {
-      const input = parseRequest(deleteDocumentRequestJson, request);
+      const input = parseRequestMessage(deleteDocumentRequestJson, request);
       if (!input.id) throw new AppError('parameter_missing', 'id is required');
       await service.remove(principal, input.id);
       return {};

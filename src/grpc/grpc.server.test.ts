@@ -10,7 +10,6 @@ import { dirname, join } from 'node:path';
 import { bearer, grpcError, httpJson, loadTestingProtos, startGrpcTestPlatform, testingClient, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
 import { openTestPlatform } from '../../test/support/platform.ts';
 import { startPlatform } from '../app/serve.ts';
-import { closeOsvRuntime } from '../osv/osv.runtime.ts';
 import { createGrpcServer } from './grpc.server.ts';
 
 /**
@@ -240,7 +239,6 @@ describe('gRPC listener in startPlatform, with TLS', () => {
       }
     } finally {
       await running.close();
-      await closeOsvRuntime(platform.ctx);
       await platform.close();
     }
   });

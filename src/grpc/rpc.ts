@@ -1,5 +1,3 @@
-import type { z } from 'zod';
-import { AppError } from '../core/errors.ts';
 import type { Capability, Principal } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
 
@@ -105,19 +103,6 @@ export class EncodedMessage {
   ) {
     if (json === undefined && wire === undefined) throw new Error('an EncodedMessage needs its JSON text or its protobuf bytes');
   }
-}
-
-/**
- * Checks a handler's request with a zod schema; a failure is `parameter_invalid` naming the first offending field
- * by its proto field path (`encryption.key_id: …`), the same on both transports: the request is a message, not an
- * HTTP body, so no `body.` prefix.
- */
-export function parseRequest<S extends z.ZodType>(schema: S, request: unknown): z.infer<S> {
-  const result = schema.safeParse(request);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const message = issue?.message ?? 'invalid value';
-  throw new AppError('parameter_invalid', issue && issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${message}` : `request: ${message}`);
 }
 
 /** `/platform/v1/documents/{id}` → `/platform/v1/documents/:id` (only single-segment field names are supported). */

@@ -1,5 +1,5 @@
 import { memberProvidersResponseSchema, modelsQuerySchema, modelsResponseSchema } from '../admin/admin.schemas.ts';
-import { defineRoute, JsonText, type AnyApiRoute } from '../admin/http/api-route.ts';
+import { defineRoute, JsonText, type AnyApiRoute } from '../core/http/api-route.ts';
 import type { ModelPlane } from '../admin/model-plane.ts';
 
 /** Base path of the member plane (spec: Versioning). */

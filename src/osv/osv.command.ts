@@ -1,12 +1,13 @@
 // `platform osv import PATH...` and `platform osv status` (docs/osv.md).
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { CliError } from '../cli/cli-error.ts';
-import { printJson, withContext, type CliIo } from '../cli/io.ts';
+import type { Clock } from '../core/clock.ts';
+import { CliError, printJson, type CliIo, type WithService } from '../core/cli-io.ts';
+import type { DatabaseHandle } from '../core/db/database.ts';
 import { importRecords, type ImportProgress, type ImportReport, type RejectedRecord } from './osv.importer.ts';
 import { estimateRecords, listSourceFiles, readSources, SourceError } from './osv.sources.ts';
 import { corpusCounts } from './osv.store.ts';
-import { narrowTables } from '../core/db/database.ts';
+import type { OsvTables } from './osv.table.ts';
 
 /** How often the plain (non-TTY) progress line is written. */
 const PLAIN_PROGRESS_MS = 5000;
@@ -71,8 +72,14 @@ function summary(report: ImportReport): string {
   );
 }
 
+/** What the `osv` commands work with: the corpus's database (the importer picks its writer by dialect) and a clock. */
+export interface OsvCommandDeps {
+  database: DatabaseHandle<OsvTables>;
+  clock: Clock;
+}
+
 /** Registers `platform osv …`. */
-export function registerOsvCommands(program: Command, io: CliIo): void {
+export function registerOsvCommands(program: Command, io: CliIo, withCorpus: WithService<OsvCommandDeps>): void {
   const osv = program.command('osv').description('manage the OSV vulnerability corpus of PlatformOSV');
   osv
     .command('import')
@@ -104,14 +111,14 @@ export function registerOsvCommands(program: Command, io: CliIo): void {
       process.once('SIGTERM', onSignal);
       let report: ImportReport;
       try {
-        report = await withContext(io, async (ctx) => {
+        report = await withCorpus(async ({ database, clock }) => {
           const view = progressView(io, total, opts.quiet === true || opts.json === true);
           try {
-            return await importRecords(ctx.database, readSources(files), {
+            return await importRecords(database, readSources(files), {
               batchSize,
               signal: controller.signal,
               onProgress: (p) => view.update(p),
-              clock: ctx.clock,
+              clock,
             });
           } finally {
             view.stop();
@@ -136,7 +143,7 @@ export function registerOsvCommands(program: Command, io: CliIo): void {
     .description('show the size and generation of the OSV corpus')
     .option('--json', 'print one JSON object')
     .action(async (opts: { json?: boolean }) => {
-      const counts = await withContext(io, (ctx) => corpusCounts(narrowTables(ctx.database.db)));
+      const counts = await withCorpus(({ database }) => corpusCounts(database.db));
       if (opts.json) return printJson(io, counts);
       io.out(`${counts.records} records (${counts.withdrawn} withdrawn), ${counts.rows} index rows, generation ${counts.generation}.`);
     });

@@ -8,7 +8,7 @@ import type { OsvTables } from './osv.table.ts';
 import { computeIndexRows, type IndexRowData } from './osv.rows.ts';
 import { timestampKey, validateOsvRecord, type OsvRecord } from './osv.schema.ts';
 import type { RawRecord } from './osv.sources.ts';
-import { batchWriterFor, type RecordWrite } from './osv.store.ts';
+import { batchWriterFor, type RecordWrite } from './osv.batch-writer.ts';
 
 /** A record that was not imported, and why. */
 export interface RejectedRecord {

@@ -6,7 +6,7 @@ import type { OsvTables } from './osv.table.ts';
 import type { Logger } from '../core/logger.ts';
 import { compareIds, CorpusIndex } from './osv.index.ts';
 import type { IndexRowData } from './osv.rows.ts';
-import { warmLookups } from './osv.matcher.ts';
+import { warmLookups } from './osv.paging.ts';
 import { changedRecordIds, indexRowFromStored, readGeneration, readIndexRowsBetween, readIndexRowsOf, readRecordHeads, readRecordHeadsOf, type RecordHead } from './osv.store.ts';
 import type { OsvAffectedRow } from './osv.table.ts';
 

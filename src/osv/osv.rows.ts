@@ -19,7 +19,7 @@ export type RowKind = 'R' | 'V' | 'E' | 'C';
 /** Event type letters in tie-break order (§4.2: introduced < last_affected < fixed < limit). */
 const EVENT_TYPE_ORDER = 'ialf';
 
-/** One index row as computed from a record; `osv.store.ts` persists it, `osv.index.ts` loads it. */
+/** One index row as computed from a record; `osv.batch-writer.ts` persists it, `osv.index.ts` loads it. */
 export interface IndexRowData {
   seq: number;
   kind: RowKind;

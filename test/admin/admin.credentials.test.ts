@@ -7,7 +7,7 @@ import { MAX_LOCK_VERSION } from '../../src/admin/policy/policy.service.ts';
 import { insertPolicyIfAbsent } from '../../src/admin/policy/policy.store.ts';
 import { credentialAad } from '../../src/admin/projection/projection.ts';
 import { main } from '../../src/cli/main.ts';
-import type { CliIo } from '../../src/cli/io.ts';
+import type { CliIo } from '../../src/core/cli-io.ts';
 import { decryptSecret, encryptSecret, secretKeyId, sha256Hex } from '../../src/core/crypto.ts';
 import { dialects, openTestDatabase } from '../support/databases.ts';
 import { openHarness, P, TEST_CATALOG, writeCatalog, type Harness } from './admin-harness.ts';

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- response bodies are untyped JSON (Reply.body); the assertions pin their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFLICT_EXIT_CODE } from '../../src/admin/models.commands.ts';
-import type { CliIo } from '../../src/cli/io.ts';
+import type { CliIo } from '../../src/core/cli-io.ts';
 import { main } from '../../src/cli/main.ts';
 import { dialects } from '../support/databases.ts';
 import { openHarness, P, TEST_CATALOG, writeCatalog, type Harness } from './admin-harness.ts';

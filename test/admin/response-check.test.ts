@@ -1,10 +1,9 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- response bodies and the document are untyped JSON; the assertions pin their shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineRoute, registerApiRoutes } from '../../src/admin/http/api-route.ts';
-import { buildRestApp } from '../../src/app/rest-app.ts';
+import { defineRoute, registerApiRoutes } from '../../src/core/http/api-route.ts';
 import { checkResponsesAgainstOpenApi, createResponseChecker, type Exchange } from '../support/openapi-responses.ts';
-import { openTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { buildTestRestApp, openTestPlatform, type TestPlatform } from '../support/platform.ts';
 import { httpClient, openHarness, TEST_CATALOG, type Harness } from './admin-harness.ts';
 
 /**
@@ -63,7 +62,7 @@ describe('the OpenAPI response check', () => {
 
   it('[ADM-API-3] is on the server, so a drifting route or an undocumented one fails the test whatever client calls it', async () => {
     const platform: TestPlatform = await openTestPlatform('sqlite');
-    const app = await buildRestApp(platform.ctx);
+    const app = await buildTestRestApp(platform);
     // A documented route whose handler drifts from its response schema, and a route nobody documented.
     registerApiRoutes(
       app,

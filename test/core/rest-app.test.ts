@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { credentialsOf } from '../../src/core/identity/sessions.routes.ts';
 import { requireAdministrator, requireCapability, requireMemberPlane } from '../../src/core/identity/auth.ts';
-import { buildRestApp } from '../../src/app/rest-app.ts';
 import { dialects } from '../support/databases.ts';
-import { openTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { buildTestRestApp, openTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 /**
  * The REST listener over real HTTP: sessions, the cookie rule, each token plane, revocation and demotion on the
@@ -22,7 +21,7 @@ describe.each(dialects)('REST foundation on %s', (dialect) => {
   async function start() {
     platform = await openTestPlatform(dialect, { env: { PLATFORM_BODY_LIMIT_BYTES: '4096' } });
     const p = platform;
-    const app = await buildRestApp(p.ctx);
+    const app = await buildTestRestApp(p);
     app.get('/probe/admin', async (req) => ({ human: requireAdministrator(await p.ctx.auth.authenticate(credentialsOf(req)), req.method).humanId }));
     app.put('/probe/admin', async (req) => ({ human: requireAdministrator(await p.ctx.auth.authenticate(credentialsOf(req)), req.method).humanId }));
     app.get('/probe/member', async (req) => ({ plane: requireMemberPlane(await p.ctx.auth.authenticate(credentialsOf(req))).plane }));

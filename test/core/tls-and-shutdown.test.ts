@@ -4,9 +4,8 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildRestApp } from '../../src/app/rest-app.ts';
 import { parseDotEnv } from '../../src/cli/io.ts';
-import { openTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { buildTestRestApp, openTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 function selfSignedCert(): { cert: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), 'platform-tls-'));
@@ -37,7 +36,7 @@ describe('TLS, proxies and shutdown', () => {
   it('marks the session cookie Secure when served over TLS', async () => {
     const { cert, key } = selfSignedCert();
     platform = await openTestPlatform('sqlite', { env: { PLATFORM_TLS_CERT: cert, PLATFORM_TLS_KEY: key } });
-    const app = await buildRestApp(platform.ctx);
+    const app = await buildTestRestApp(platform);
     await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       const address = app.server.address();
@@ -52,7 +51,7 @@ describe('TLS, proxies and shutdown', () => {
 
   it('takes the client address from the nearest untrusted hop, never from what the client wrote', async () => {
     platform = await openTestPlatform('sqlite', { env: { TRUST_PROXY: '127.0.0.1' } });
-    const app = await buildRestApp(platform.ctx);
+    const app = await buildTestRestApp(platform);
     app.get('/probe/ip', async (req) => ({ ip: req.ip }));
     // The client wrote 10.9.9.9; the proxy on 127.0.0.1 appended the client's real address 203.0.113.7.
     const res = await app.inject({ method: 'GET', url: '/probe/ip', headers: { 'x-forwarded-for': '10.9.9.9, 203.0.113.7' } });
@@ -63,7 +62,7 @@ describe('TLS, proxies and shutdown', () => {
   it('trusts X-Forwarded-Proto only with TRUST_PROXY', async () => {
     for (const trust of [false, true]) {
       platform = await openTestPlatform('sqlite', { env: { TRUST_PROXY: String(trust) } });
-      const app = await buildRestApp(platform.ctx);
+      const app = await buildTestRestApp(platform);
       const res = await app.inject({
         method: 'POST',
         url: '/api/v1/sessions',
@@ -80,7 +79,7 @@ describe('TLS, proxies and shutdown', () => {
 
   it('lets an in-flight request finish when the server closes', async () => {
     platform = await openTestPlatform('sqlite');
-    const app = await buildRestApp(platform.ctx);
+    const app = await buildTestRestApp(platform);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     app.get('/slow', async () => {

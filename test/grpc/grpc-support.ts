@@ -2,7 +2,9 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
-import { buildRestApp } from '../../src/app/rest-app.ts';
+import type { RpcServices } from '../../src/app/compose.ts';
+import { createPlatformGrpcServer } from '../../src/app/grpc-listener.ts';
+import { buildRestApp, registerRpcMappings } from '../../src/app/rest-app.ts';
 import { AppError } from '../../src/core/errors.ts';
 import type { Capability } from '../../src/core/identity/identity.model.ts';
 import type { Dialect } from '../../src/core/db/database.ts';
@@ -11,12 +13,10 @@ import type { ProtoGrpcType as OsvGrpc } from '../../src/grpc/generated/osv.ts';
 import type { PlatformDocumentsClient } from '../../src/grpc/generated/platform/v1/PlatformDocuments.ts';
 import type { PlatformOSVClient } from '../../src/grpc/generated/platform/v1/PlatformOSV.ts';
 import type { PlatformGrpcServer } from '../../src/grpc/grpc.server.ts';
-import { createPlatformGrpcServer, platformRpcs, registerPlatformRpcRoutes } from '../../src/grpc/platform-rpcs.ts';
 import { PLATFORM_PROTO_FILES, PROTO_ROOT } from '../../src/grpc/proto-files.ts';
 import { loadProtos, type LoadedProtos } from '../../src/grpc/protos.ts';
 import type { RpcMethod } from '../../src/grpc/rpc.ts';
-import { closeOsvRuntime } from '../../src/osv/osv.runtime.ts';
-import { openTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { composeTestServices, openTestPlatform, type TestPlatform } from '../support/platform.ts';
 
 const TESTING_DIR = dirname(fileURLToPath(import.meta.url));
 
@@ -80,6 +80,8 @@ function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMethod[] {
 
 export interface GrpcTestPlatform {
   platform: TestPlatform;
+  /** The composed services both listeners serve (PlatformOSV's runtime among them). */
+  services: RpcServices;
   rest: FastifyInstance;
   restUrl: string;
   grpcServer: PlatformGrpcServer;
@@ -101,18 +103,22 @@ export async function startGrpcTestPlatform(dialect: Dialect, options: { env?: R
   const protos = loadTestingProtos();
   const probe: TestingProbe = { sleepAborted: [] };
   const testing = testingRpcs(probe);
-  const rest = await buildRestApp(platform.ctx);
-  registerPlatformRpcRoutes(rest, platform.ctx, testing, protos);
+  const composed = composeTestServices(platform, new Set(['admin', 'grpc']));
+  if (!composed.rpc) throw new Error('the grpc selection composed no RPC services');
+  const services = composed.rpc;
+  const rest = await buildRestApp(platform.ctx, composed);
+  registerRpcMappings(rest, platform.ctx, { rpcs: testing, protos });
   await rest.listen({ host: '127.0.0.1', port: 0 });
   const address = rest.server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
-  const grpcServer = createPlatformGrpcServer(platform.ctx, [...platformRpcs(platform.ctx), ...testing], protos);
+  const grpcServer = createPlatformGrpcServer(platform.ctx, { rpcs: [...services.rpcs, ...testing], protos });
   const { port } = await grpcServer.listen({ host: '127.0.0.1', port: 0 });
   const grpcAddress = `127.0.0.1:${port}`;
   const loaded = grpc.loadPackageDefinition(protos.packageDefinition) as unknown as DocumentsGrpc & OsvGrpc;
   const clients: grpc.Client[] = [];
   return {
     platform,
+    services,
     rest,
     restUrl: `http://127.0.0.1:${address.port}`,
     grpcServer,
@@ -133,8 +139,7 @@ export async function startGrpcTestPlatform(dialect: Dialect, options: { env?: R
       for (const client of clients) client.close();
       await grpcServer.close(1000);
       await rest.close();
-      // The REST app and the gRPC server start PlatformOSV's index refresh for this context; stop it first.
-      await closeOsvRuntime(platform.ctx);
+      // Closing the platform's core also stops PlatformOSV's index refresh (the composition registered it).
       await platform.close();
     },
   };

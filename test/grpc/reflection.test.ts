@@ -15,7 +15,6 @@ import * as protoLoader from '@grpc/proto-loader';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bufBinary } from '../../src/grpc/proto-gen.ts';
 import { importRecords } from '../../src/osv/osv.importer.ts';
-import { osvRuntimeFor } from '../../src/osv/osv.runtime.ts';
 import { startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from './grpc-support.ts';
 
 type Json = Record<string, unknown>;
@@ -183,7 +182,7 @@ describe('server reflection from the compiled descriptors', () => {
     p = await startGrpcTestPlatform('sqlite');
     token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_CREATE', 'CAP_PLATFORM_DOCUMENTS_LIST', 'CAP_PLATFORM_DOCUMENTS_DELETE', 'CAP_PLATFORM_OSV_READ']);
     await importRecords(p.platform.ctx.database.db, [{ source: 'test', value: RECORD }]);
-    await osvRuntimeFor(p.platform.ctx).keeper.refresh();
+    await p.services.osv.keeper.refresh();
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 // Queries over the shared corpus (records/ and both bulk files) with the ids expected for each, worked out by
 // reading the records (their affected entries, ranges and versions), not by running this implementation. Each case
 // says why. Used by the service tests (osv.corpus.test.ts) and on both transports (osv.rpcs.test.ts).
-import type { QueryJson } from '../../src/osv/osv.service.ts';
+import type { QueryJson } from '../../src/osv/osv.query.ts';
 
 export interface Case {
   why: string;

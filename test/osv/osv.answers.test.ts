@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformOSVClient } from '../../src/grpc/generated/platform/v1/PlatformOSV.ts';
 import { encodePendingAnswers } from '../../src/osv/osv.answer.ts';
 import { importRecords } from '../../src/osv/osv.importer.ts';
-import { osvRuntimeFor } from '../../src/osv/osv.runtime.ts';
 import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { findLiveAnswers } from '../../src/osv/osv.store.ts';
 import { bearer, grpcCall, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../grpc/grpc-support.ts';
@@ -46,7 +45,7 @@ for (const dialect of dialects) {
       token = await tokenWith(p.platform, ['CAP_PLATFORM_OSV_READ']);
       client = p.osvClient();
       await importRecords(p.platform.ctx.database.db, readSources(await listSourceFiles([fixturePath('osv', 'records'), bulkPath('go-vulndb.jsonl')])));
-      const runtime = osvRuntimeFor(p.platform.ctx);
+      const runtime = p.services.osv;
       await runtime.keeper.whenReady(Date.now() + 60_000);
       await runtime.keeper.refresh();
       await runtime.answers.whenIdle();
@@ -133,7 +132,7 @@ for (const dialect of dialects) {
         const r = await fetch(`${p.restUrl}/platform/v1/osv/query`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ package: pkg }) });
         return ((await r.json()) as { vulns?: Json[] }).vulns?.find((v) => v.id === row.id);
       };
-      const runtime = osvRuntimeFor(p.platform.ctx);
+      const runtime = p.services.osv;
       await runtime.keeper.refresh();
       await runtime.answers.whenIdle();
       expect(await pendingCount()).toBe(0);

@@ -7,7 +7,6 @@ import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlatformOSVClient } from '../../src/grpc/generated/platform/v1/PlatformOSV.ts';
 import { importRecords } from '../../src/osv/osv.importer.ts';
-import { osvRuntimeFor } from '../../src/osv/osv.runtime.ts';
 import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { bearer, grpcCall, grpcError, httpJson, startGrpcTestPlatform, tokenWith, type GrpcTestPlatform } from '../grpc/grpc-support.ts';
 import { dialects } from '../support/databases.ts';
@@ -110,7 +109,7 @@ for (const dialect of dialects) {
       const report = await importRecords(p.platform.ctx.database.db, readSources(await listSourceFiles(sharedCorpusPaths())));
       expect(report.invalid).toBe(7);
       await importRecords(p.platform.ctx.database.db, [{ source: 'stand-in', value: MAL_STAND_IN }]);
-      const keeper = osvRuntimeFor(p.platform.ctx).keeper;
+      const keeper = p.services.osv.keeper;
       await keeper.whenReady(Date.now() + 30_000);
       await keeper.refresh();
       const rows = await p.platform.ctx.database.db.selectFrom('osv_records').select(['id', 'record']).where('withdrawn', '=', 0).execute();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { composeServices, SERVICE_BUILDERS, SERVICES, type PlatformServices, type ServiceBuilders, type ServiceName } from '../../src/app/compose.ts';
 import { loadPlatformConfig } from '../../src/app/config.ts';
 import { openContext, type PlatformContext } from '../../src/app/context.ts';
 import { buildRestApp } from '../../src/app/rest-app.ts';
@@ -10,6 +11,7 @@ import type { Clock } from '../../src/core/clock.ts';
 import type { Dialect } from '../../src/core/db/database.ts';
 import type { BootstrapResult } from '../../src/core/identity/identity.service.ts';
 import { createLogger } from '../../src/core/logger.ts';
+import { loadProtos, type LoadedProtos } from '../../src/grpc/protos.ts';
 import { openTestDatabase, type TestDatabase } from './databases.ts';
 import { checkResponsesAgainstOpenApi, type ResponseCheck } from './openapi-responses.ts';
 
@@ -79,6 +81,24 @@ export async function openTestPlatform(
   };
 }
 
+let protos: LoadedProtos | undefined;
+
+/**
+ * The composition root's builders, with the platform protos parsed once per test file rather than once per test
+ * platform (they are immutable, and parsing them takes a few hundred milliseconds).
+ */
+export const TEST_SERVICE_BUILDERS: ServiceBuilders = { ...SERVICE_BUILDERS, protos: () => (protos ??= loadProtos()) };
+
+/** The services of a test platform as `serve --only` would compose them (all of them by default). */
+export function composeTestServices(platform: TestPlatform, only: ReadonlySet<ServiceName> = new Set(SERVICES)): PlatformServices {
+  return composeServices(platform.ctx, only, TEST_SERVICE_BUILDERS);
+}
+
+/** The REST app of a test platform (not listening) with the services `only` selects (all by default). */
+export function buildTestRestApp(platform: TestPlatform, only?: ReadonlySet<ServiceName>): Promise<FastifyInstance> {
+  return buildRestApp(platform.ctx, composeTestServices(platform, only));
+}
+
 export interface TestRestApp {
   app: FastifyInstance;
   url: string;
@@ -93,7 +113,7 @@ export interface TestRestApp {
  * `/api/v1/` and `/agent_api/v1/` is checked against the OpenAPI document the app serves.
  */
 export async function startRestApp(platform: TestPlatform): Promise<TestRestApp> {
-  const app = await buildRestApp(platform.ctx);
+  const app = await buildTestRestApp(platform);
   const responses = await checkResponsesAgainstOpenApi(app);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { CAPABILITIES, ROLES, TOKEN_PLANES, isCapability, isRole, isTokenPlane, type Capability } from '../../core/identity/identity.model.ts';
-import { CliError } from '../cli-error.ts';
-import { printJson, withContext, type CliIo } from '../io.ts';
+import { CliError, printJson, type CliIo } from '../../core/cli-io.ts';
+import { withContext } from '../io.ts';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

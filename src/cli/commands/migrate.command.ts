@@ -3,7 +3,7 @@ import { loadPlatformConfig } from '../../app/config.ts';
 import { PLATFORM_MIGRATIONS } from '../../app/migrations.ts';
 import { openDatabase } from '../../core/db/database.ts';
 import { migrate, pendingMigrations } from '../../core/db/migrator.ts';
-import { printJson, type CliIo } from '../io.ts';
+import { printJson, type CliIo } from '../../core/cli-io.ts';
 
 /** `platform migrate [--status]`: applies pending migrations (each in its own transaction) or lists them. */
 export function registerMigrateCommand(program: Command, io: CliIo): void {

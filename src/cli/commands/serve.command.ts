@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { loadPlatformConfig } from '../../app/config.ts';
 import { openContext } from '../../app/context.ts';
-import { SERVICES, startPlatform, type ServiceName } from '../../app/serve.ts';
+import { SERVICES, type ServiceName } from '../../app/compose.ts';
+import { startPlatform } from '../../app/serve.ts';
 import { createLogger } from '../../core/logger.ts';
-import { CliError } from '../cli-error.ts';
-import type { CliIo } from '../io.ts';
+import { CliError, type CliIo } from '../../core/cli-io.ts';
 
 const BOOTSTRAP_EMAIL = 'owner@platform.local';
 

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { defineRoute, registerApiRoutes, type AnyApiRoute } from '../../admin/http/api-route.ts';
+import { defineRoute, registerApiRoutes, type AnyApiRoute } from '../http/api-route.ts';
 import { SESSION_COOKIE, type Authenticator } from './auth.ts';
 import { ROLES } from './identity.model.ts';
 import type { IdentityService } from './identity.service.ts';
 
-// The route-table machinery (auth boundary, input parsing, OpenAPI) is shared with the admin API; the credential
-// reader moved there with it and is re-exported for existing callers.
-export { credentialsOf } from '../../admin/http/api-route.ts';
+// The route-table machinery (auth boundary, input parsing, OpenAPI) in core/http is shared with the admin API; the
+// credential reader moved there with it and is re-exported for existing callers.
+export { credentialsOf } from '../http/api-route.ts';
 
 /** Base path of the session routes. */
 const SESSIONS_BASE = '/api/v1/sessions';

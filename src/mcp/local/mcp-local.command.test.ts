@@ -11,7 +11,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CliError } from '../../cli/cli-error.ts';
+import { loadPlatformConfig } from '../../app/config.ts';
+import { CliError } from '../../core/cli-io.ts';
 import { ConfigError, type Env } from '../../core/config.ts';
 import { isAppError } from '../../core/errors.ts';
 import { createForgeBrowser, devForgeSeed, startDevForge, type StartedDevForge } from '../../devforge/index.ts';
@@ -56,7 +57,7 @@ async function run(argv: string[], env: Env, deps: McpLocalCommandDeps, onErr?: 
   const out: string[] = [];
   const err: string[] = [];
   const program = new Command('platform').exitOverride().configureOutput({ writeOut: (s) => out.push(s), writeErr: (s) => err.push(s) });
-  registerMcpLocalCommands(program, { env, out: (t) => out.push(t), err: (t) => (err.push(t), onErr?.(t)) }, deps);
+  registerMcpLocalCommands(program, { env, out: (t) => out.push(t), err: (t) => (err.push(t), onErr?.(t)) }, loadPlatformConfig, deps);
   let code = 0;
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -4,11 +4,12 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { loadPlatformConfig } from '../../app/config.ts';
-import { CliError } from '../../cli/cli-error.ts';
-import { commandLogger, type CliIo } from '../../cli/io.ts';
+import { CliError, commandLogger, type CliIo } from '../../core/cli-io.ts';
 import { systemClock, type Clock } from '../../core/clock.ts';
+import type { CoreConfig } from '../../core/config.core.ts';
+import type { Env } from '../../core/config.ts';
 import { createLogger, stderrDestination } from '../../core/logger.ts';
+import type { McpConfig } from '../mcp.config.ts';
 import { createForgeMcpServer } from '../tools/forge.tools.ts';
 import { systemBrowserOpener, type BrowserOpener } from './mcp-local.browser.ts';
 import { createForgeOAuthClient } from './mcp-local.forge-client.ts';
@@ -27,8 +28,14 @@ export interface McpLocalCommandDeps {
   signInTimeoutMs?: number;
 }
 
+/**
+ * Reads the configuration the commands use. The entry point passes the whole platform's parser, so a bad variable of
+ * any service is reported here as it is by every other command.
+ */
+export type McpLocalConfigLoader = (env: Env) => { core: Pick<CoreConfig, 'LOG_LEVEL'>; mcp: McpConfig };
+
 /** Adds `platform mcp` (with `--stdio`) and its `login` and `logout` subcommands. */
-export function registerMcpLocalCommands(program: Command, io: CliIo, deps: McpLocalCommandDeps = {}): void {
+export function registerMcpLocalCommands(program: Command, io: CliIo, loadConfig: McpLocalConfigLoader, deps: McpLocalCommandDeps = {}): void {
   const clock = deps.clock ?? systemClock;
   const fetchFn = deps.fetch ?? fetch;
   const openBrowser = deps.openBrowser ?? systemBrowserOpener({ env: io.env });
@@ -40,7 +47,7 @@ export function registerMcpLocalCommands(program: Command, io: CliIo, deps: McpL
     .option('--stdio', 'serve MCP on standard input/output (the MCP client starts this command)')
     .action(async (opts: { stdio?: boolean }) => {
       if (opts.stdio !== true) throw new CliError('choose --stdio, or a subcommand: login, logout (see platform mcp --help)', 2);
-      const config = loadPlatformConfig(io.env);
+      const config = loadConfig(io.env);
       const settings = resolveLocalSettings(config.mcp, io.env);
       if (settings.mode === 'none') {
         throw new CliError('no forge credentials: set FORGE_USE_OAUTH=true (browser sign-in) or FORGE_PERSONAL_ACCESS_TOKEN, with FORGE_URL');
@@ -66,12 +73,12 @@ export function registerMcpLocalCommands(program: Command, io: CliIo, deps: McpL
     .command('login')
     .description('sign in to the forge in the browser and store the token for the stdio server (FORGE_USE_OAUTH=true)')
     .action(async () => {
-      const config = loadPlatformConfig(io.env);
+      const config = loadConfig(io.env);
       const settings = resolveLocalSettings(config.mcp, io.env);
       if (settings.mode !== 'oauth') {
         throw new CliError('FORGE_USE_OAUTH is not true: the stdio server would not use a signed-in token (set FORGE_USE_OAUTH=true, FORGE_URL and FORGE_OAUTH_APP_ID)');
       }
-      const log = commandLogger(config);
+      const log = commandLogger(config.core);
       const { forge, signIn } = browserSignIn(settings, { fetch: fetchFn, clock, log, openBrowser, notify, signInTimeoutMs: deps.signInTimeoutMs });
       const tokens = await signIn();
       await createTokenFile({ path: settings.tokenPath, log }).write(tokens);
@@ -83,9 +90,9 @@ export function registerMcpLocalCommands(program: Command, io: CliIo, deps: McpL
     .command('logout')
     .description('revoke the stored forge token at the forge and delete the token file')
     .action(async () => {
-      const config = loadPlatformConfig(io.env);
+      const config = loadConfig(io.env);
       const path = localTokenPath(config.mcp.FORGE_OAUTH_TOKEN_PATH, homeDirectory(io.env));
-      const file = createTokenFile({ path, log: commandLogger(config) });
+      const file = createTokenFile({ path, log: commandLogger(config.core) });
       const stored = await file.read();
       if (stored === undefined) {
         io.out((await file.remove()) ? `Deleted an unreadable token file at ${path}` : `Not signed in (no token file at ${path})`);

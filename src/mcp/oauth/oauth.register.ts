@@ -3,7 +3,8 @@ import { isAllowedRedirectUri } from './oauth.allowlist.ts';
 import { MAX_SEALED_REDIRECT_URIS_BYTES } from './oauth.clients.ts';
 import { oauthError, oauthJson, type JsonAnswer } from './oauth.errors.ts';
 import { checkRedirectUri } from './oauth.redirect-uri.ts';
-import { parseOAuthInput, registrationSchema } from './oauth.schemas.ts';
+import { checkInput } from '../../core/validation.ts';
+import { registrationSchema } from './oauth.schemas.ts';
 import type { OAuthServiceDeps } from './oauth.types.ts';
 
 export type RegisterDeps = Pick<OAuthServiceDeps, 'scopes' | 'allowlist' | 'clients' | 'registerLimiter' | 'log'>;
@@ -16,7 +17,7 @@ export function createRegisterEndpoint(deps: RegisterDeps): (body: unknown, clie
       log.warn({ client_address: clientAddress }, 'register refused: rate limit per client address reached');
       return oauthError(429, 'too_many_requests', 'Too many registrations from this address; try again later.', { 'retry-after': String(decision.retryAfterSeconds) });
     }
-    const parsed = parseOAuthInput(registrationSchema, body, 'body');
+    const parsed = checkInput(registrationSchema, body, 'body');
     if (!parsed.ok) {
       const missingUris = body === null || typeof body !== 'object' || !('redirect_uris' in body);
       return oauthError(400, missingUris ? 'invalid_redirect_uri' : 'invalid_client_metadata', missingUris ? 'redirect_uris is required.' : 'The client metadata is not valid.');

@@ -19,7 +19,8 @@ import {
 import { authorizationServerMetadata, authorizationServerPaths, protectedResourceMetadata, protectedResourcePaths, type MetadataSettings } from './oauth.metadata.ts';
 import { normalizeClientAddress } from './oauth.rate-limit.ts';
 import { oauthError, sendOAuthJson, NO_STORE_HEADERS } from './oauth.errors.ts';
-import { authorizeQuerySchema, callbackQuerySchema, consentFormSchema, parseOAuthInput, revokeFormSchema, tokenFormSchema } from './oauth.schemas.ts';
+import { checkInput } from '../../core/validation.ts';
+import { authorizeQuerySchema, callbackQuerySchema, consentFormSchema, revokeFormSchema, tokenFormSchema } from './oauth.schemas.ts';
 import type { AuthorizeAnswer, OAuthService } from './oauth.service.ts';
 
 export interface OAuthRouteDeps {
@@ -138,7 +139,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     app.get(
       `${base}/authorize`,
       browserRoute(async (request, reply) => {
-        const query = parseOAuthInput(authorizeQuerySchema, request.query, 'query');
+        const query = checkInput(authorizeQuerySchema, request.query, 'query');
         if (!query.ok) return malformedPage(reply);
         return sendAuthorize(request, reply, await service.authorize(query.value, request.cookies[names.consent], normalizeClientAddress(request.ip)));
       }),
@@ -148,7 +149,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     app.post(
       `${base}/authorize`,
       browserRoute(async (request, reply) => {
-        const form = parseOAuthInput(consentFormSchema, request.body ?? {}, 'body');
+        const form = checkInput(consentFormSchema, request.body ?? {}, 'body');
         const sealedRequest = form.ok ? form.value.request : '';
         if (!form.ok || !verifyCsrfToken(deps.csrfKeys, request.cookies[names.csrf], sealedRequest, form.value.csrf)) {
           request.log.warn('consent refused: CSRF token missing or wrong');
@@ -170,21 +171,21 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     app.get(
       `${base}/callback`,
       browserRoute(async (request, reply) => {
-        const query = parseOAuthInput(callbackQuerySchema, request.query, 'query');
+        const query = checkInput(callbackQuerySchema, request.query, 'query');
         if (!query.ok) return malformedPage(reply);
         return sendAuthorize(request, reply, await service.callback(query.value));
       }),
     );
 
     app.post(`${base}/token`, cors, async (request, reply) => {
-      const form = parseOAuthInput(tokenFormSchema, request.body ?? {}, 'body');
+      const form = checkInput(tokenFormSchema, request.body ?? {}, 'body');
       if (!form.ok) return malformedJson(reply);
       return sendOAuthJson(reply, await service.token(form.value, normalizeClientAddress(request.ip)));
     });
     app.options(`${base}/token`, cors, preflight);
 
     app.post(`${base}/revoke`, cors, async (request, reply) => {
-      const form = parseOAuthInput(revokeFormSchema, request.body ?? {}, 'body');
+      const form = checkInput(revokeFormSchema, request.body ?? {}, 'body');
       if (!form.ok) return malformedJson(reply);
       return sendOAuthJson(reply, await service.revoke(form.value));
     });

@@ -1,12 +1,11 @@
 /**
- * The request parameters of the OAuth endpoints (spec "Endpoints"), parsed with the core's `parseInput`. A query
+ * The request parameters of the OAuth endpoints (spec "Endpoints"), checked with the core's `checkInput`. A query
  * or form field may arrive repeated (an array) or, in a JSON body, as another type: the first string counts and
  * anything else is treated as absent, so each endpoint keeps answering with its own RFC 6749 error for a missing
- * parameter. Only a body that is not an object at all fails the schema.
+ * parameter. Only a body that is not an object at all fails the schema; the endpoints then answer in their own
+ * protocol (RFC 6749 JSON or a sign-in page) without the check's message, as they echo no client input.
  */
 import { z } from 'zod';
-import { parseInput } from '../../core/http/validate.ts';
-import { isAppError } from '../../core/errors.ts';
 
 /** The first string of a query or form field, else undefined. */
 function first(value: unknown): string | undefined {
@@ -67,17 +66,3 @@ export const registrationSchema = z.object({
   token_endpoint_auth_method: z.string().optional(),
   scope: z.string().max(500).optional(),
 });
-
-/**
- * `parseInput` for the OAuth endpoints: a value the schema refuses is `{ ok: false }` instead of the REST error the
- * core throws, so each endpoint answers in its own protocol (RFC 6749 JSON or a sign-in page). The core's message
- * names the field; the OAuth answers do not repeat it, as they echo no client input.
- */
-export function parseOAuthInput<S extends z.ZodType>(schema: S, value: unknown, where: string): { ok: true; value: z.infer<S> } | { ok: false } {
-  try {
-    return { ok: true, value: parseInput(schema, value, where) };
-  } catch (error) {
-    if (isAppError(error) && error.code === 'parameter_invalid') return { ok: false };
-    throw error;
-  }
-}

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { AppError, type ErrorCode } from '../../core/errors.ts';
-import { requireAdministrator, requireMemberPlane, requireSession, SESSION_COOKIE, type Authenticator } from '../../core/identity/auth.ts';
-import type { Principal } from '../../core/identity/identity.model.ts';
-import { parseRequestPart, unknownFieldsMessage } from './input.ts';
+import { AppError, type ErrorCode } from '../errors.ts';
+import { requireAdministrator, requireMemberPlane, requireSession, SESSION_COOKIE, type Authenticator } from '../identity/auth.ts';
+import type { Principal } from '../identity/identity.model.ts';
+import { parseInput, unknownFieldsMessage } from '../validation.ts';
 
 /**
  * A declarative route: method, path, auth boundary, the zod schemas that validate its input, its response schema
@@ -131,7 +131,7 @@ function parseCommand(route: AnyApiRoute, body: unknown): unknown {
       if (!Object.hasOwn(command, field)) throw new AppError('parameter_missing', `command.${field} is required (send null when the provider has no policy)`);
     }
   }
-  return parseRequestPart(route.command, command, 'command');
+  return parseInput(route.command, command, 'command');
 }
 
 /** Applies a route's auth boundary (src/core/identity/auth.ts policies). */
@@ -177,10 +177,10 @@ export function registerApiRoutes(app: FastifyInstance, routes: readonly AnyApiR
       },
       handler: async (request, reply) => {
         const principal = principals.get(request) ?? null;
-        const params: unknown = route.params ? parseRequestPart(route.params, request.params, 'path') : {};
-        const query: unknown = route.query ? parseRequestPart(route.query, request.query, 'query') : {};
+        const params: unknown = route.params ? parseInput(route.params, request.params, 'path') : {};
+        const query: unknown = route.query ? parseInput(route.query, request.query, 'query') : {};
         const command = parseCommand(route, request.body);
-        const body: unknown = route.body ? parseRequestPart(route.body, request.body ?? {}, 'body') : undefined;
+        const body: unknown = route.body ? parseInput(route.body, request.body ?? {}, 'body') : undefined;
         const result = await route.handler({ principal: principal as Principal, params, query, command, body, reply });
         void reply.header('cache-control', 'no-store');
         if (result instanceof JsonText) {
