@@ -32,7 +32,10 @@ export const boundariesConfig = {
       { type: 'test-support', pattern: 'test' },
       { type: 'bench', pattern: 'bench' },
     ],
-    'boundaries/files': [{ category: 'test', pattern: ['**/*.test.ts', '**/*.testkit.ts', '**/*.test-support.ts', 'test/**'] }],
+    // Requirement lists are read only by tests (STYLE.md 12), so they are test files too.
+    'boundaries/files': [
+      { category: 'test', pattern: ['**/*.test.ts', '**/*.testkit.ts', '**/*.test-support.ts', '**/requirements.ts', '**/*.requirements.ts', 'test/**'] },
+    ],
   },
   rules: {
     'boundaries/dependencies': [
@@ -47,8 +50,9 @@ export const boundariesConfig = {
             from: { element: { type: name } },
             allow: { to: { element: { types: SERVICE_USES[name], fileInternalPath: 'index.ts' } } },
           })),
-          // Tests beside the code may use the test support tree and the services they drive.
-          { from: { file: { categories: 'test' } }, allow: { to: { element: { types: ['test-support', ...services] } } } },
+          // Tests beside the code may use the test support tree, the services they drive and the composition root
+          // that starts them, as the entry points do.
+          { from: { file: { categories: 'test' } }, allow: { to: { element: { types: ['test-support', 'app', 'cli', ...services] } } } },
         ],
       },
     ],

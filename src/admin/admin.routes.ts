@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../core/identity/auth.ts';
-import { memberRoutes } from '../member/member.routes.ts';
 import {
   apiKeyCommandSchema,
   availabilityCommandSchema,
@@ -172,12 +171,10 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
 }
 
 /**
- * Registers the model plane's REST surface: the admin routes, the member-plane reads and the OpenAPI document that
- * describes them with every other route table of the app (the session routes). Called once from `buildRestApp`.
+ * Registers the admin routes and the OpenAPI document, which describes them with every other route table of the app
+ * (the session routes and the member plane, which `buildRestApp` mounts beside them). Called once from `buildRestApp`.
  */
 export function registerModelPlaneRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
-  const { plane } = deps;
-  const routes = [...adminRoutes(plane), ...memberRoutes(plane)];
-  registerApiRoutes(app, routes, { auth: deps.auth });
+  registerApiRoutes(app, adminRoutes(deps.plane), { auth: deps.auth });
   registerOpenApiRoute(app);
 }
