@@ -2,12 +2,14 @@
 // record's stored JSON text and protobuf bytes) against the generated codec (@bufbuild/protobuf with protoc-gen-es's
 // schemas, src/grpc/generated/es) writing the whole message: for every record of the shared OSV corpus, a spliced
 // answer must be byte for byte what `toJsonString` / `toBinary` write for the same VulnerabilityList, whichever form
-// each element came in. The JSON request reader (lowerCamelCase names, paths in errors) must read what the generated
+// each element came in; so must the JSON of bytes fields written with Node's base64 (messageToJson). The JSON request reader (lowerCamelCase names, paths in errors) must read what the generated
 // codec reads. Issue 12, item 3: whatever fast path stays hand-written is held to the generated codec by this test.
 import { create, fromBinary, fromJson, toBinary, toJsonString, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { JSON_WRITE, requestFromJson } from '../../src/grpc/codec.ts';
-import { CreateDocumentRequestSchema, ListDocumentsRequestSchema } from '../../src/grpc/generated/es/platform/v1/documents_pb.ts';
+import { JSON_WRITE, messageToJson, requestFromJson } from '../../src/grpc/codec.ts';
+import { CreateDocumentRequestSchema, DocumentSchema, ListDocumentsRequestSchema, ListDocumentsResponseSchema } from '../../src/grpc/generated/es/platform/v1/documents_pb.ts';
 import { BatchQuerySchema, QuerySchema, VulnerabilityListSchema, VulnerabilitySchema } from '../../src/grpc/generated/es/platform/v1/osv_pb.ts';
 import { EncodedMessage } from '../../src/grpc/rpc.ts';
 import { prepareElement, sharedElementsOf, splicedBytes, splicedJson } from '../../src/grpc/spliced-answers.ts';
@@ -69,6 +71,27 @@ describe('the spliced Query answers against the generated codec', () => {
     const mixed = [prepareElement(shared, new EncodedMessage(encodeAnswer(a).json, undefined), true), prepareElement(shared, b, true)];
     const whole = create(VulnerabilityListSchema, { vulns: [a, b].map((r) => fromJson(VulnerabilitySchema, r as JsonValue, { ignoreUnknownFields: true })) });
     expect(splicedJson(VulnerabilityListSchema, rest, shared, mixed).toString()).toBe(toJsonString(VulnerabilityListSchema, whole, JSON_WRITE));
+  });
+
+  it('writes bytes fields with native base64 exactly as the generated toJson does, and leaves the message unchanged', () => {
+    const documents = [0, 1, 2, 3, 4, 100, 65_537].map((size, i) =>
+      create(DocumentSchema, {
+        id: `d${i}`,
+        sizeBytes: BigInt(size),
+        ciphertext: randomBytes(size),
+        encryption: { algorithm: 'A256GCM', keyId: i % 2 ? 'k' : '', nonce: randomBytes(i % 3 ? 12 : 0) },
+        encryptedMetadata: randomBytes(i),
+        createTime: timestampFromMs(1_700_000_000_123 + i),
+      }),
+    );
+    for (const document of documents) {
+      const before = toBinary(DocumentSchema, document);
+      expect(JSON.stringify(messageToJson(DocumentSchema, document))).toBe(toJsonString(DocumentSchema, document, JSON_WRITE));
+      expect(toBinary(DocumentSchema, document)).toEqual(before);
+    }
+    const page = create(ListDocumentsResponseSchema, { documents, nextPageToken: 't' });
+    expect(JSON.stringify(messageToJson(ListDocumentsResponseSchema, page))).toBe(toJsonString(ListDocumentsResponseSchema, page, JSON_WRITE));
+    expect(JSON.stringify(messageToJson(ListDocumentsResponseSchema, create(ListDocumentsResponseSchema)))).toBe('{}');
   });
 
   it('reads requests as the generated codec does, lowerCamelCase names included', () => {
