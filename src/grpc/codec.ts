@@ -6,9 +6,6 @@ import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { AppError } from '../core/errors.ts';
 import { assertStorableText, isUnstorableText } from '../core/storable-text.ts';
 
-/** A JSON object as `JSON.parse` returns it. */
-export type JsonObject = { [key: string]: JsonValue };
-
 /**
  * How the transports write proto3 JSON: the proto field names (snake_case, as OSV.dev and the spec use them; every
  * field's json_name is its proto name anyway), fields at their default value left out (OSV.dev relies on it).
@@ -183,7 +180,7 @@ export function isMessageOf(value: unknown, desc: DescMessage): value is Message
  * The proto path (`id`, `queries.3.package.name`, as `findUnstorableText` names JSON) of the first string of a
  * decoded message that neither database can store as sent, or undefined. Bytes are not text and are skipped.
  */
-export function findUnstorableField(message: ReflectMessage, where: string | undefined): string | undefined {
+function findUnstorableField(message: ReflectMessage, where: string | undefined): string | undefined {
   const at = (name: string) => (where === undefined ? name : `${where}.${name}`);
   for (const field of message.fields) {
     if (!message.isSet(field)) continue;

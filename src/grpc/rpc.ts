@@ -1,4 +1,4 @@
-import type { DescMessage, Message, MessageJsonType, MessageShape } from '@bufbuild/protobuf';
+import type { Message } from '@bufbuild/protobuf';
 import type { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { Capability, Principal } from '../core/identity/identity.model.ts';
@@ -61,7 +61,8 @@ export interface RpcCall<Req> {
  * once per transport: an `AppError` keeps its code and message (gRPC code and HTTP status from the table in
  * `src/core/errors.ts`); any other error becomes INTERNAL / 500 with a generic message, the cause going to the log
  * only. `Req` is the generated request message type (for example `Query`); `Res` is what the handler returns:
- * `RpcAnswer` of the response schema, or a shape with `EncodedMessage` elements (`sharedElements`).
+ * the generated response message, its proto3 JSON (the generated `…Json` type), or that JSON with `EncodedMessage`
+ * elements (`sharedElements`).
  */
 export interface RpcMethod<Req extends Message = Message, Res = unknown> {
   /** Full proto service name, for example `platform.v1.PlatformOSV`. */
@@ -81,7 +82,8 @@ export interface RpcMethod<Req extends Message = Message, Res = unknown> {
    * out as shared objects it never changes (records from a cache). Each element object is checked and converted
    * once, and its JSON text and protobuf bytes are kept beside it (keyed by the object, so they go when the
    * handler's cache drops it); a response of hundreds of records is then assembled from those pieces instead of
-   * being converted field by field on every call.
+   * being converted field by field on every call. This is the RPC layer's one hook for a hand-written fast path
+   * (src/grpc/spliced-answers.ts; docs/grpc.md, "The codecs").
    */
   sharedElements?: string;
   /**
@@ -93,12 +95,6 @@ export interface RpcMethod<Req extends Message = Message, Res = unknown> {
    */
   recordData?: 'elements' | 'response';
 }
-
-/**
- * What a handler may answer for the response schema `Desc`: the generated message itself, or its proto3 JSON (the
- * generated `…Json` type), which the runtime reads with the generated codec.
- */
-export type RpcAnswer<Desc extends DescMessage> = MessageShape<Desc> | MessageJsonType<Desc>;
 
 /**
  * An element of a `sharedElements` field handed over already encoded: its canonical JSON text (what

@@ -54,7 +54,7 @@ export function prepareElement(shared: SharedElements, element: unknown, records
 }
 
 /** The element's message, decoded from its bytes or text when it came encoded. */
-export function elementMessage(shared: SharedElements, e: PreparedElement): Message {
+function elementMessage(shared: SharedElements, e: PreparedElement): Message {
   if (e.message) return e.message;
   if (e.bytes) e.message = fromBinary(shared.element, e.bytes, { readUnknownFields: false });
   else if (e.json !== undefined) e.message = fromJsonString(shared.element, e.json.toString(), { ignoreUnknownFields: true });

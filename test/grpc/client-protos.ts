@@ -21,7 +21,7 @@ const TESTING_SERVICE = 'platform.testing.v1.PlatformTesting';
  * strings, bytes as Buffers, no defaults for absent fields, and the virtual oneof field (the conventions of the
  * types `npm run proto:gen` writes with proto-loader-gen-types).
  */
-export const CLIENT_LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, bytes: Buffer, defaults: false, oneofs: true } as const satisfies protoLoader.Options;
+const CLIENT_LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, bytes: Buffer, defaults: false, oneofs: true } as const satisfies protoLoader.Options;
 
 /** The server's protos plus what a client needs: proto-loader's definition and protobufjs types by name. */
 export interface TestingProtos extends LoadedProtos {
