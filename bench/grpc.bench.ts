@@ -10,10 +10,17 @@
  *
  * BENCH_SECONDS (default 1) is the measuring time per sample; BENCH_CONCURRENCY (default 1) the calls in flight;
  * BENCH_WARMUP_MS (default 500) the warm-up per scenario.
+ *
+ * Last, the one codec figure of the documents path (docs/grpc.md, "The codecs"): an 8 MiB Document written as JSON
+ * by the generated codec's `toJson` alone and by the RPC layer's `messageToJson` (native base64 for bytes fields).
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { create, toJson } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
+import { JSON_WRITE, messageToJson } from '../src/grpc/codec.ts';
+import { DocumentSchema } from '../src/grpc/generated/es/platform/v1/documents_pb.ts';
 import type { ListDocumentsResponse__Output } from '../src/grpc/generated/platform/v1/ListDocumentsResponse.ts';
 import { bearer, grpcCall, startGrpcTestPlatform } from '../test/grpc/grpc-support.ts';
 import { timeCalls, type CallTimings } from './stats.ts';
@@ -150,4 +157,23 @@ async function main(): Promise<void> {
   }
 }
 
+/** Median wall time in ms of `runs` calls of `fn`. */
+function medianMs(runs: number, fn: () => unknown): number {
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    fn();
+    ms.push(performance.now() - t);
+  }
+  return ms.sort((a, b) => a - b)[Math.floor(runs / 2)] as number;
+}
+
+function codecFigure(): void {
+  const document = create(DocumentSchema, { id: 'd', creatorId: 'h', sizeBytes: 8n << 20n, ciphertext: randomBytes(8 << 20), encryption: { algorithm: 'A256GCM', nonce: randomBytes(12) }, createTime: timestampFromMs(Date.now()) });
+  const generated = medianMs(3, () => toJson(DocumentSchema, document, JSON_WRITE));
+  const native = medianMs(3, () => messageToJson(DocumentSchema, document));
+  console.log(`\nDocument of 8 MiB to JSON: generated toJson ${generated.toFixed(0)} ms, messageToJson (native base64) ${native.toFixed(0)} ms (median of 3)`);
+}
+
 await main();
+codecFigure();

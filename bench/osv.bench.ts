@@ -5,7 +5,9 @@
 //  3. the baseline: a naive linear scan over the same records, in this process;
 //  4. Query and QueryBatch(1000) latency over gRPC and over HTTP against `platform serve` in a process of its own
 //     (as `npm start` runs it), once it has settled (lookups of large packages warmed, answers stored), measured by a
-//     client in a worker thread of this process.
+//     client in a worker thread of this process;
+//  5. the codec figures (`--only codec` runs just these): a Query answer's cost per record converted by the
+//     generated codec (@bufbuild/protobuf) and spliced from stored forms (the fast path, src/grpc/spliced-answers.ts).
 // Targets (issue 6): import ≥ 10,000 records/s on SQLite; index < 1.5 GiB for 500,000 records; Query p99 < 5 ms;
 // QueryBatch(1000) p50 < 100 ms. Not part of `npm test`. Prints the figures only.
 import { spawn } from 'node:child_process';
@@ -23,7 +25,14 @@ import { migrate } from '../src/core/db/migrator.ts';
 import type { PlatformDatabase } from '../src/app/database.ts';
 import { PLATFORM_MIGRATIONS } from '../src/app/migrations.ts';
 import { createLogger } from '../src/core/logger.ts';
+import { create, fromBinary, fromJson, toBinary, toJsonString, type JsonValue } from '@bufbuild/protobuf';
+import { JSON_WRITE } from '../src/grpc/codec.ts';
+import { VulnerabilityListSchema, VulnerabilitySchema } from '../src/grpc/generated/es/platform/v1/osv_pb.ts';
 import { PLATFORM_PROTO_FILES, PROTO_ROOT } from '../src/grpc/proto-files.ts';
+import { EncodedMessage } from '../src/grpc/rpc.ts';
+import { prepareElement, sharedElementsOf, splicedBytes, splicedJson } from '../src/grpc/spliced-answers.ts';
+import { encodeAnswer } from '../src/osv/osv.answer.ts';
+import { validateOsvRecord } from '../src/osv/osv.schema.ts';
 import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/osv/ecosystems/index.ts';
 import { importRecords } from '../src/osv/osv.importer.ts';
 import { compareIds } from '../src/osv/osv.index.ts';
@@ -399,7 +408,80 @@ async function inProcess(sqliteUrl: string, corpus: { path: string; samples: Sam
   await handle.close();
 }
 
+/** CPU time per call of `fn` in µs: the median of three passes after a warm-up pass. */
+function perCallMicros(count: number, fn: (i: number) => void): number {
+  const pass = () => {
+    settle();
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < count; i++) fn(i);
+    const used = process.cpuUsage(cpu);
+    return (used.user + used.system) / count;
+  };
+  pass();
+  const passes = [pass(), pass(), pass()].sort((a, b) => a - b);
+  return passes[1] as number;
+}
+
+/**
+ * The codec figures, in this process over the real bulk records: what a Query answer costs per record with the
+ * generated codec alone (each record converted from its JSON object, as for a record without stored answers) and
+ * with the fast path (each record's stored JSON text or protobuf bytes spliced into the answer); both answers are
+ * the same bytes (test/grpc/codec-differential.test.ts).
+ */
+async function codecFigures(): Promise<void> {
+  const records: OsvRecord[] = [];
+  for await (const chunk of readSources(await listSourceFiles(BULK))) {
+    for (const raw of chunk) {
+      if (!('value' in raw)) continue;
+      const validated = validateOsvRecord(raw.value);
+      if (validated.ok) records.push(validated.record);
+    }
+  }
+  const stored = records.map((r) => encodeAnswer(r));
+  const n = records.length;
+  const generated = perCallMicros(n, (i) => {
+    const message = fromJson(VulnerabilitySchema, records[i] as unknown as JsonValue, { ignoreUnknownFields: true });
+    toJsonString(VulnerabilitySchema, message, JSON_WRITE);
+    toBinary(VulnerabilitySchema, message);
+  });
+  const decode = perCallMicros(n, (i) => fromBinary(VulnerabilitySchema, (stored[i] as { wire: Uint8Array }).wire));
+  report(`codec, generated (@bufbuild/protobuf): ${fmt(generated, 1)} µs per record to JSON text + protobuf bytes (fromJson, toJsonString, toBinary); ${fmt(decode, 1)} µs to decode its bytes (fromBinary); ${n} bulk records, CPU time, median of 3 passes`);
+
+  // A Query answer of PAGE records, whole by the generated codec or spliced from the stored forms.
+  const PAGE = 270;
+  const pages = Math.floor(n / PAGE);
+  const shared = sharedElementsOf(VulnerabilityListSchema, 'vulns', 'bench');
+  const rest = create(VulnerabilityListSchema, { nextPageToken: 'UDpHSFNB' });
+  const page = (p: number) => records.slice(p * PAGE, (p + 1) * PAGE);
+  const wholeJson = perCallMicros(pages, (p) => {
+    const vulns = page(p).map((r) => fromJson(VulnerabilitySchema, r as unknown as JsonValue, { ignoreUnknownFields: true }));
+    toJsonString(VulnerabilityListSchema, create(VulnerabilityListSchema, { vulns, nextPageToken: 'UDpHSFNB' }), JSON_WRITE);
+  });
+  const wholeWire = perCallMicros(pages, (p) => {
+    const vulns = page(p).map((r) => fromJson(VulnerabilitySchema, r as unknown as JsonValue, { ignoreUnknownFields: true }));
+    toBinary(VulnerabilityListSchema, create(VulnerabilityListSchema, { vulns, nextPageToken: 'UDpHSFNB' }));
+  });
+  const splicedText = perCallMicros(pages, (p) => {
+    const elements = stored.slice(p * PAGE, (p + 1) * PAGE).map((a) => prepareElement(shared, new EncodedMessage(Buffer.from(a.json), undefined), true));
+    splicedJson(VulnerabilityListSchema, rest, shared, elements);
+  });
+  const splicedWire = perCallMicros(pages, (p) => {
+    const elements = stored.slice(p * PAGE, (p + 1) * PAGE).map((a) => prepareElement(shared, new EncodedMessage(undefined, a.wire), true));
+    splicedBytes(VulnerabilityListSchema, rest, shared, elements);
+  });
+  report(
+    `codec, a Query answer of ${PAGE} records (${pages} pages): without the fast path (generated codec, whole message) ${fmt(wholeJson / 1000)} ms JSON / ${fmt(wholeWire / 1000)} ms protobuf ` +
+      `= ${fmt(wholeJson / PAGE, 1)} / ${fmt(wholeWire / PAGE, 1)} µs per record; with it (stored forms spliced) ${fmt(splicedText / 1000, 3)} ms JSON / ${fmt(splicedWire / 1000, 3)} ms protobuf ` +
+      `= ${fmt(splicedText / PAGE, 2)} / ${fmt(splicedWire / PAGE, 2)} µs per record`,
+  );
+}
+
 async function main(): Promise<void> {
+  if (arg('only') === 'codec') {
+    report(`PlatformOSV codec figures, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`);
+    await codecFigures();
+    return;
+  }
   const dir = mkdtempSync(join(tmpdir(), 'osv-bench-'));
   report(`PlatformOSV benchmark: ${RECORDS} synthetic records + bulk files, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`);
   try {
@@ -426,6 +508,7 @@ async function main(): Promise<void> {
     // that only the platform's replica holds one while latency is measured.
     const queries = queryMix(corpus.samples);
     await inProcess(sqliteUrl, corpus, queries);
+    await codecFigures();
     settle();
 
     // 4. Latency against the platform as it runs in production: `platform serve` in a process of its own, measured

@@ -1,13 +1,13 @@
 import type * as http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
+import { fromBinary, toBinary, type Message } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import type * as protoLoader from '@grpc/proto-loader';
 import { HealthImplementation, type ServingStatusMap } from 'grpc-health-check';
-import { AppError, GRPC_STATUS, isAppError } from '../core/errors.ts';
+import { AppError, GRPC_STATUS } from '../core/errors.ts';
 import type { Authenticator } from '../core/identity/auth.ts';
 import type { Logger } from '../core/logger.ts';
 import { servedSchema } from './descriptors.ts';
-import type { LoadedProtos } from './protos.ts';
+import type { LoadedMethod, LoadedProtos } from './protos.ts';
 import { addReflection, ReflectionIndex } from './reflection.ts';
 import type { RpcMethod } from './rpc.ts';
 import { asAppError, bindRpcs, grpcResponseBytes, invokeRpcResponse, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
@@ -115,8 +115,8 @@ function deadlineMs(deadline: grpc.Deadline): number {
   return deadline instanceof Date ? deadline.getTime() : deadline;
 }
 
-type UnaryCall = grpc.ServerUnaryCall<Record<string, unknown>, Record<string, unknown>>;
-/** Responses are encoded by the codec in the handler (see `preEncoded`), so the callback takes the wire bytes. */
+type UnaryCall = grpc.ServerUnaryCall<Message | MalformedRequest, Buffer>;
+/** Responses are encoded in the handler (see `serviceDefinition`), so the callback takes the wire bytes. */
 type UnaryCallback = grpc.sendUnaryData<Buffer>;
 /** A call whose responses stream: a server-streaming (health Watch) or bidirectional (reflection) call. */
 type StreamingCall = grpc.ServerWritableStream<unknown, unknown> | grpc.ServerDuplexStream<unknown, unknown>;
@@ -151,38 +151,42 @@ function trackingStreams(server: grpc.Server, open: Set<StreamingCall>): Pick<gr
 }
 
 /**
- * The service definition with responses serialized as they are: the unary handlers hand grpc-js the bytes the codec
- * encoded from canonical JSON, which saves proto-loader's `fromObject` copy and second walk of every response (a
- * QueryBatch answer holds tens of thousands of records).
+ * The grpc-js service definition of a service's methods, over the generated codec: requests are read with
+ * `fromBinary` (unknown fields dropped, as before), responses arrive already encoded (`grpcResponseBytes` splices
+ * shared elements) and pass as they are.
  */
-function preEncoded(definition: protoLoader.ServiceDefinition): protoLoader.ServiceDefinition {
-  const out: protoLoader.ServiceDefinition = {};
-  for (const [name, method] of Object.entries(definition)) {
-    // Bytes that are no message of the request type are the client's error, answered INVALID_ARGUMENT after
-    // authentication by the handler; a throwing deserializer would make grpc-js answer INTERNAL (regression).
-    const requestDeserialize = (bytes: Buffer): object => {
-      try {
-        return method.requestDeserialize(bytes);
-      } catch (error) {
-        return new MalformedRequest(error);
-      }
+function serviceDefinition(methods: Iterable<LoadedMethod>): grpc.ServiceDefinition {
+  const out: Record<string, grpc.MethodDefinition<Message | MalformedRequest, Buffer>> = {};
+  for (const m of methods) {
+    out[m.method] = {
+      path: m.path,
+      requestStream: m.desc.methodKind === 'client_streaming' || m.desc.methodKind === 'bidi_streaming',
+      responseStream: m.desc.methodKind === 'server_streaming' || m.desc.methodKind === 'bidi_streaming',
+      originalName: m.desc.localName,
+      requestSerialize: (message: Message | MalformedRequest) => {
+        if (message instanceof MalformedRequest) throw new Error('a malformed request cannot be sent');
+        return Buffer.from(toBinary(m.input, message));
+      },
+      // Bytes that are no message of the request type are the client's error, answered INVALID_ARGUMENT after
+      // authentication by the handler; a throwing deserializer would make grpc-js answer INTERNAL (regression).
+      requestDeserialize: (bytes: Buffer): Message | MalformedRequest => {
+        try {
+          return fromBinary(m.input, bytes, { readUnknownFields: false });
+        } catch (error) {
+          return new MalformedRequest(error);
+        }
+      },
+      responseSerialize: (bytes: Buffer) => bytes,
+      responseDeserialize: (bytes: Buffer) => bytes,
     };
-    out[name] = { ...method, requestDeserialize, responseSerialize: (bytes: Buffer) => bytes } as protoLoader.MethodDefinition<object, object>;
   }
   return out;
 }
 
-/** The canonical request of a gRPC call; anything wrong with the decoded message is INVALID_ARGUMENT. */
-function decodeGrpcRequest(protos: LoadedProtos, requestType: string, request: unknown): ReturnType<LoadedProtos['codec']['fromProto']> {
-  if (request instanceof MalformedRequest) throw new AppError('parameter_invalid', 'request: not a valid protobuf message of the request type');
-  try {
-    // Bytes stay the Buffers grpc-js decoded: a document is never base64-encoded on the gRPC path.
-    return protos.codec.fromProto(requestType, request as Record<string, unknown>, { bytes: 'buffer' });
-  } catch (error) {
-    if (isAppError(error)) throw error;
-    // Decoded wire values the canonical form cannot hold (a Timestamp out of range) are the client's error too.
-    throw new AppError('parameter_invalid', 'request: a field holds a value out of range for its type', { cause: error });
-  }
+/** The request message of a gRPC call; bytes that did not decode are INVALID_ARGUMENT. */
+function decodeGrpcRequest(request: Message | MalformedRequest): Message {
+  if (request instanceof MalformedRequest) throw new AppError('parameter_invalid', 'request: not a valid protobuf message of the request type', { cause: request.cause });
+  return request;
 }
 
 /**
@@ -193,7 +197,7 @@ function decodeGrpcRequest(protos: LoadedProtos, requestType: string, request: u
 export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer {
   const { protos, log } = options;
   const bound = bindRpcs(protos, options.rpcs);
-  const deps: RpcRuntimeDeps = { auth: options.auth, codec: protos.codec, maxDeadlineMs: options.maxDeadlineMs };
+  const deps: RpcRuntimeDeps = { auth: options.auth, maxDeadlineMs: options.maxDeadlineMs };
   const server = new grpc.Server({
     'grpc.max_receive_message_length': options.maxReceiveMessageBytes,
     'grpc.max_send_message_length': options.maxSendMessageBytes,
@@ -216,7 +220,7 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
       const finish = (code: number) => callLog.info({ code, ms: Math.round(performance.now() - started) }, 'rpc completed');
       invokeRpcResponse(deps, b, {
         authorization: metadataValue(call.metadata, 'authorization'),
-        decode: () => decodeGrpcRequest(protos, b.proto.requestType, call.request),
+        decode: () => decodeGrpcRequest(call.request),
         clientDeadline: deadlineMs(call.getDeadline()),
         // Registered while the handler runs only: grpc-js also reports every finished stream as cancelled.
         onClientGone: (cancel) => {
@@ -229,8 +233,8 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
         (response) => {
           let message: Buffer;
           try {
-            // One pass from canonical JSON to the wire; the service definition's serializer passes these bytes on.
-            message = grpcResponseBytes(protos.codec, b.proto.responseType, response);
+            // The service definition's serializer passes these bytes on.
+            message = grpcResponseBytes(b, response);
           } catch (error) {
             const appError = asAppError(error, callLog);
             callback({ code: GRPC_STATUS.INTERNAL, details: appError.message });
@@ -253,7 +257,7 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
 
   const serviceNames: string[] = [];
   for (const [serviceName, methods] of protos.services) {
-    const definition = preEncoded(protos.packageDefinition[serviceName] as protoLoader.ServiceDefinition);
+    const definition = serviceDefinition(methods.values());
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const b of bound) if (b.rpc.service === serviceName) implementation[b.rpc.method] = unaryHandler(b);
     // Methods without an implementation answer UNIMPLEMENTED (grpc-js's default handler).

@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import protobuf from 'protobufjs';
+import { ScalarType, type DescField, type DescMessage, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { AppError, ERROR_CODES, errorEnvelope, INTERNAL_MESSAGE, isAppError, type ErrorCode } from '../core/errors.ts';
 import { frameworkErrorToAppError } from '../core/http/server.ts';
 import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
 import type { AuthResult, Capability } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
-import type { CanonicalObject, JsonObject, JsonValue, ProtoJsonCodec } from './proto-json.ts';
+import { requestFromJson } from './codec.ts';
 import type { LoadedProtos } from './protos.ts';
 import { pathParamsOf, type HttpErrorStyle, type RpcMethod } from './rpc.ts';
 import { asAppError, bindRpcs, httpResponseBody, invokeRpcResponse, type BoundRpc, type RpcRuntimeDeps } from './rpc-runtime.ts';
@@ -28,37 +28,42 @@ export function sendRpcError(reply: FastifyReply, error: AppError, style: HttpEr
 
 
 /** Scalar text from a path or query parameter, typed for the field so the codec can check it. */
-function paramValue(field: protobuf.Field, text: string): JsonValue {
-  if (field.type === 'bool') {
+function paramValue(field: DescField, text: string): JsonValue {
+  if (field.scalar === ScalarType.BOOL) {
     if (text === 'true') return true;
     if (text === 'false') return false;
     throw new AppError('parameter_invalid', `${field.name}: expected true or false`);
   }
-  if (field.resolvedType instanceof protobuf.Type) throw new AppError('parameter_invalid', `${field.name}: a message cannot be given as a parameter`);
+  if (field.message) throw new AppError('parameter_invalid', `${field.name}: a message cannot be given as a parameter`);
   return text;
+}
+
+/** The field a parameter names: by its proto name or in lowerCamelCase. */
+function paramField(desc: DescMessage, name: string): DescField | undefined {
+  return desc.fields.find((f) => f.name === name) ?? desc.fields.find((f) => f.name.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) === name);
 }
 
 /**
  * Sets `path` (dotted field names) of `target` from parameter text, creating nested messages as needed; unknown
  * fields are INVALID_ARGUMENT, as a strict transcoder answers.
  */
-function setParam(codec: ProtoJsonCodec, typeName: string, target: JsonObject, path: string, values: string[], where: string): void {
-  let type = codec.type(typeName);
+function setParam(input: DescMessage, target: JsonObject, path: string, values: string[], where: string): void {
+  let desc = input;
   let object = target;
   const parts = path.split('.');
   for (const [i, part] of parts.entries()) {
-    const field = type.fields[part] ?? type.fieldsArray.find((f) => f.name.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) === part);
+    const field = paramField(desc, part);
     if (!field) throw new AppError('parameter_invalid', `${where} ${path}: unknown field`);
     if (i === parts.length - 1) {
-      if (field.repeated) object[field.name] = values.map((v) => paramValue(field, v));
+      if (field.fieldKind === 'list') object[field.name] = values.map((v) => paramValue(field, v));
       else if (values.length !== 1) throw new AppError('parameter_invalid', `${where} ${path}: given more than once`);
       else object[field.name] = paramValue(field, values[0] as string);
       return;
     }
-    if (!(field.resolvedType instanceof protobuf.Type) || field.repeated) throw new AppError('parameter_invalid', `${where} ${path}: not a message field`);
+    if (field.fieldKind !== 'message') throw new AppError('parameter_invalid', `${where} ${path}: not a message field`);
     const next = (object[field.name] ??= {}) as JsonObject;
     object = next;
-    type = field.resolvedType;
+    desc = field.message;
   }
 }
 
@@ -118,8 +123,8 @@ function asStatusBody(payload: unknown): string | undefined {
   }
 }
 
-function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyRequest): CanonicalObject {
-  const typeName = b.proto.requestType;
+function decodeHttpRequest(b: BoundRpc, request: FastifyRequest): Message {
+  const { input } = b.proto;
   let raw: JsonObject = {};
   if (b.rpc.http.body === '*') {
     const body = request.body;
@@ -132,17 +137,16 @@ function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyR
     const query = (request.query ?? {}) as Record<string, string | string[] | undefined>;
     for (const [key, value] of Object.entries(query)) {
       if (value === undefined) continue;
-      setParam(codec, typeName, raw, key, Array.isArray(value) ? value : [value], 'query parameter');
+      setParam(input, raw, key, Array.isArray(value) ? value : [value], 'query parameter');
     }
   }
   const params = (request.params ?? {}) as Record<string, string>;
   // Path parameters win over the body, as transcoders do.
   for (const name of pathParamsOf(b.rpc.http.path)) {
     const value = params[name];
-    if (value !== undefined) setParam(codec, typeName, raw, name, [value], 'path parameter');
+    if (value !== undefined) setParam(input, raw, name, [value], 'path parameter');
   }
-  // Handlers get bytes as Buffers on both transports; base64 text is decoded here, once.
-  return codec.fromJson(typeName, raw, { where: b.rpc.http.body === '*' ? 'body' : 'request', bytes: 'buffer' });
+  return requestFromJson(input, raw, b.rpc.http.body === '*' ? 'body' : 'request');
 }
 
 /**
@@ -152,7 +156,7 @@ function decodeHttpRequest(codec: ProtoJsonCodec, b: BoundRpc, request: FastifyR
  */
 export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): void {
   const bound = bindRpcs(deps.protos, deps.rpcs);
-  const runtime: RpcRuntimeDeps = { auth: deps.auth, codec: deps.protos.codec, maxDeadlineMs: deps.maxDeadlineMs };
+  const runtime: RpcRuntimeDeps = { auth: deps.auth, maxDeadlineMs: deps.maxDeadlineMs };
   const authenticated = new WeakMap<FastifyRequest, AuthResult>();
   // Errors written for these paths by the app rather than by a route (405, 404, 503 while closing) come in the
   // platform envelope; OSV clients get OSV.dev's body there too (regression: GetVuln answered some errors in each
@@ -196,7 +200,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
           const response = await invokeRpcResponse(runtime, b, {
             authorization: authorizationHeader(request),
             authenticated: authenticated.get(request),
-            decode: () => decodeHttpRequest(deps.protos.codec, b, request),
+            decode: () => decodeHttpRequest(b, request),
             // The connection closing before the answer is written means the client went away: cancel the call.
             onClientGone: (cancel) => {
               const onClose = () => {
@@ -208,7 +212,7 @@ export function registerRpcRoutes(app: FastifyInstance, deps: RpcRoutesDeps): vo
             transport: 'http',
             log,
           });
-          return reply.status(200).type('application/json; charset=utf-8').send(httpResponseBody(deps.protos.codec, response));
+          return reply.status(200).type('application/json; charset=utf-8').send(httpResponseBody(b, response));
         } catch (error) {
           return sendRpcError(reply, asAppError(error, log), style);
         }

@@ -26,8 +26,8 @@ export function runBuf(args: readonly string[]): string {
 
 /**
  * The arguments of `proto-loader-gen-types`, whose types describe the objects of grpc-js clients built with
- * proto-loader (tests and benchmarks use such clients, as an outside caller would): the same field conventions as
- * `LOADER_OPTIONS`, doc comments from the protos, and `.ts` import specifiers so the output type-checks under
+ * proto-loader (tests and benchmarks use such clients, as an outside caller would): proto field names, 64-bit
+ * integers and enums as strings, bytes as Buffers, the virtual oneof field, doc comments from the protos, and `.ts` import specifiers so the output type-checks under
  * NodeNext without a build step. Paths are relative to the repository root, so the output (which names its source
  * files) is the same everywhere.
  */

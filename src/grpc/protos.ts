@@ -1,9 +1,7 @@
-import { existsSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import * as protoLoader from '@grpc/proto-loader';
-import protobuf from 'protobufjs';
-import { LOADER_OPTIONS, PLATFORM_PROTO_FILES, PROTO_ROOT } from './proto-files.ts';
-import { createProtoJsonCodec, type ProtoJsonCodec } from './proto-json.ts';
+import { createRegistry, getOption, type DescFile, type DescMessage, type DescMethod, type Registry } from '@bufbuild/protobuf';
+import { http } from './generated/es/google/api/annotations_pb.ts';
+import { file_platform_v1_documents } from './generated/es/platform/v1/documents_pb.ts';
+import { file_platform_v1_osv } from './generated/es/platform/v1/osv_pb.ts';
 
 /** The HTTP mapping an RPC declares with `option (google.api.http)`. */
 export interface HttpRuleAnnotation {
@@ -13,7 +11,7 @@ export interface HttpRuleAnnotation {
   body: string;
 }
 
-/** One unary RPC of a loaded service. */
+/** One RPC of a loaded service, with the generated schemas of its messages. */
 export interface LoadedMethod {
   service: string;
   method: string;
@@ -21,71 +19,55 @@ export interface LoadedMethod {
   path: string;
   requestType: string;
   responseType: string;
+  input: DescMessage;
+  output: DescMessage;
   http: HttpRuleAnnotation | undefined;
-  definition: protoLoader.MethodDefinition<object, object>;
+  desc: DescMethod;
 }
 
-/** The protos as both libraries see them: proto-loader's definition for gRPC and reflection, protobufjs for JSON. */
+/** The services the RPC layer serves, from compiled file descriptors (protoc-gen-es's, or a test's own). */
 export interface LoadedProtos {
-  packageDefinition: protoLoader.PackageDefinition;
-  codec: ProtoJsonCodec;
+  /** The files whose services are served. */
+  files: readonly DescFile[];
+  /** Every message, enum and service of `files` and their imports. */
+  registry: Registry;
   /** Service full name → its methods by name. */
   services: Map<string, Map<string, LoadedMethod>>;
 }
 
-function resolveIn(includeDirs: readonly string[]) {
-  return (_origin: string, target: string): string => {
-    if (isAbsolute(target)) return target;
-    for (const dir of includeDirs) {
-      const candidate = join(dir, target);
-      if (existsSync(candidate)) return candidate;
-    }
-    // Well-known types (google/protobuf/*.proto) are bundled with protobufjs and found by name.
-    return target;
-  };
+/** The platform's public protos (proto/platform/v1), as protoc-gen-es compiled them into src/grpc/generated/es. */
+export const PLATFORM_FILES: readonly DescFile[] = [file_platform_v1_documents, file_platform_v1_osv];
+
+const VERBS = ['get', 'post', 'put', 'delete', 'patch'] as const;
+
+function httpRule(method: DescMethod): HttpRuleAnnotation | undefined {
+  const rule = getOption(method, http);
+  const pattern = rule.pattern;
+  if (pattern.case === undefined || !(VERBS as readonly string[]).includes(pattern.case)) return undefined;
+  return { method: pattern.case.toUpperCase() as HttpRuleAnnotation['method'], template: pattern.value, body: rule.body };
 }
 
-function httpRule(options: Record<string, unknown> | undefined): HttpRuleAnnotation | undefined {
-  const rule = options?.['(google.api.http)'] as Record<string, string> | undefined;
-  if (!rule) return undefined;
-  for (const verb of ['get', 'post', 'put', 'delete', 'patch'] as const) {
-    const template = rule[verb];
-    if (typeof template === 'string') return { method: verb.toUpperCase() as HttpRuleAnnotation['method'], template, body: rule.body ?? '' };
-  }
-  return undefined;
-}
-
-/**
- * Loads proto files (relative to the include dirs; by default the platform's public protos) once for gRPC,
- * reflection and the JSON codec.
- */
-export function loadProtos(files: readonly string[] = PLATFORM_PROTO_FILES, includeDirs: readonly string[] = [PROTO_ROOT]): LoadedProtos {
-  const packageDefinition = protoLoader.loadSync([...files], { ...LOADER_OPTIONS, includeDirs: [...includeDirs] });
-  const root = new protobuf.Root();
-  root.resolvePath = resolveIn(includeDirs);
-  root.loadSync([...files], { keepCase: true });
-  root.resolveAll();
-  const codec = createProtoJsonCodec(root);
-
+/** The services of `files` (by default the platform's public protos) with their methods and HTTP rules. */
+export function loadProtos(files: readonly DescFile[] = PLATFORM_FILES): LoadedProtos {
   const services = new Map<string, Map<string, LoadedMethod>>();
-  for (const [name, entry] of Object.entries(packageDefinition)) {
-    if ('format' in entry) continue; // message and enum definitions
-    const service = root.lookupService(name);
-    const methods = new Map<string, LoadedMethod>();
-    for (const [methodName, definition] of Object.entries(entry)) {
-      const reflected = service.methods[methodName];
-      if (!reflected?.resolvedRequestType || !reflected.resolvedResponseType) continue;
-      methods.set(methodName, {
-        service: name,
-        method: methodName,
-        path: definition.path,
-        requestType: reflected.resolvedRequestType.fullName.replace(/^\./, ''),
-        responseType: reflected.resolvedResponseType.fullName.replace(/^\./, ''),
-        http: httpRule(definition.options),
-        definition: definition,
-      });
+  for (const file of files) {
+    for (const service of file.services) {
+      const methods = new Map<string, LoadedMethod>();
+      for (const desc of service.methods) {
+        methods.set(desc.name, {
+          service: service.typeName,
+          method: desc.name,
+          path: `/${service.typeName}/${desc.name}`,
+          requestType: desc.input.typeName,
+          responseType: desc.output.typeName,
+          input: desc.input,
+          output: desc.output,
+          http: httpRule(desc),
+          desc,
+        });
+      }
+      services.set(service.typeName, methods);
     }
-    services.set(name, methods);
   }
-  return { packageDefinition, codec, services };
+  return { files, registry: createRegistry(...files), services };
 }

@@ -1,14 +1,12 @@
+import { toBinary, type JsonObject, type Message } from '@bufbuild/protobuf';
 import { AppError, INTERNAL_MESSAGE, isAppError } from '../core/errors.ts';
 import { requireCapability, type Authenticator } from '../core/identity/auth.ts';
 import type { AuthResult } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
-import { assertStorableText } from '../core/storable-text.ts';
-import protobuf from 'protobufjs';
-import type { BytesForm, CanonicalObject, ProtoJsonCodec } from './proto-json.ts';
-import { LOADER_OPTIONS } from './proto-files.ts';
-import { varintBytes, varintSize } from './proto-wire.ts';
+import { assertStorableMessage, isMessageOf, messageToJson, responseFromJson } from './codec.ts';
 import type { LoadedMethod, LoadedProtos } from './protos.ts';
-import { EncodedMessage, fastifyPathOf, type RpcMethod } from './rpc.ts';
+import { fastifyPathOf, type RpcMethod } from './rpc.ts';
+import { prepareElement, sharedElementsOf, splicedBytes, splicedJson, type PreparedElement, type SharedElements } from './spliced-answers.ts';
 
 /** An RpcMethod checked against the protos, with the proto method it implements. */
 export interface BoundRpc {
@@ -19,46 +17,12 @@ export interface BoundRpc {
 }
 
 /**
- * One element of a `sharedElements` field: its canonical form, its JSON text and its wire bytes, each filled in
- * once needed (an `EncodedMessage` arrives with its text or its bytes and no canonical form).
+ * What `invokeRpcResponse` returns: the response message, or (RpcMethod.sharedElements) the rest of the message
+ * and its shared elements in order, which the transport splices (spliced-answers.ts).
  */
-export interface PreparedElement {
-  canonical?: CanonicalObject;
-  json?: string | Buffer;
-  bytes?: Uint8Array;
-}
-
-export interface SharedElements {
-  field: protobuf.Field;
-  /** Full name of the element message type. */
-  typeName: string;
-  /** Keyed by the handler's element object; the handler promises never to change one it has handed out. */
-  cache: WeakMap<object, PreparedElement>;
-}
-
-/**
- * A response whose `sharedElements` field is kept apart: `rest` is the canonical rest of the message, `elements`
- * the converted elements in order (see `httpResponseBody` and `grpcResponseBytes`).
- */
-export interface SplitResponse {
-  rest: CanonicalObject;
-  shared: SharedElements;
-  elements: PreparedElement[];
-}
-
-/** What `invokeRpcResponse` returns: a canonical message, or one split around its shared elements. */
-export type RpcResponse = { canonical: CanonicalObject; split?: undefined } | { canonical?: undefined; split: SplitResponse };
-
-function sharedElementsOf(protos: LoadedProtos, rpc: RpcMethod, responseType: string, name: string): SharedElements | undefined {
-  if (rpc.sharedElements === undefined) return undefined;
-  const field = protos.codec.type(responseType).fields[rpc.sharedElements];
-  const elementType = field?.resolvedType;
-  if (!field || !field.repeated || field.map || !(elementType instanceof protobuf.Type)) {
-    throw new Error(`RpcMethod ${name}: sharedElements "${rpc.sharedElements}" is not a repeated message field of ${responseType}`);
-  }
-  const typeName = elementType.fullName.startsWith('.') ? elementType.fullName.slice(1) : elementType.fullName;
-  return { field, typeName, cache: new WeakMap() };
-}
+export type RpcResponse =
+  | { message: Message; split?: undefined }
+  | { message?: undefined; split: { rest: Message; shared: SharedElements; elements: PreparedElement[] } };
 
 /**
  * Checks every RpcMethod against the loaded protos: the method exists and is unary, no method is implemented
@@ -71,7 +35,7 @@ export function bindRpcs(protos: LoadedProtos, rpcs: readonly RpcMethod[]): Boun
     const name = `${rpc.service}/${rpc.method}`;
     const proto = protos.services.get(rpc.service)?.get(rpc.method);
     if (!proto) throw new Error(`RpcMethod ${name} is not declared in the protos`);
-    if (proto.definition.requestStream || proto.definition.responseStream) throw new Error(`RpcMethod ${name}: only unary RPCs are supported`);
+    if (proto.desc.methodKind !== 'unary') throw new Error(`RpcMethod ${name}: only unary RPCs are supported`);
     if (seen.has(name)) throw new Error(`RpcMethod ${name} is registered twice`);
     seen.add(name);
     const rule = proto.http;
@@ -82,13 +46,13 @@ export function bindRpcs(protos: LoadedProtos, rpcs: readonly RpcMethod[]): Boun
     if (expected.method !== actual.method || expected.path !== actual.path || expected.body !== actual.body) {
       throw new Error(`RpcMethod ${name}: HTTP mapping ${JSON.stringify(actual)} differs from the proto annotation ${JSON.stringify(expected)}`);
     }
-    return { rpc, proto, shared: sharedElementsOf(protos, rpc, proto.responseType, name) };
+    const shared = rpc.sharedElements === undefined ? undefined : sharedElementsOf(proto.output, rpc.sharedElements, name);
+    return { rpc, proto, shared };
   });
 }
 
 export interface RpcRuntimeDeps {
   auth: Authenticator;
-  codec: ProtoJsonCodec;
   /** The longest any call may run (`PLATFORM_RPC_DEADLINE_MS`); shorter client deadlines win. */
   maxDeadlineMs: number;
 }
@@ -99,10 +63,10 @@ export interface RpcInvocation {
   /** The credential already resolved from `authorization` (the HTTP mapping does so before reading the body). */
   authenticated?: AuthResult | undefined;
   /**
-   * Produces the canonical request (bytes as Buffers); called only after authentication, so strangers learn
-   * nothing from validation.
+   * Produces the request message (decoded by the generated codec); called only after authentication, so strangers
+   * learn nothing from validation.
    */
-  decode(): CanonicalObject;
+  decode(): Message;
   /** The client's deadline in epoch ms (Infinity or undefined when none). */
   clientDeadline?: number | undefined;
   /**
@@ -110,10 +74,7 @@ export interface RpcInvocation {
    * (A callback rather than an AbortSignal: see `CallCancellation`.)
    */
   onClientGone?: ((cancel: () => void) => () => void) | undefined;
-  /**
-   * Which transport carries the call. It also decides the form of `bytes` fields in the returned response:
-   * Buffers for gRPC (serialized as they are), base64 text for HTTP (written as JSON).
-   */
+  /** Which transport carries the call (handlers may pick the pre-encoded form it sends, `EncodedMessage`). */
   transport: 'grpc' | 'http';
   log: Logger;
 }
@@ -129,52 +90,31 @@ export function asAppError(error: unknown, log: Logger): AppError {
 }
 
 /**
- * Runs one call of a bound RPC, whatever the transport: authenticate and authorize, decode, run the handler under
- * the deadline, and return the response in canonical JSON. Throws an AppError (deadline: `deadline_exceeded`).
+ * Runs one call of a bound RPC and returns its response as proto3 JSON (the HTTP mapping's answer, parsed): for
+ * tests and tools; the transports use `invokeRpcResponse` and write the message themselves.
  */
-export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<CanonicalObject> {
+export async function invokeRpc(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<JsonObject> {
   const response = await invokeRpcResponse(deps, bound, call);
-  if (response.canonical) return response.canonical;
-  const { rest, shared, elements } = response.split;
-  const bytes = call.transport === 'grpc' ? 'buffer' : 'base64';
-  return elements.length === 0 ? rest : { [shared.field.name]: elements.map((e) => canonicalOf(deps.codec, shared, e, bytes)), ...rest };
+  return JSON.parse(httpResponseBody(bound, response).toString()) as JsonObject;
 }
 
-/** The canonical form of an element, derived from its JSON text or its wire bytes when it came encoded. */
-function canonicalOf(codec: ProtoJsonCodec, shared: SharedElements, e: PreparedElement, bytes: BytesForm): CanonicalObject {
-  if (e.canonical) return e.canonical;
-  if (e.json !== undefined) e.canonical = codec.fromJson(shared.typeName, JSON.parse(e.json.toString()), { where: 'response', bytes });
-  else if (e.bytes) {
-    const type = codec.type(shared.typeName);
-    e.canonical = codec.fromProto(shared.typeName, type.toObject(type.decode(e.bytes), LOADER_OPTIONS), { bytes });
-  }
-  else throw new Error('a prepared element holds no form');
-  return e.canonical;
-}
-
-/** Converts a handler's response; the elements of a `sharedElements` field are converted once per object. */
-function convertResponse(deps: RpcRuntimeDeps, bound: BoundRpc, response: unknown, bytes: BytesForm): RpcResponse {
-  // Unknown fields fail the call (RpcMethod.recordData): only stored records may carry fields the message lacks.
-  const strict = { unknownFields: 'reject' as const, where: 'response', bytes };
-  const records = { ...strict, unknownFields: 'drop' as const };
-  const options = bound.rpc.recordData === 'response' ? records : strict;
-  const elementOptions = bound.rpc.recordData === undefined ? strict : records;
+/**
+ * A handler's response as a message of the RPC's output type: a message is taken as it is; JSON goes through the
+ * generated codec, where a member the message does not declare fails the call (RpcMethod.recordData: only stored
+ * records may carry such members, and they are dropped). The elements of a `sharedElements` field are kept apart.
+ */
+function convertResponse(bound: BoundRpc, response: unknown): RpcResponse {
+  const { output } = bound.proto;
+  if (isMessageOf(response, output)) return { message: response };
   const shared = bound.shared;
   const list: unknown = shared && typeof response === 'object' && response !== null ? (response as Record<string, unknown>)[shared.field.name] : undefined;
-  if (!shared || !Array.isArray(list)) return { canonical: deps.codec.fromJson(bound.proto.responseType, response, options) };
+  const records = bound.rpc.recordData === 'response';
+  if (!shared || !Array.isArray(list)) return { message: responseFromJson(output, response, records) };
   const restInput: Record<string, unknown> = { ...(response as Record<string, unknown>) };
   delete restInput[shared.field.name];
-  const rest = deps.codec.fromJson(bound.proto.responseType, restInput, options);
-  const elements = list.map((element: unknown): PreparedElement => {
-    if (element instanceof EncodedMessage) return { json: element.json, bytes: element.wire };
-    if (typeof element !== 'object' || element === null) return { canonical: deps.codec.fromJson(shared.typeName, element, elementOptions) };
-    let prepared = shared.cache.get(element);
-    if (prepared === undefined) {
-      prepared = { canonical: deps.codec.fromJson(shared.typeName, element, elementOptions) };
-      shared.cache.set(element, prepared);
-    }
-    return prepared;
-  });
+  const rest = responseFromJson(output, restInput, records);
+  const elementRecords = bound.rpc.recordData !== undefined;
+  const elements = list.map((element: unknown) => prepareElement(shared, element, elementRecords));
   return { split: { rest, shared, elements } };
 }
 
@@ -214,22 +154,15 @@ class CallCancellation {
   }
 }
 
-/**
- * Refuses a request holding text neither database can store (NUL, an unpaired surrogate) with INVALID_ARGUMENT /
- * 400, once per call at the boundary shared by both transports, naming the field by its proto path (`id`,
- * `queries.3.package.name`). Without it PostgreSQL failed such a text deep in SQL (GetVuln of an id holding NUL
- * answered INTERNAL / 500 there and NOT_FOUND on SQLite). Bytes fields are Buffers and are not text.
- */
-function assertStorableRequest(request: CanonicalObject): void {
-  for (const [field, value] of Object.entries(request)) assertStorableText(value, field);
-}
-
 /** `invokeRpc`, keeping a response with shared elements split so the transport can assemble it from cached pieces. */
 export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<RpcResponse> {
   const { rpc } = bound;
   const principal = requireCapability(call.authenticated ?? (await deps.auth.authenticate({ authorization: call.authorization })), rpc.capability);
   const request = call.decode();
-  assertStorableRequest(request);
+  // Text neither database can store (NUL, an unpaired surrogate) is refused once per call at the boundary shared by
+  // both transports, naming the field by its proto path (`id`, `queries.3.package.name`). Without it PostgreSQL
+  // failed such a text deep in SQL (GetVuln of an id holding NUL answered INTERNAL / 500 there, NOT_FOUND on SQLite).
+  assertStorableMessage(bound.proto.input, request);
 
   const now = Date.now();
   const clientDeadline = call.clientDeadline !== undefined && Number.isFinite(call.clientDeadline) ? call.clientDeadline : Infinity;
@@ -254,8 +187,7 @@ export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, c
     work.catch(() => undefined);
     const response = await cancellation.race(work);
     try {
-      // Buffers from the handler pass without a check or a copy; only base64 text is checked (in linear time).
-      return convertResponse(deps, bound, response, call.transport === 'grpc' ? 'buffer' : 'base64');
+      return convertResponse(bound, response);
     } catch (error) {
       throw new AppError('internal', INTERNAL_MESSAGE, { cause: error });
     }
@@ -265,51 +197,21 @@ export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, c
   }
 }
 
-/**
- * The JSON text of a response (HTTP mapping); shared elements are written once and their text reused. Elements
- * that arrived as UTF-8 bytes are spliced as bytes (a large answer is then one Buffer, never a large string).
- */
-export function httpResponseBody(codec: ProtoJsonCodec, response: RpcResponse): string | Buffer {
-  if (response.canonical) return JSON.stringify(response.canonical);
+/** The JSON text of a response (HTTP mapping), spliced around its shared elements when it has them. */
+export function httpResponseBody(bound: BoundRpc, response: RpcResponse): string | Buffer {
+  const { output } = bound.proto;
+  if (response.message) return JSON.stringify(messageToJson(output, response.message));
   const { rest, shared, elements } = response.split;
-  if (elements.length === 0) return JSON.stringify(rest);
-  const texts = elements.map((e) => (e.json ??= JSON.stringify(canonicalOf(codec, shared, e, 'base64'))));
-  const restText = JSON.stringify(rest);
-  // The shared field goes first, where the converted message would hold it too; the keys of `rest` follow.
-  const head = `{${JSON.stringify(shared.field.name)}:[`;
-  const tail = `]${restText === '{}' ? '}' : `,${restText.slice(1)}`}`;
-  if (texts.every((t) => typeof t === 'string')) return `${head}${texts.join(',')}${tail}`;
-  const comma = Buffer.from(',');
-  const parts: Buffer[] = [Buffer.from(head)];
-  texts.forEach((t, i) => {
-    if (i > 0) parts.push(comma);
-    parts.push(typeof t === 'string' ? Buffer.from(t) : t);
-  });
-  parts.push(Buffer.from(tail));
-  return Buffer.concat(parts);
+  return splicedJson(output, rest, shared, elements);
 }
 
-/**
- * The protobuf bytes of a response (gRPC). A message may hold its fields in any order and a repeated field may be
- * split (protobuf encoding, "Field Order"), so the rest of the message is encoded and each shared element appended
- * as its cached bytes behind its tag and length.
- */
-export function grpcResponseBytes(codec: ProtoJsonCodec, responseType: string, response: RpcResponse): Buffer {
-  const restBytes = codec.encode(responseType, response.canonical ?? response.split.rest);
-  if (response.canonical || response.split.elements.length === 0) return Buffer.from(restBytes.buffer, restBytes.byteOffset, restBytes.byteLength);
-  const { shared, elements } = response.split;
-  const tag = varintBytes(shared.field.id * 8 + 2);
-  const parts = elements.map((e) => (e.bytes ??= codec.encode(shared.typeName, canonicalOf(codec, shared, e, 'buffer'))));
-  let total = restBytes.byteLength;
-  for (const bytes of parts) total += tag.length + varintSize(bytes.byteLength) + bytes.byteLength;
-  const out = Buffer.allocUnsafe(total);
-  let offset = 0;
-  for (const bytes of parts) {
-    for (const chunk of [tag, varintBytes(bytes.byteLength), bytes]) {
-      out.set(chunk, offset);
-      offset += chunk.length;
-    }
+/** The protobuf bytes of a response (gRPC), spliced around its shared elements when it has them. */
+export function grpcResponseBytes(bound: BoundRpc, response: RpcResponse): Buffer {
+  const { output } = bound.proto;
+  if (response.message) {
+    const bytes = toBinary(output, response.message);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
-  out.set(restBytes, offset);
-  return out;
+  const { rest, shared, elements } = response.split;
+  return splicedBytes(output, rest, shared, elements);
 }

@@ -1,3 +1,4 @@
+import type { Message } from '@bufbuild/protobuf';
 import type { Capability, Principal } from '../core/identity/identity.model.ts';
 import type { Logger } from '../core/logger.ts';
 
@@ -28,10 +29,10 @@ export interface RpcCall<Req> {
   /** The authenticated caller: a platform-plane token holding the method's capability. */
   principal: Principal;
   /**
-   * The request in canonical proto3 JSON (see `proto-json.ts`): snake_case proto field names, fields at their
-   * default value left out, int64 as strings, enums by name, Timestamps as RFC 3339, Structs as JSON, a oneof as
-   * its one set member; `bytes` fields are Buffers on both transports (no base64 round trip for large payloads).
-   * Unknown fields were rejected and types checked before the call.
+   * The request message, decoded by the generated codec (`@bufbuild/protobuf`, schemas from protoc-gen-es in
+   * src/grpc/generated/es): `fromBinary` on gRPC, `fromJson` on the HTTP mapping (unknown fields refused there). The
+   * same message on both transports: int64 as bigint, bytes as Uint8Array (no base64 round trip on gRPC), a oneof as
+   * `{ case, value }`, fields absent on the wire at their default value.
    */
   request: Req;
   /** Epoch milliseconds by which the answer is due: the client's gRPC deadline, capped by `PLATFORM_RPC_DEADLINE_MS`. */
@@ -52,13 +53,16 @@ export interface RpcCall<Req> {
 
 /**
  * One RPC implementation serving both gRPC and its HTTP mapping. The server authenticates the caller
- * (`authorization: Bearer <platform token>` → `requireCapability(capability)`), converts the request to canonical
- * JSON, runs `handler` under the deadline, converts the response back (a field the response message does not
- * declare fails the call, see `recordData`; default values are left out), and maps errors once per transport: an
- * `AppError` keeps its code and message (gRPC code and HTTP status from the table in `src/core/errors.ts`); any
- * other error becomes INTERNAL / 500 with a generic message, the cause going to the log only.
+ * (`authorization: Bearer <platform token>` → `requireCapability(capability)`), decodes the request with the
+ * generated codec, runs `handler` under the deadline, encodes the response (`toBinary` / `toJson`; a field the
+ * response message does not declare fails the call, see `recordData`; default values are left out), and maps errors
+ * once per transport: an `AppError` keeps its code and message (gRPC code and HTTP status from the table in
+ * `src/core/errors.ts`); any other error becomes INTERNAL / 500 with a generic message, the cause going to the log
+ * only. `Req` is the generated request message type (for example `Query`); `Res` is what the handler returns:
+ * the generated response message, its proto3 JSON (the generated `…Json` type), or that JSON with `EncodedMessage`
+ * elements (`sharedElements`).
  */
-export interface RpcMethod<Req = unknown, Res = unknown> {
+export interface RpcMethod<Req extends Message = Message, Res = unknown> {
   /** Full proto service name, for example `platform.v1.PlatformOSV`. */
   service: string;
   /** Method name as in the proto, for example `GetVuln`. */
@@ -67,8 +71,8 @@ export interface RpcMethod<Req = unknown, Res = unknown> {
   capability: Capability;
   http: RpcHttpMapping;
   /**
-   * The implementation; returns the response in canonical proto3 JSON (empty fields may be present or absent),
-   * `bytes` fields preferably as Buffers (base64 text is accepted too, and checked).
+   * The implementation; returns the response message (built with `create`, bytes as Uint8Arrays) or its proto3
+   * JSON with the proto field names (empty fields may be present or absent), which the generated codec checks.
    */
   handler(call: RpcCall<Req>): Promise<Res>;
   /**
@@ -76,7 +80,8 @@ export interface RpcMethod<Req = unknown, Res = unknown> {
    * out as shared objects it never changes (records from a cache). Each element object is checked and converted
    * once, and its JSON text and protobuf bytes are kept beside it (keyed by the object, so they go when the
    * handler's cache drops it); a response of hundreds of records is then assembled from those pieces instead of
-   * being converted field by field on every call.
+   * being converted field by field on every call. This is the RPC layer's one hook for a hand-written fast path
+   * (src/grpc/spliced-answers.ts; docs/grpc.md, "The codecs").
    */
   sharedElements?: string;
   /**
@@ -91,7 +96,7 @@ export interface RpcMethod<Req = unknown, Res = unknown> {
 
 /**
  * An element of a `sharedElements` field handed over already encoded: its canonical JSON text (what
- * `JSON.stringify` of the converted element gives, as a string or UTF-8 bytes) and/or its protobuf bytes. A handler
+ * the generated codec's `toJsonString` of the element gives, as a string or UTF-8 bytes) and/or its protobuf bytes. A handler
  * whose elements were encoded ahead of time (records stored with their answers) returns the form the transport
  * sends, and the response is assembled from these bytes without parsing or converting anything; the other form is
  * derived only when something asks for it.

@@ -1,6 +1,9 @@
+import { create, fromBinary, fromJson, toBinary, toJson, toJsonString, type JsonValue } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import type { AuthResult, Principal } from '../core/identity/identity.model.ts';
 import { silentLogger } from '../core/logger.ts';
+import { JSON_WRITE } from './codec.ts';
+import { QuerySchema, VulnerabilityListSchema, VulnerabilitySchema } from './generated/es/platform/v1/osv_pb.ts';
 import { loadProtos } from './protos.ts';
 import { EncodedMessage, type RpcMethod } from './rpc.ts';
 import { bindRpcs, grpcResponseBytes, httpResponseBody, invokeRpc, invokeRpcResponse, type RpcInvocation, type RpcRuntimeDeps } from './rpc-runtime.ts';
@@ -22,7 +25,7 @@ describe('sharedElements', () => {
     via: 'bearer',
   } as unknown as Principal;
   const authenticated: AuthResult = { ok: true, principal };
-  const deps: RpcRuntimeDeps = { auth: { authenticate: async () => authenticated }, codec: protos.codec, maxDeadlineMs: 5000 };
+  const deps: RpcRuntimeDeps = { auth: { authenticate: async () => authenticated }, maxDeadlineMs: 5000 };
 
   // Not yet canonical: an empty field, a field not in the proto, a Timestamp with a redundant fraction, a Struct.
   const first = {
@@ -48,8 +51,8 @@ describe('sharedElements', () => {
   };
   const [plain] = bindRpcs(protos, [query]);
   const [shared] = bindRpcs(protos, [{ ...query, sharedElements: 'vulns', recordData: 'elements' }]);
-  const call = (transport: 'grpc' | 'http'): RpcInvocation => ({ authorization: 'Bearer x', authenticated, decode: () => ({}), transport, log: silentLogger() });
-  const decode = (bytes: Uint8Array) => protos.codec.type('platform.v1.VulnerabilityList').toObject(protos.codec.type('platform.v1.VulnerabilityList').decode(bytes), { longs: String });
+  const call = (transport: 'grpc' | 'http'): RpcInvocation => ({ authorization: 'Bearer x', authenticated, decode: () => create(QuerySchema), transport, log: silentLogger() });
+  const decode = (bytes: Uint8Array) => toJson(VulnerabilityListSchema, fromBinary(VulnerabilityListSchema, bytes), JSON_WRITE);
 
   it('refuses a field that is not a repeated message field', () => {
     expect(() => bindRpcs(protos, [{ ...query, sharedElements: 'next_page_token' }])).toThrow(/not a repeated message field/);
@@ -60,13 +63,13 @@ describe('sharedElements', () => {
     it(`gives the same JSON and protobuf as the field-by-field conversion (${JSON.stringify(Object.keys(body))}, ${body.vulns?.length ?? 0} records)`, async () => {
       response = body;
       const expected = await invokeRpc(deps, plain!, call('http'));
-      expect(httpResponseBody(protos.codec, await invokeRpcResponse(deps, shared!, call('http')))).toBe(JSON.stringify(expected));
+      expect(httpResponseBody(shared!, await invokeRpcResponse(deps, shared!, call('http')))).toBe(JSON.stringify(expected));
       // Twice: the second answer comes from the cached text.
-      expect(httpResponseBody(protos.codec, await invokeRpcResponse(deps, shared!, call('http')))).toBe(JSON.stringify(expected));
+      expect(httpResponseBody(shared!, await invokeRpcResponse(deps, shared!, call('http')))).toBe(JSON.stringify(expected));
 
-      const expectedBytes = grpcResponseBytes(protos.codec, 'platform.v1.VulnerabilityList', await invokeRpcResponse(deps, plain!, call('grpc')));
+      const expectedBytes = grpcResponseBytes(plain!, await invokeRpcResponse(deps, plain!, call('grpc')));
       for (let i = 0; i < 2; i++) {
-        const bytes = grpcResponseBytes(protos.codec, 'platform.v1.VulnerabilityList', await invokeRpcResponse(deps, shared!, call('grpc')));
+        const bytes = grpcResponseBytes(shared!, await invokeRpcResponse(deps, shared!, call('grpc')));
         expect(decode(bytes)).toEqual(decode(expectedBytes));
         expect(bytes.byteLength).toBe(expectedBytes.byteLength);
       }
@@ -83,17 +86,17 @@ describe('sharedElements', () => {
     response = { vulns: [{ ...first, summary: 'changed' }] };
     const c = await invokeRpcResponse(deps, shared!, call('http'));
     expect(c.split?.elements[0]).not.toBe(a.split?.elements[0]);
-    expect(JSON.parse(httpResponseBody(protos.codec, c).toString())).toMatchObject({ vulns: [{ summary: 'changed' }] });
+    expect(JSON.parse(httpResponseBody(shared!, c).toString())).toMatchObject({ vulns: [{ summary: 'changed' }] });
   });
 
   it('splices pre-encoded elements (JSON text, UTF-8 bytes or protobuf bytes) into the same answers, deriving a missing form', async () => {
     response = { vulns: [first, second], next_page_token: 'UDpHSFNB' };
     const expectedJson = JSON.stringify(await invokeRpc(deps, plain!, call('http')));
-    const expectedBytes = grpcResponseBytes(protos.codec, 'platform.v1.VulnerabilityList', await invokeRpcResponse(deps, plain!, call('grpc')));
+    const expectedBytes = grpcResponseBytes(plain!, await invokeRpcResponse(deps, plain!, call('grpc')));
     const expectedCanonical = await invokeRpc(deps, plain!, call('grpc'));
-    const canonical = [first, second].map((v) => protos.codec.fromJson('platform.v1.Vulnerability', v, { unknownFields: 'drop', where: 'response', bytes: 'base64' }));
-    const texts = canonical.map((c) => JSON.stringify(c));
-    const wires = canonical.map((c) => protos.codec.encode('platform.v1.Vulnerability', c));
+    const messages = [first, second].map((v) => fromJson(VulnerabilitySchema, v as JsonValue, { ignoreUnknownFields: true }));
+    const texts = messages.map((m) => toJsonString(VulnerabilitySchema, m, JSON_WRITE));
+    const wires = messages.map((m) => toBinary(VulnerabilitySchema, m));
     const forms = {
       text: texts.map((t) => new EncodedMessage(t, undefined)),
       utf8: texts.map((t) => new EncodedMessage(Buffer.from(t), undefined)),
@@ -101,8 +104,8 @@ describe('sharedElements', () => {
     };
     for (const [name, vulns] of Object.entries(forms)) {
       response = { vulns, next_page_token: 'UDpHSFNB' };
-      expect(httpResponseBody(protos.codec, await invokeRpcResponse(deps, shared!, call('http'))).toString(), name).toBe(expectedJson);
-      const bytes = grpcResponseBytes(protos.codec, 'platform.v1.VulnerabilityList', await invokeRpcResponse(deps, shared!, call('grpc')));
+      expect(httpResponseBody(shared!, await invokeRpcResponse(deps, shared!, call('http'))).toString(), name).toBe(expectedJson);
+      const bytes = grpcResponseBytes(shared!, await invokeRpcResponse(deps, shared!, call('grpc')));
       expect(decode(bytes), name).toEqual(decode(expectedBytes));
       expect(await invokeRpc(deps, shared!, call('grpc')), name).toEqual(expectedCanonical);
     }

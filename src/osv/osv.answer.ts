@@ -8,32 +8,28 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { OsvTables } from './osv.table.ts';
 import type { Logger } from '../core/logger.ts';
-import type { ProtoJsonCodec } from '../grpc/proto-json.ts';
-import { loadProtos } from '../grpc/protos.ts';
+import { fromJson, toBinary, toJsonString, type JsonValue } from '@bufbuild/protobuf';
+import { JSON_WRITE } from '../grpc/codec.ts';
+import { VulnerabilitySchema } from '../grpc/generated/es/platform/v1/osv_pb.ts';
 import { isClosedDatabaseError } from './osv.loader.ts';
 import type { OsvRecord } from './osv.schema.ts';
 import { recordsWithoutAnswers, storeAnswers } from './osv.store.ts';
 
-const VULNERABILITY = 'platform.v1.Vulnerability';
-
 export interface EncodedAnswer {
-  /** Canonical JSON text: what `JSON.stringify` of the converted message gives. */
+  /** Proto3 JSON text, as the generated codec writes it (`toJsonString` with the proto field names). */
   json: string;
   /** Protobuf encoding of the same message. */
   wire: Uint8Array;
 }
 
-let codec: ProtoJsonCodec | undefined;
-
 /**
- * The answer forms of a stored (validated) record. Fields the proto does not carry are dropped, empty ones omitted
- * and timestamps normalised, exactly as the RPC layer converts a record per call otherwise.
+ * The answer forms of a stored (validated) record, written by the generated codec. Fields the proto does not carry
+ * are dropped, empty ones omitted and timestamps normalised, exactly as the RPC layer converts a record per call
+ * otherwise.
  */
 export function encodeAnswer(record: OsvRecord): EncodedAnswer {
-  codec ??= loadProtos().codec;
-  // The message has no `bytes` fields, so one canonical form serves both encodings.
-  const canonical = codec.fromJson(VULNERABILITY, record, { unknownFields: 'drop', where: 'response', bytes: 'base64' });
-  return { json: JSON.stringify(canonical), wire: codec.encode(VULNERABILITY, canonical) };
+  const message = fromJson(VulnerabilitySchema, record as unknown as JsonValue, { ignoreUnknownFields: true });
+  return { json: toJsonString(VulnerabilitySchema, message, JSON_WRITE), wire: toBinary(VulnerabilitySchema, message) };
 }
 
 export interface AnswerPass {

@@ -1,5 +1,9 @@
 // PlatformOSV's three RPCs for the gRPC server and their HTTP mappings (proto/platform/v1/osv.proto). Errors on the
 // HTTP side use OSV.dev's `{"code": <gRPC code>, "message"}` body (osv-facts.md §1).
+import { toJson, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
+import { JSON_WRITE } from '../grpc/codec.ts';
+import type { BatchQuery, GetVulnRequest, Query } from '../grpc/generated/es/platform/v1/osv_pb.ts';
+import { BatchQuerySchema, GetVulnRequestSchema, QuerySchema } from '../grpc/generated/es/platform/v1/osv_pb.ts';
 import type { RpcMethod } from '../grpc/rpc.ts';
 import type { BatchVulnerabilityListJson, EncodedVulnerabilityList, OsvService, VulnJson } from './osv.service.ts';
 
@@ -8,10 +12,18 @@ const SERVICE = 'platform.v1.PlatformOSV';
 /** A batch of 1000 queries with long purls and page tokens stays well below this. */
 const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
 
+/**
+ * The request as the service reads it: proto3 JSON with the proto field names, defaults left out and a set oneof
+ * member kept even when empty (`{"version": ""}` is not `{}` to OSV.dev's validation).
+ */
+function serviceRequest<Desc extends DescMessage>(desc: Desc, request: MessageShape<Desc>): unknown {
+  return toJson(desc, request, JSON_WRITE);
+}
+
 /** The RpcMethods of PlatformOSV over `service`; each needs CAP_PLATFORM_OSV_READ. */
 export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
   const { service } = deps;
-  const query: RpcMethod<unknown, EncodedVulnerabilityList> = {
+  const query: RpcMethod<Query, EncodedVulnerabilityList> = {
     service: SERVICE,
     method: 'Query',
     capability: 'CAP_PLATFORM_OSV_READ',
@@ -19,23 +31,23 @@ export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
     // Records come as the stored bytes this transport sends (EncodedMessage), or, for rows stored before answers
     // were, as objects from the service's cache that are never changed: each is converted once, not on every call.
     // The call itself is the options: its signal is only created if the service reads it.
-    handler: (call) => service.queryEncoded(call.request, call.transport === 'grpc' ? 'wire' : 'json', call),
+    handler: (call) => service.queryEncoded(serviceRequest(QuerySchema, call.request), call.transport === 'grpc' ? 'wire' : 'json', call),
     sharedElements: 'vulns',
     recordData: 'elements',
   };
-  const batch: RpcMethod<unknown, BatchVulnerabilityListJson> = {
+  const batch: RpcMethod<BatchQuery, BatchVulnerabilityListJson> = {
     service: SERVICE,
     method: 'QueryBatch',
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'POST', path: '/platform/v1/osv/querybatch', body: '*', bodyLimit: BATCH_BODY_LIMIT, errorStyle: 'status' },
-    handler: (call) => service.queryBatch(call.request, call),
+    handler: (call) => service.queryBatch(serviceRequest(BatchQuerySchema, call.request), call),
   };
-  const get: RpcMethod<unknown, VulnJson> = {
+  const get: RpcMethod<GetVulnRequest, VulnJson> = {
     service: SERVICE,
     method: 'GetVuln',
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'GET', path: '/platform/v1/osv/vulns/:id', errorStyle: 'status' },
-    handler: (call) => service.getVuln(call.request, call),
+    handler: (call) => service.getVuln(serviceRequest(GetVulnRequestSchema, call.request), call),
     recordData: 'response',
   };
   return [query, batch, get] as RpcMethod[];

@@ -1,5 +1,4 @@
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { Message } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import type { RpcServices } from '../../src/app/compose.ts';
@@ -13,20 +12,14 @@ import type { ProtoGrpcType as OsvGrpc } from '../../src/grpc/generated/osv.ts';
 import type { PlatformDocumentsClient } from '../../src/grpc/generated/platform/v1/PlatformDocuments.ts';
 import type { PlatformOSVClient } from '../../src/grpc/generated/platform/v1/PlatformOSV.ts';
 import type { PlatformGrpcServer } from '../../src/grpc/grpc.server.ts';
-import { PLATFORM_PROTO_FILES, PROTO_ROOT } from '../../src/grpc/proto-files.ts';
-import { loadProtos, type LoadedProtos } from '../../src/grpc/protos.ts';
 import type { RpcMethod } from '../../src/grpc/rpc.ts';
 import { composeTestServices, openTestPlatform, type TestPlatform } from '../support/platform.ts';
+import { loadTestingProtos, type TestingProtos } from './client-protos.ts';
 
-const TESTING_DIR = dirname(fileURLToPath(import.meta.url));
+export { loadTestingProtos };
 
-let testingProtos: LoadedProtos | undefined;
-
-/** The platform protos plus the test-only `platform.testing.v1.PlatformTesting` service. */
-export function loadTestingProtos(): LoadedProtos {
-  testingProtos ??= loadProtos(['testing.proto', ...PLATFORM_PROTO_FILES], [TESTING_DIR, PROTO_ROOT]);
-  return testingProtos;
-}
+/** A PlatformTesting request as the handlers read it (the generated message's fields; no generated type exists). */
+type TestingRequest<Fields> = Message & Fields;
 
 /** What the testing RPCs saw, so tests can check that handlers were told to stop. */
 interface TestingProbe {
@@ -37,7 +30,7 @@ interface TestingProbe {
 function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMethod[] {
   const service = 'platform.testing.v1.PlatformTesting';
   const capability: Capability = 'CAP_PLATFORM_DOCUMENTS_LIST';
-  const ping: RpcMethod<{ text?: string }, { text?: string }> = {
+  const ping: RpcMethod<TestingRequest<{ text: string }>, { text?: string }> = {
     service,
     method: 'Ping',
     capability,
@@ -48,7 +41,7 @@ function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMethod[] {
       return { text: request.text ?? '' };
     },
   };
-  const sleep: RpcMethod<{ millis?: number }, { aborted: boolean }> = {
+  const sleep: RpcMethod<TestingRequest<{ millis: number }>, { aborted: boolean }> = {
     service,
     method: 'Sleep',
     capability,
@@ -65,7 +58,7 @@ function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMethod[] {
       return { aborted: signal.aborted };
     },
   };
-  const fail: RpcMethod<{ reason?: string }, Record<string, never>> = {
+  const fail: RpcMethod<TestingRequest<{ reason: string }>, Record<string, never>> = {
     service,
     method: 'Fail',
     capability,
@@ -75,7 +68,7 @@ function testingRpcs(probe: TestingProbe = { sleepAborted: [] }): RpcMethod[] {
       throw new Error(`secret internal detail: ${request.reason ?? ''}`);
     },
   };
-  return [ping, sleep, fail];
+  return [ping, sleep, fail] as RpcMethod[];
 }
 
 export interface GrpcTestPlatform {
@@ -87,7 +80,7 @@ export interface GrpcTestPlatform {
   grpcServer: PlatformGrpcServer;
   /** `127.0.0.1:<port>` for gRPC clients. */
   grpcAddress: string;
-  protos: LoadedProtos;
+  protos: TestingProtos;
   probe: TestingProbe;
   documentsClient(options?: grpc.ClientOptions): PlatformDocumentsClient;
   osvClient(): PlatformOSVClient;

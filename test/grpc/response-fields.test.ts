@@ -1,8 +1,10 @@
 // A response field the message does not declare is a failure, not a silent drop (issue 12, item 3): a handler
 // that misspells a field fails the call with INTERNAL on both transports and the log names the field, while OSV
 // records (RpcMethod.recordData) still drop the fields of imported data the proto does not carry.
+import { create } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetVulnRequestSchema } from '../../src/grpc/generated/es/platform/v1/osv_pb.ts';
 import { loadProtos } from '../../src/grpc/protos.ts';
 import { bindRpcs, invokeRpc, type RpcRuntimeDeps } from '../../src/grpc/rpc-runtime.ts';
 import type { RpcMethod } from '../../src/grpc/rpc.ts';
@@ -44,7 +46,6 @@ describe('response fields the message does not declare', () => {
     const protos = loadProtos();
     const deps: RpcRuntimeDeps = {
       auth: { authenticate: async () => ({ ok: true, principal: { plane: 'platform', via: 'bearer', capabilities: new Set(['CAP_PLATFORM_OSV_READ']) } }) } as never,
-      codec: protos.codec,
       maxDeadlineMs: 10_000,
     };
     const record = { id: 'OSV-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name: 'a' }, newer_field: 1 }] };
@@ -56,7 +57,7 @@ describe('response fields the message does not declare', () => {
       handler: async () => record,
       ...(recordData ? { recordData } : {}),
     });
-    const call = { authorization: 'Bearer x', decode: () => ({}), transport: 'http' as const, log: silentLogger() };
+    const call = { authorization: 'Bearer x', decode: () => create(GetVulnRequestSchema), transport: 'http' as const, log: silentLogger() };
     const [asRecords] = bindRpcs(protos, [getVuln('response')]);
     const [strict] = bindRpcs(protos, [getVuln()]);
     if (!asRecords || !strict) throw new Error('not bound');
