@@ -13,9 +13,9 @@ import {
   type Document,
   type ListDocumentsRequest,
   type ListDocumentsResponse,
-} from '../grpc/generated/es/platform/v1/documents_pb.ts';
+} from '../grpc/index.ts';
 import { parseRequestMessage } from '../core/validation.ts';
-import type { RpcMethod } from '../grpc/rpc.ts';
+import type { RpcMethod } from '../grpc/index.ts';
 import type { DocumentsConfig } from './documents.config.ts';
 import { createDocumentRequestJson, deleteDocumentRequestJson, listDocumentsRequestJson } from './documents.schemas.ts';
 import type { DocumentsService } from './documents.service.ts';

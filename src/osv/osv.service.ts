@@ -9,7 +9,7 @@ import type { Clock } from '../core/clock.ts';
 import type { OsvTables } from './osv.table.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
-import { EncodedMessage } from '../grpc/rpc.ts';
+import { EncodedMessage } from '../grpc/index.ts';
 import type { OsvConfig } from './osv.config.ts';
 import { compareIds, type CorpusIndex, type VulnEntry } from './osv.index.ts';
 import type { IndexSource } from './osv.loader.ts';
