@@ -25,7 +25,6 @@ import { registerWebRoutes } from './devforge.web.routes.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
 export { devForgeSeed } from './devforge.seed.ts';
-export type { DevForgeSeed } from './devforge.seed.ts';
 
 /** A built dev forge. */
 export interface DevForge {

@@ -183,4 +183,5 @@ export function createPolicyService(deps: PolicyServiceDeps) {
   };
 }
 
+/** @public the service's shape, for callers that hold one */
 export type PolicyService = ReturnType<typeof createPolicyService>;

@@ -55,7 +55,7 @@ export function checkRedirectUri(value: string, appSchemes: ReadonlySet<string>)
 }
 
 /** The comparable form of a URI: the WHATWG-normalized href. */
-export function normalizeUri(value: string): string | undefined {
+function normalizeUri(value: string): string | undefined {
   try {
     return new URL(value).href;
   } catch {
