@@ -40,6 +40,12 @@ export const REQUIREMENTS = defineRequirements([
   { id: 'ADM-MDEF-6', source: 'Endpoints rule 2', rule: 'Definition commands keep the version rules and codes of part 1 (400 parameter_invalid, 409 stale_object, 400 parameter_missing for a missing command)' },
   { id: 'ADM-LIVE-1', source: 'Endpoints rule 3: later reads use the saved definition without a restart', rule: 'A definition saved through one replica is seen by the next read on another replica sharing the database, on the admin and member planes' },
   { id: 'ADM-LIVE-2', source: 'Endpoints rule 3; What the service does', rule: 'No definition route or read makes an upstream request (a stand-in upstream fails the test when called)' },
+  // Wire adapters (issue 14 §5)
+  { id: 'ADM-WIRE-1', source: 'Provider declaration: api_format; Model definition fields: inherit the wire', rule: 'One adapter module per wire and workload declares workloads, capabilities, the default parameter table and counter, the directory format and the probe; the catalog inherits from these declarations' },
+  { id: 'ADM-WIRE-2', source: 'Endpoints rule 8: a fixed small request matching the workload', rule: 'Every shipped catalog model has a fixed probe request (or test_input_unavailable for speech without a voice), built without sending anything' },
+  { id: 'ADM-WIRE-3', source: 'issue 14 §5', rule: 'Adapters build the upstream request for a composed model (URL, credential placement, model id, parameters, tools, structured output, streaming) and refuse what the model does not offer' },
+  { id: 'ADM-WIRE-4', source: 'wire_options.prompt_format', rule: 'model3_5 merges leading system and developer instructions, sends later ones as user messages in place, keeps stored roles; omission adds no transformation' },
+  { id: 'ADM-WIRE-5', source: 'Endpoints rule 4: discovery', rule: 'Each directory format is requested and parsed with its paging; a body of another shape is refused' },
   // Rows and reads
   { id: 'ADM-ROW-1', source: 'Model row', rule: 'Model rows carry ref, capabilities, pricing, available, visible and unavailable_reason' },
   { id: 'ADM-ROW-2', source: 'Model row: unavailable_reason', rule: 'unavailable_reason is the first refusal in the order provider_disabled, model_unavailable, model_hidden, missing_credential, reauthorization_required, credential_unusable' },
