@@ -95,6 +95,9 @@ export const modelRowSchema = z.object({
   workload: z.enum(WORKLOADS),
   capabilities: composedCapabilitiesSchema,
   pricing: pricingSchema.nullable().describe('Spending estimate; null when unknown'),
+  token_counter_available: z
+    .boolean()
+    .describe('false when the token counter the model selects cannot be used (its tokenizer file is missing or invalid); no other counter replaces it'),
   available: z.boolean(),
   visible: z.boolean().describe('false when manually hidden or marked invalid'),
   unavailable_reason: z.enum(UNAVAILABLE_REASONS).nullable().describe('The first refusal, in priority order'),

@@ -11,6 +11,7 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
 import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
+import { createTokenCounters } from './tokens/token-counter.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
 import type { ModelDefinition, ProviderDeclaration } from './catalog/catalog.schemas.ts';
 import { createDefinitionService, type DefinitionService } from './definitions/definitions.service.ts';
@@ -38,6 +39,8 @@ export interface ModelPlaneDeps {
   log: Logger;
   secretKeys: { current: SecretKey; all: readonly SecretKey[] };
   catalogDir: string;
+  /** `PLATFORM_TOKENIZER_DIR`: installed hub tokenizer files; none when undefined. */
+  tokenizerDir?: string | undefined;
 }
 
 /** A provider as members see it: no policy version and no credential details beyond whether one is configured. */
@@ -99,8 +102,14 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   const { db, clock, log } = deps;
   const state: CatalogState = loadCatalog(deps.catalogDir);
   let projection: Projection | undefined;
+  const tokenCounters = createTokenCounters({ tokenizerDir: deps.tokenizerDir });
   if (state.ok) {
+    for (const model of state.catalog.composed.values()) {
+      const resolution = model.capabilities.token_counter?.kind === 'hub' ? tokenCounters.resolve(model.capabilities.token_counter) : undefined;
+      if (resolution && !resolution.available) log.warn({ model: model.ref, reason: resolution.reason }, 'a catalog model\'s token counter is unavailable (no other counter is used in its place)');
+    }
     projection = createProjection({
+      tokenCounterAvailable: (counter) => tokenCounters.available(counter),
       catalog: state.catalog,
       secretKeys: deps.secretKeys.all,
       now: () => clock.now(),
@@ -246,6 +255,8 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   return {
     catalogState: state,
     credentials,
+    /** Token counters of this process, selected by a model's composed token_counter. */
+    tokenCounters,
     costUnit,
 
     /** The Account's providers (removed custom ones included, flagged), for commands and the CLI. */
@@ -375,7 +386,7 @@ const planes = new WeakMap<PlatformContext, ModelPlane>();
 export function modelPlaneOf(ctx: PlatformContext): ModelPlane {
   let plane = planes.get(ctx);
   if (!plane) {
-    plane = createModelPlane({ db: narrowTables(ctx.database.db), dialect: ctx.database.dialect, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys, catalogDir: ctx.config.admin.PLATFORM_CATALOG_DIR });
+    plane = createModelPlane({ db: narrowTables(ctx.database.db), dialect: ctx.database.dialect, clock: ctx.clock, log: ctx.log, secretKeys: ctx.secretKeys, catalogDir: ctx.config.admin.PLATFORM_CATALOG_DIR, tokenizerDir: ctx.config.admin.PLATFORM_TOKENIZER_DIR });
     planes.set(ctx, plane);
   }
   return plane;

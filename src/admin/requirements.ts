@@ -46,6 +46,11 @@ export const REQUIREMENTS = defineRequirements([
   { id: 'ADM-WIRE-3', source: 'issue 14 §5', rule: 'Adapters build the upstream request for a composed model (URL, credential placement, model id, parameters, tools, structured output, streaming) and refuse what the model does not offer' },
   { id: 'ADM-WIRE-4', source: 'wire_options.prompt_format', rule: 'model3_5 merges leading system and developer instructions, sends later ones as user messages in place, keeps stored roles; omission adds no transformation' },
   { id: 'ADM-WIRE-5', source: 'Endpoints rule 4: discovery', rule: 'Each directory format is requested and parsed with its paging; a body of another shape is refused' },
+  // Token counters (issue 14 §4; spec "token_counter")
+  { id: 'ADM-TOK-1', source: 'token_counter: bpe', rule: 'bpe counts with a shipped encoding (cl100k_base, o200k_base at least), exactly as the reference tiktoken on the test texts' },
+  { id: 'ADM-TOK-2', source: 'token_counter: hub; tokenizer assets', rule: 'hub counts with a tokenizer.json installed under PLATFORM_TOKENIZER_DIR before start; a missing or invalid file makes the counter unavailable (shown on the model row) and no other counter is used' },
+  { id: 'ADM-TOK-3', source: 'token_counter: anchored', rule: 'anchored is the encoding count times the decimal safety_factor, rounded up' },
+  { id: 'ADM-TOK-4', source: 'token_counter: null', rule: 'null selects the byte estimate; an unknown encoding is unavailable, never replaced' },
   // Rows and reads
   { id: 'ADM-ROW-1', source: 'Model row', rule: 'Model rows carry ref, capabilities, pricing, available, visible and unavailable_reason' },
   { id: 'ADM-ROW-2', source: 'Model row: unavailable_reason', rule: 'unavailable_reason is the first refusal in the order provider_disabled, model_unavailable, model_hidden, missing_credential, reauthorization_required, credential_unusable' },

@@ -357,6 +357,16 @@ describe.each(dialects)('definition routes on %s', (dialect) => {
       expect(plain).toMatchObject({ input_modalities: [], output_modalities: ['text'], tool_calls: true, streaming: true, prompt_caching: false, structured_output: true });
     });
 
+    it('[ADM-TOK-2] [ADM-DEF-4] shows on the row when the selected counter is unavailable, and keeps that counter (no silent fallback)', async () => {
+      const { token } = await newAccount();
+      await put(token, P('alpha', '/model_definition'), { model: 'alpha/hub', definition: { capabilities: { token_counter: { kind: 'hub', tokenizer_id: 'org/not-installed' } } } });
+      expect(await row(token, 'alpha/hub')).toMatchObject({ token_counter_available: false, capabilities: { token_counter: { kind: 'hub', tokenizer_id: 'org/not-installed' } } });
+      await put(token, P('alpha', '/model_definition'), { model: 'alpha/bpe', definition: { capabilities: { token_counter: { kind: 'bpe', encoding: 'cl100k_base' } } }, expected_lock_version: 0 });
+      expect(await row(token, 'alpha/bpe')).toMatchObject({ token_counter_available: true, capabilities: { token_counter: { kind: 'bpe', encoding: 'cl100k_base' } } });
+      // Saving a definition with a hub counter downloads nothing.
+      expect(outgoing).toEqual([]);
+    });
+
     it('[ADM-DEF-2] [ADM-DEF-7] follows the workload for output modalities and defaults model_id to the ref after the provider', async () => {
       const { token } = await newAccount();
       let version: number | null = null;
