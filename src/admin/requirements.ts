@@ -112,6 +112,7 @@ export const REQUIREMENTS = defineRequirements([
   { id: 'ADM-MEM-3', source: 'What the service does', rule: 'Admin changes are visible to the next member read' },
   // CLI and OpenAPI
   { id: 'ADM-CLI-1', source: 'Endpoints rule 12', rule: 'platform models hide|unhide|invalidate|restore read the provider version first and report a conflict without retrying' },
+  { id: 'ADM-CLI-2', source: 'issue 14 §7; Endpoints rule 12', rule: 'platform providers show|define|remove and platform models define|remove|reset read the version first, report a conflict without retrying (exit 3) and print the envelope with --json' },
   { id: 'ADM-API-2', source: 'Errors; issue 4 §9', rule: 'OpenAPI declares every error a route can answer: 401 on authenticated routes, 403 on admin routes, 400/413/415 on routes with a body, 409 stale_object on versioned commands; the server answers 413 and 415 in the envelope' },
   { id: 'ADM-API-3', source: 'issue 12 item 4', rule: 'Every REST response a test server sends under /api/v1 and /agent_api/v1 holds to the OpenAPI document it serves (status, content type, body, documented headers; errors in the envelope); an undocumented route or status, or a drifting body, fails the test' },
   { id: 'ADM-API-4', source: 'issue 12 item 4', rule: 'The OpenAPI document describes the session routes and itself, has a relative servers entry, and is served with Cache-Control public, no-cache and an ETag (304 on If-None-Match)' },

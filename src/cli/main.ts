@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerDefinitionCommands } from '../admin/definitions/definitions.commands.ts';
 import { registerModelsCommands } from '../admin/models.commands.ts';
 import { registerSecretsCommands } from '../admin/secrets.commands.ts';
 import { ConfigError } from '../core/config.ts';
@@ -24,6 +25,7 @@ function buildProgram(io: CliIo): Command {
   registerMigrateCommand(program, io);
   registerIdentityCommands(program, io);
   registerModelsCommands(program, io);
+  registerDefinitionCommands(program, io);
   registerSecretsCommands(program, io);
   registerDocumentsCommands(program, io);
   registerOsvCommands(program, io);
