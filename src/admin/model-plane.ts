@@ -102,12 +102,13 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   const { db, clock, log } = deps;
   const state: CatalogState = loadCatalog(deps.catalogDir);
   let projection: Projection | undefined;
-  const tokenCounters = createTokenCounters({ tokenizerDir: deps.tokenizerDir });
+  // Hub tokenizers are read on first use (a CLI command that never counts never pays for a 10 MB file); a missing or
+  // invalid one is logged once, when a row or a count first needs it.
+  const tokenCounters = createTokenCounters({
+    tokenizerDir: deps.tokenizerDir,
+    onUnavailable: (tokenizerId, reason) => log.warn({ tokenizer_id: tokenizerId, reason }, 'a hub token counter is unavailable; no other counter is used in its place'),
+  });
   if (state.ok) {
-    for (const model of state.catalog.composed.values()) {
-      const resolution = model.capabilities.token_counter?.kind === 'hub' ? tokenCounters.resolve(model.capabilities.token_counter) : undefined;
-      if (resolution && !resolution.available) log.warn({ model: model.ref, reason: resolution.reason }, 'a catalog model\'s token counter is unavailable (no other counter is used in its place)');
-    }
     projection = createProjection({
       tokenCounterAvailable: (counter) => tokenCounters.available(counter),
       catalog: state.catalog,

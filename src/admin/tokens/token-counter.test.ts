@@ -99,6 +99,12 @@ describe('token counters', () => {
       expect(hub.resolve({ kind: 'hub', tokenizer_id: 'a/../../etc' })).toMatchObject({ available: false, reason: expect.stringMatching(/inside PLATFORM_TOKENIZER_DIR/) });
       expect(createTokenCounters({ tokenizerDir: undefined }).resolve({ kind: 'hub', tokenizer_id: id })).toMatchObject({ available: false, reason: expect.stringMatching(/PLATFORM_TOKENIZER_DIR is not set/) });
       expect(hub.available({ kind: 'hub', tokenizer_id: 'org/absent' })).toBe(false);
+      // Reported once per tokenizer id, however often it is asked for.
+      const told: string[] = [];
+      const reporting = createTokenCounters({ tokenizerDir: dir, onUnavailable: (tokenizerId) => told.push(tokenizerId) });
+      for (let i = 0; i < 3; i++) reporting.resolve({ kind: 'hub', tokenizer_id: 'org/absent' });
+      reporting.resolve({ kind: 'hub', tokenizer_id: id });
+      expect(told).toEqual(['org/absent']);
       expect(hub.available({ kind: 'hub', tokenizer_id: id })).toBe(true);
     });
   });

@@ -105,6 +105,8 @@ function tokenizerPath(dir: string, tokenizerId: string): string | undefined {
 export interface TokenCountersDeps {
   /** `PLATFORM_TOKENIZER_DIR`; undefined when the deployment installed no tokenizer files. */
   tokenizerDir: string | undefined;
+  /** Told once per tokenizer id that cannot be used, with the reason (the model plane logs it). */
+  onUnavailable?: (tokenizerId: string, reason: string) => void;
 }
 
 /**
@@ -142,6 +144,7 @@ export function createTokenCounters(deps: TokenCountersDeps) {
         if (!hit) {
           hit = loadHub(spec.tokenizer_id);
           hub.set(spec.tokenizer_id, hit);
+          if (!hit.available) deps.onUnavailable?.(spec.tokenizer_id, hit.reason);
         }
         return hit;
       }
