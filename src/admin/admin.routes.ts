@@ -15,6 +15,7 @@ import {
   providersResponseSchema,
   visibilityCommandSchema,
 } from './admin.schemas.ts';
+import { definitionRoutes } from './definitions/definitions.routes.ts';
 import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../core/http/api-route.ts';
 import type { ModelPlane } from './model-plane.ts';
 import { registerOpenApiRoute } from './openapi.ts';
@@ -177,7 +178,7 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
  */
 export function registerModelPlaneRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
   const { plane } = deps;
-  const routes = [...adminRoutes(plane), ...memberRoutes(plane)];
+  const routes = [...adminRoutes(plane), ...definitionRoutes(plane, ADMIN_BASE), ...memberRoutes(plane)];
   registerApiRoutes(app, routes, { auth: deps.auth });
   registerOpenApiRoute(app);
 }
