@@ -9,7 +9,10 @@
  * spread over one Account per connection is printed too, without a target: concurrent reads of one Account share
  * a database query and reads of different Accounts cannot. Then 32 concurrent writers read the provider version
  * and `PUT model_visibility` with it, and the final state is checked against the successful writes (target: zero
- * lost updates).
+ * lost updates). Then one client alternates `PUT model_definition` and part 1's `PUT model_visibility` round trips
+ * (each carrying the version the previous answer returned; target: definitions at least 50% of visibility's rate),
+ * and, once, token counting throughput on a 100 kB text for the `bpe` and `hub` counters against the libraries' raw
+ * encode (target: overhead under 10%; see ./token-count.bench.ts).
  *
  * The load generator runs in a worker thread so it does not share the server's event loop. Figures are printed,
  * not asserted; this is not part of `npm test`.
@@ -35,6 +38,7 @@ import { buildRestApp } from '../src/app/rest-app.ts';
 import { openDatabase, type Dialect } from '../src/core/db/database.ts';
 import { createLogger } from '../src/core/logger.ts';
 import { percentile } from './stats.ts';
+import { benchTokenCounting } from './token-count.bench.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -354,6 +358,42 @@ async function run(dialect: Dialect): Promise<boolean> {
     console.log(`writers                            ${WRITERS} read-then-write loops for ${elapsed.toFixed(1)} s: ${successes} successes, ${conflicts} 409 stale_object, ${other} other`);
     console.log(`lost updates                       ${lost} (version advanced by ${versionAdvance} for ${successes} successes; ${expected.size} models checked) ${lost === 0 && other === 0 ? 'OK' : 'FAILED'}`);
     if (lost !== 0 || other !== 0) ok = false;
+
+    // Round trips of one client: PUT model_definition (the whole entry, alternating two definitions) against part 1's
+    // PUT model_visibility (alternating hide and show), on provider-1, each request carrying the version the previous
+    // answer returned. The two take turns for ROUNDS rounds; the best round of each is compared.
+    const p1 = '/api/v1/admin/model_providers/provider-1';
+    let version = ((await call(agent, port, 'GET', p1, token)).json.model_provider as { lock_version: number }).lock_version;
+    const definitions = [
+      { inherit: 'chat', display_name: 'Bench A', capabilities: { limits: { combined_input_output_tokens: 64000 } } },
+      { inherit: 'chat', display_name: 'Bench B', capabilities: { tool_calls: false, generation_parameters: { max_output_tokens: { maximum: 4096 } } } },
+    ];
+    const roundTrips = async (kind: 'definition' | 'visibility'): Promise<number> => {
+      let n = 0;
+      const end = performance.now() + WRITER_SECONDS * 1000;
+      const begin = performance.now();
+      while (performance.now() < end) {
+        const command =
+          kind === 'definition'
+            ? { model: 'provider-1/family-1/model-00', definition: definitions[n % 2], expected_lock_version: version }
+            : { model: 'provider-1/family-1/model-01', visible: n % 2 === 1, expected_lock_version: version };
+        const r = await call(agent, port, 'PUT', `${p1}/${kind === 'definition' ? 'model_definition' : 'model_visibility'}`, token, { command });
+        if (r.status !== 200) throw new Error(`${kind} round trip failed: ${JSON.stringify(r.json)}`);
+        version = (r.json.model_provider as { lock_version: number }).lock_version;
+        n++;
+      }
+      return n / ((performance.now() - begin) / 1000);
+    };
+    let bestDefinition = 0;
+    let bestVisibility = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      bestVisibility = Math.max(bestVisibility, await roundTrips('visibility'));
+      bestDefinition = Math.max(bestDefinition, await roundTrips('definition'));
+    }
+    const definitionRatio = bestDefinition / bestVisibility;
+    console.log(`PUT model_visibility               ${fmt(bestVisibility)} round trips/s (one client, best of ${ROUNDS} rounds of ${WRITER_SECONDS} s)`);
+    console.log(`PUT model_definition               ${fmt(bestDefinition)} round trips/s: ${(definitionRatio * 100).toFixed(1)}% of model_visibility (target >= 50%) ${definitionRatio >= 0.5 ? 'OK' : 'BELOW TARGET'}`);
+    if (definitionRatio < 0.5) ok = false;
   } finally {
     agent.destroy();
     await app.close();
@@ -367,5 +407,6 @@ async function run(dialect: Dialect): Promise<boolean> {
 
 let allOk = true;
 for (const dialect of DIALECTS) allOk = (await run(dialect)) && allOk;
+allOk = benchTokenCounting() && allOk;
 console.log(allOk ? '\nall targets met' : '\nsome targets were missed');
 process.exitCode = allOk ? 0 : 1;

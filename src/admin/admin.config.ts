@@ -10,6 +10,8 @@ import { DEFAULT_CATALOG_DIR } from './catalog/catalog.loader.ts';
  */
 const adminEnvSpec = {
   PLATFORM_CATALOG_DIR: env.custom<string>('a directory path', (raw) => resolve(raw), DEFAULT_CATALOG_DIR),
+  // Hub tokenizer files, `<dir>/<tokenizer_id>/tokenizer.json`, installed before start; unset: no hub counter works.
+  PLATFORM_TOKENIZER_DIR: env.custom<string | undefined>('a directory path', (raw) => resolve(raw), undefined),
 } as const;
 
 export type AdminConfig = EnvValues<typeof adminEnvSpec>;

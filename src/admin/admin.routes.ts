@@ -14,6 +14,7 @@ import {
   providersResponseSchema,
   visibilityCommandSchema,
 } from './admin.schemas.ts';
+import { definitionRoutes } from './definitions/definitions.routes.ts';
 import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../core/http/api-route.ts';
 import type { ModelPlane } from './model-plane.ts';
 import { registerOpenApiRoute } from './openapi.ts';
@@ -175,6 +176,6 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
  * (the session routes and the member plane, which `buildRestApp` mounts beside them). Called once from `buildRestApp`.
  */
 export function registerModelPlaneRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
-  registerApiRoutes(app, adminRoutes(deps.plane), { auth: deps.auth });
+  registerApiRoutes(app, [...adminRoutes(deps.plane), ...definitionRoutes(deps.plane, ADMIN_BASE)], { auth: deps.auth });
   registerOpenApiRoute(app);
 }

@@ -29,6 +29,22 @@ export const laneCommandSchema = z.strictObject({ enabled: z.boolean(), expected
 export const visibilityCommandSchema = z.strictObject({ model: modelRefSchema, visible: z.boolean(), expected_lock_version: optionalVersion });
 export const availabilityCommandSchema = z.strictObject({ model: modelRefSchema, available: z.boolean(), expected_lock_version: requiredVersion });
 export const apiKeyCommandSchema = z.strictObject({ api_key: z.string().describe('The provider API key; never returned') });
+/**
+ * The definition commands (spec: Endpoints; issue 14). `definition` is validated by the same grammar the catalog
+ * files use; the routes declare it a definition field, so a malformed definition is 422 `validation_failed` naming
+ * the field (spec rule 3), while a malformed version stays 400 `parameter_invalid` (rule 2).
+ */
+export const providerDefinitionCommandSchema = z.strictObject({
+  definition: providerDeclarationSchema.describe('The complete provider declaration: display_name, base_url, api_format and credentials; never a credential'),
+  expected_lock_version: optionalVersion,
+});
+export const providerDefinitionDeleteCommandSchema = z.strictObject({ expected_lock_version: optionalVersion });
+export const modelDefinitionCommandSchema = z.strictObject({
+  model: modelRefSchema,
+  definition: modelDefinitionSchema.describe('The complete model entry as authored; it replaces the stored entry whole (inheritance is not expanded)'),
+  expected_lock_version: optionalVersion,
+});
+export const modelDefinitionRefCommandSchema = z.strictObject({ model: modelRefSchema, expected_lock_version: optionalVersion });
 export const costUnitCommandSchema = z.strictObject({
   cost_unit: z.string().regex(COST_UNIT_PATTERN, 'a currency code or unit name such as USD').describe('For example a currency code'),
 });
@@ -79,6 +95,9 @@ export const modelRowSchema = z.object({
   workload: z.enum(WORKLOADS),
   capabilities: composedCapabilitiesSchema,
   pricing: pricingSchema.nullable().describe('Spending estimate; null when unknown'),
+  token_counter_available: z
+    .boolean()
+    .describe('false when the token counter the model selects cannot be used (its tokenizer file is missing or invalid); no other counter replaces it'),
   available: z.boolean(),
   visible: z.boolean().describe('false when manually hidden or marked invalid'),
   unavailable_reason: z.enum(UNAVAILABLE_REASONS).nullable().describe('The first refusal, in priority order'),

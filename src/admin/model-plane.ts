@@ -10,7 +10,10 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
 import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
+import { createTokenCounters } from './tokens/token-counter.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
+import type { ModelDefinition, ProviderDeclaration } from './catalog/catalog.schemas.ts';
+import { createDefinitionService, type DefinitionService } from './definitions/definitions.service.ts';
 import { commandRef, createPolicyService, requireProvider, staleRefs, unknownModel, unknownProvider } from './policy/policy.service.ts';
 import { documentVersion, loadAccountState, type LoadedState } from './projection/account-state.store.ts';
 import { createFreshCoalescer } from '../core/coalesce.ts';
@@ -35,6 +38,8 @@ export interface ModelPlaneDeps {
   log: Logger;
   secretKeys: { current: SecretKey; all: readonly SecretKey[] };
   catalogDir: string;
+  /** `PLATFORM_TOKENIZER_DIR`: installed hub tokenizer files; none when undefined. */
+  tokenizerDir?: string | undefined;
 }
 
 /** A provider as members see it: no policy version and no credential details beyond whether one is configured. */
@@ -96,8 +101,15 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   const { db, clock, log } = deps;
   const state: CatalogState = loadCatalog(deps.catalogDir);
   let projection: Projection | undefined;
+  // Hub tokenizers are read on first use (a CLI command that never counts never pays for a 10 MB file); a missing or
+  // invalid one is logged once, when a row or a count first needs it.
+  const tokenCounters = createTokenCounters({
+    tokenizerDir: deps.tokenizerDir,
+    onUnavailable: (tokenizerId, reason) => log.warn({ tokenizer_id: tokenizerId, reason }, 'a hub token counter is unavailable; no other counter is used in its place'),
+  });
   if (state.ok) {
     projection = createProjection({
+      tokenCounterAvailable: (counter) => tokenCounters.available(counter),
       catalog: state.catalog,
       secretKeys: deps.secretKeys.all,
       now: () => clock.now(),
@@ -111,6 +123,7 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   const policy = createPolicyService({ db, clock });
   const credentials = createCredentialService({ db, clock, log, secretKeys: deps.secretKeys });
   const costUnit = createCostUnitService({ db, clock });
+  const definitions: DefinitionService | undefined = state.ok ? createDefinitionService({ catalog: state.catalog, policy }) : undefined;
 
   function requirePlane(): { catalog: Catalog; projection: Projection } {
     if (!state.ok || !projection) throw new AppError('model_plane_unavailable', 'the model catalog is unavailable; the server log names the catalog file and the reason');
@@ -220,9 +233,30 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     return result;
   }
 
+  function requireDefinitions(): DefinitionService {
+    requirePlane();
+    if (!definitions) throw new AppError('model_plane_unavailable', 'the model catalog is unavailable; the server log names the catalog file and the reason');
+    return definitions;
+  }
+
+  /**
+   * After a definition command: logs the change (the audit trail) and answers the singular-read envelope (spec:
+   * "same envelope as the singular read"), which a removed custom provider still has.
+   */
+  async function definitionChanged(accountId: string, providerId: string, outcome: 'created' | 'updated' | 'noop', detail: Record<string, unknown>): Promise<ProviderEnvelope> {
+    const { catalog } = requirePlane();
+    const provider = (await providersOf(accountId)).find((p) => p.id === providerId);
+    if (!provider) throw unknownProvider();
+    const envelope = { model_provider: providerRow(provider), configuration: configurationView(provider, catalog) };
+    if (outcome !== 'noop') log.info({ account_id: accountId, provider_id: providerId, lock_version: envelope.model_provider.lock_version, outcome, ...detail }, 'provider definition changed');
+    return envelope;
+  }
+
   return {
     catalogState: state,
     credentials,
+    /** Token counters of this process, selected by a model's composed token_counter. */
+    tokenCounters,
     costUnit,
 
     /** The Account's providers (removed custom ones included, flagged), for commands and the CLI. */
@@ -289,6 +323,45 @@ export function createModelPlane(deps: ModelPlaneDeps) {
       if (target === undefined) throw unknownModel(provider, ref);
       const outcome = await withStaleHint(provider, policy.setAvailability(accountId, provider, target, available, expected));
       return changed(accountId, providerId, outcome, { command: 'model_availability', model: target, available });
+    },
+
+    /** `PUT …/definition`: override, create (disabled) or recreate a provider; unknown ids are created. */
+    async putProviderDefinition(accountId: string, providerId: string, declaration: ProviderDeclaration, expected: number | null): Promise<ProviderEnvelope> {
+      const service = requireDefinitions();
+      const outcome = await service.putProviderDefinition(accountId, providerId, declaration, expected);
+      return definitionChanged(accountId, providerId, outcome, { command: 'definition', api_format: declaration.api_format });
+    },
+
+    /** `DELETE …/definition`: back to the file declaration, or a custom provider removed (read as `source` removed). */
+    async deleteProviderDefinition(accountId: string, providerId: string, expected: number | null): Promise<ProviderEnvelope> {
+      const service = requireDefinitions();
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      const outcome = await service.deleteProviderDefinition(accountId, provider, expected);
+      return definitionChanged(accountId, providerId, outcome, { command: 'definition_delete' });
+    },
+
+    /** `PUT …/model_definition`: the whole entry replaced. */
+    async putModelDefinition(accountId: string, providerId: string, ref: string, definition: ModelDefinition, expected: number | null): Promise<ProviderEnvelope> {
+      const service = requireDefinitions();
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      const outcome = await withStaleHint(provider, service.putModelDefinition(accountId, provider, ref, definition, expected));
+      return definitionChanged(accountId, providerId, outcome, { command: 'model_definition', model: ref });
+    },
+
+    /** `DELETE …/model_definition`: a removal entry. */
+    async removeModelDefinition(accountId: string, providerId: string, ref: string, expected: number | null): Promise<ProviderEnvelope> {
+      const service = requireDefinitions();
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      const outcome = await withStaleHint(provider, service.removeModelDefinition(accountId, provider, ref, expected));
+      return definitionChanged(accountId, providerId, outcome, { command: 'model_definition_delete', model: ref });
+    },
+
+    /** `POST …/model_definition/reset`: the stored entry removed, file inheritance back. */
+    async resetModelDefinition(accountId: string, providerId: string, ref: string, expected: number | null): Promise<ProviderEnvelope> {
+      const service = requireDefinitions();
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      const outcome = await service.resetModelDefinition(accountId, provider, ref, expected);
+      return definitionChanged(accountId, providerId, outcome, { command: 'model_definition_reset', model: ref });
     },
 
     async putApiKey(accountId: string, providerId: string, apiKey: string) {

@@ -34,6 +34,7 @@ export function composeModelPlane(core: PlatformContext): ModelPlane {
     log: core.log,
     secretKeys: core.secretKeys,
     catalogDir: core.config.admin.PLATFORM_CATALOG_DIR,
+    tokenizerDir: core.config.admin.PLATFORM_TOKENIZER_DIR,
   });
 }
 

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerDefinitionCommands } from '../admin/definitions/definitions.commands.ts';
 import { registerModelsCommands } from '../admin/models.commands.ts';
 import { registerSecretsCommands } from '../admin/secrets.commands.ts';
 import { composeCredentials, composeModelsCommand, composeOsvCorpus } from '../app/compose.ts';
@@ -27,6 +28,7 @@ function buildProgram(io: CliIo): Command {
   registerIdentityCommands(program, io);
   // Each service's commands get what they work with from the composition root, opened for one command.
   registerModelsCommands(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
+  registerDefinitionCommands(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
   registerSecretsCommands(program, io, (fn) => withContext(io, (core) => fn(composeCredentials(core))));
   registerDocumentsCommands(program, io);
   registerOsvCommands(program, io, (fn) => withContext(io, (core) => fn(composeOsvCorpus(core))));

@@ -184,15 +184,21 @@ async function listAll(api: Api, token: string): Promise<Doc[]> {
  * contiguous bytes of it contains one of them.
  */
 function chunksFound(secret: Buffer, files: string[]): number {
-  const chunks = new Set<string>();
-  for (let i = 0; i + 16 <= secret.length; i += 16) chunks.add(secret.subarray(i, i + 16).toString('latin1'));
-  const found = new Set<string>();
+  // Indexed by each chunk's first four bytes, so the scan reads one integer per file offset and compares whole
+  // chunks only on a hit (a substring per offset made this test take tens of seconds on a busy machine).
+  const byPrefix = new Map<number, number[]>();
+  for (let i = 0; i + 16 <= secret.length; i += 16) {
+    const prefix = secret.readUInt32LE(i);
+    byPrefix.set(prefix, [...(byPrefix.get(prefix) ?? []), i]);
+  }
+  const found = new Set<number>();
   for (const file of files) {
     if (!existsSync(file)) continue;
-    const text = readFileSync(file).toString('latin1');
-    for (let i = 0; i + 16 <= text.length; i++) {
-      const window = text.substring(i, i + 16);
-      if (chunks.has(window)) found.add(window);
+    const bytes = readFileSync(file);
+    for (let at = 0; at + 16 <= bytes.length; at++) {
+      const starts = byPrefix.get(bytes.readUInt32LE(at));
+      if (!starts) continue;
+      for (const start of starts) if (bytes.compare(secret, start, start + 16, at, at + 16) === 0) found.add(start);
     }
   }
   return found.size;

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { Writable } from 'node:stream';
-import { fakeClock, type Clock } from '../core/clock.ts';
+import { fakeClock } from '../core/clock.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { createForgeBrowser, startDevForge, type DevForgeApplication, type DevForgeUser, type ForgeBrowser, type StartedDevForge } from '../devforge/index.ts';
 import { buildMcpApp, type McpApp, type McpSettings } from './mcp.app.ts';

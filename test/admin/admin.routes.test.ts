@@ -40,7 +40,7 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       expect(refs).toEqual(['alpha/a-1', 'alpha/a-2', 'alpha/emb', 'alpha/org/a-3', 'beta/b-1', 'local/l-1']);
       expect(refs).toEqual([...refs].sort());
       const a1 = r.body.models[0];
-      expect(Object.keys(a1)).toEqual(['ref', 'provider_id', 'model_id', 'display_name', 'workload', 'capabilities', 'pricing', 'available', 'visible', 'unavailable_reason']);
+      expect(Object.keys(a1)).toEqual(['ref', 'provider_id', 'model_id', 'display_name', 'workload', 'capabilities', 'pricing', 'token_counter_available', 'available', 'visible', 'unavailable_reason']);
       expect(a1).toMatchObject({ ref: 'alpha/a-1', available: false, visible: true, unavailable_reason: 'provider_disabled', pricing: { unit: 'USD', input_per_million_tokens: '1.00' } });
       expect(a1.capabilities).toMatchObject({ input_modalities: ['image'], output_modalities: ['text'], tool_calls: true, limits: {} });
       expect(r.body.models[1].pricing).toBeNull();

@@ -2,7 +2,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { laneCommandSchema } from '../../src/admin/admin.schemas.ts';
+import { laneCommandSchema, modelDefinitionCommandSchema } from '../../src/admin/admin.schemas.ts';
 import { openHarness, TEST_CATALOG, type Harness } from './admin-harness.ts';
 
 const EXPECTED = [
@@ -14,6 +14,11 @@ const EXPECTED = [
   'put /api/v1/admin/model_providers/{provider_id}/model_availability',
   'put /api/v1/admin/model_providers/{provider_id}/api_key',
   'delete /api/v1/admin/model_providers/{provider_id}/api_key',
+  'put /api/v1/admin/model_providers/{provider_id}/definition',
+  'delete /api/v1/admin/model_providers/{provider_id}/definition',
+  'put /api/v1/admin/model_providers/{provider_id}/model_definition',
+  'delete /api/v1/admin/model_providers/{provider_id}/model_definition',
+  'post /api/v1/admin/model_providers/{provider_id}/model_definition/reset',
   'get /api/v1/admin/account/cost_unit',
   'put /api/v1/admin/account/cost_unit',
   'get /agent_api/v1/models',
@@ -71,8 +76,10 @@ describe('the OpenAPI document', () => {
         }
       }
     }
-    for (const suffix of ['lane', 'model_visibility', 'model_availability', 'api_key']) {
-      const op = doc.paths[`/api/v1/admin/model_providers/{provider_id}/${suffix}`].put;
+    const versioned = ['put lane', 'put model_visibility', 'put model_availability', 'put api_key', 'put definition', 'delete definition', 'put model_definition', 'delete model_definition', 'post model_definition/reset'];
+    for (const entry of versioned) {
+      const [method = '', suffix = ''] = entry.split(' ');
+      const op = doc.paths[`/api/v1/admin/model_providers/{provider_id}/${suffix}`][method];
       expect(codesOf(op, '409'), suffix).toMatch(/stale_object/);
       expect(codesOf(op, '409'), suffix).not.toMatch(/\bconflict\b/);
       // An unknown (also a too-long) provider id is 404 not_found, not a malformed parameter.
@@ -82,7 +89,7 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('[ADM-API-1] uses the very schemas the routes validate with', async () => {
+  it('[ADM-API-1] [ADM-MDEF-5] uses the very schemas the routes validate with', async () => {
     const lane = doc.paths['/api/v1/admin/model_providers/{provider_id}/lane'].put.requestBody.content['application/json'].schema;
     const fromZod = z.toJSONSchema(z.strictObject({ command: laneCommandSchema }), { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
     delete fromZod.$schema;
@@ -105,6 +112,25 @@ describe('the OpenAPI document', () => {
       const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'OpenAPI', email: `o-${Math.random().toString(36).slice(2)}@example.test` });
       const r = await h.call('PUT', '/api/v1/admin/model_providers/alpha/lane', { token: owner.platform_token, body });
       expect(r.status === 200, JSON.stringify(body)).toBe(valid);
+    }
+    // The definition commands: the published schema is the grammar the server checks (a malformed definition is 422).
+    const modelDefinition = doc.paths['/api/v1/admin/model_providers/{provider_id}/model_definition'].put.requestBody.content['application/json'].schema;
+    const fromDefinitionZod = z.toJSONSchema(z.strictObject({ command: modelDefinitionCommandSchema }), { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+    delete fromDefinitionZod.$schema;
+    expect(modelDefinition).toEqual(fromDefinitionZod);
+    const validateDefinition = ajv.compile(modelDefinition);
+    const definitionCases: [unknown, number][] = [
+      [{ command: { model: 'alpha/x', definition: { inherit: 'chat', capabilities: { token_counter: null } } } }, 200],
+      [{ command: { model: 'alpha/x', definition: { capabilities: { model_identity: ' x' } } } }, 422],
+      [{ command: { model: 'alpha/x', definition: { capabilities: { tool_calls: 'yes' } } } }, 422],
+      [{ command: { model: 'alpha/x', definition: { extra: 1 } } }, 422],
+      [{ command: { model: 'alpha/x', definition: {}, expected_lock_version: -1 } }, 400],
+    ];
+    for (const [body, status] of definitionCases) {
+      expect(validateDefinition(body), JSON.stringify(body)).toBe(status === 200);
+      const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'OpenAPI', email: `o-${Math.random().toString(36).slice(2)}@example.test` });
+      const r = await h.call('PUT', '/api/v1/admin/model_providers/alpha/model_definition', { token: owner.platform_token, body });
+      expect(r.status, JSON.stringify(body)).toBe(status);
     }
     const availability = doc.paths['/api/v1/admin/model_providers/{provider_id}/model_availability'].put.requestBody.content['application/json'].schema;
     expect(availability.properties.command.required).toEqual(expect.arrayContaining(['model', 'available', 'expected_lock_version']));

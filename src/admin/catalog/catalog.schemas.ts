@@ -9,10 +9,10 @@ import { API_FORMATS, BPE_ENCODINGS, CREDENTIAL_LANES, MODALITIES, PROMPT_FORMAT
  */
 
 /** Provider ids are one path segment: no `/`, so `<provider_id>/<upstream_model_id>` splits at the first `/`. */
-const providerIdSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'provider id: lower-case letters, digits, ".", "_" or "-", at most 63 characters');
+export const providerIdSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'provider id: lower-case letters, digits, ".", "_" or "-", at most 63 characters');
 
 /** The part of a reference after the provider's `/`; it may itself contain `/` (spec: Model row `ref`). */
-const modelKeySchema = z
+export const modelKeySchema = z
   .string()
   .min(1)
   .max(256)
@@ -66,7 +66,10 @@ const wireOptionsSchema = z.strictObject({ prompt_format: z.enum(PROMPT_FORMATS)
 const modelIdentitySchema = z
   .string()
   .min(1)
-  .refine((v) => v.trim() === v, 'model_identity: no leading or trailing whitespace')
+  // A pattern and a character bound rather than refinements where possible, so the published JSON Schema carries them
+  // (JavaScript's \s is the set String.prototype.trim removes); the byte bound has no JSON Schema form.
+  .max(256)
+  .regex(/^\S(?:[\s\S]*\S)?$/, 'model_identity: no leading or trailing whitespace')
   .refine((v) => Buffer.byteLength(v, 'utf8') <= 256, 'model_identity: at most 256 bytes');
 
 /** Reasoning support must be declared: effort levels, a thinking-token budget, or both. */

@@ -309,14 +309,14 @@ describe('composed models hold to the published schema', () => {
     const published = z.toJSONSchema(modelRowSchema, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' });
     const validate = new Ajv2020({ strict: false }).compile(published);
     for (const model of state.catalog.composed.values()) {
-      const row = { ...model, available: false, visible: true, unavailable_reason: 'provider_disabled' };
+      const row = { ...model, token_counter_available: true, available: false, visible: true, unavailable_reason: 'provider_disabled' };
       expect(validate(row), `${model.ref}: ${JSON.stringify(validate.errors)}`).toBe(true);
     }
     // The check can fail: the mixed counter of the bug is refused by the published schema.
     const llama = state.catalog.composed.get('ollama/llama3.1:8b');
     if (!llama) throw new Error('ollama/llama3.1:8b is missing');
     const mixed = { kind: 'hub', encoding: 'cl100k_base', safety_factor: '1.25', tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct' };
-    expect(validate({ ...llama, capabilities: { ...llama.capabilities, token_counter: mixed }, available: false, visible: true, unavailable_reason: 'provider_disabled' })).toBe(false);
+    expect(validate({ ...llama, capabilities: { ...llama.capabilities, token_counter: mixed }, token_counter_available: true, available: false, visible: true, unavailable_reason: 'provider_disabled' })).toBe(false);
     expect(state.catalog.composed.get('ollama/llama3.1:8b')?.capabilities.token_counter).toEqual({ kind: 'hub', tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct' });
   });
 });

@@ -1,3 +1,6 @@
+import { PARAMETER_PRESETS, type ParameterDescriptor, type TokenCounter, type WireProfile } from '../wires/wire.types.ts';
+import { ENDPOINT_ADAPTERS } from '../wires/wires.registry.ts';
+
 /**
  * The wire adapters the platform already supports, and what each offers per workload. A provider declaration may
  * only name an `api_format` and a `credentials` lane listed here (spec: "Provider declaration": "must already be
@@ -23,118 +26,31 @@ export type Modality = (typeof MODALITIES)[number];
 /** BPE encodings the deployment ships; a `bpe` or `anchored` counter must name one of them. */
 export const BPE_ENCODINGS = ['cl100k_base', 'o200k_base', 'p50k_base', 'r50k_base'] as const;
 
-type ParameterKind = 'integer' | 'number' | 'string' | 'boolean';
-
-/** A generation-parameter descriptor with every field filled (what rows show). */
-export interface ParameterDescriptor {
-  kind: ParameterKind;
-  default: number | string | boolean | null;
-  minimum: number | null;
-  maximum: number | null;
-  allowed_values: (string | number)[] | null;
-}
-
-/** Presets: a parameter declared as `{}` takes these (spec: "Generation parameter presets"). */
-export const PARAMETER_PRESETS: Readonly<Record<string, ParameterDescriptor>> = {
-  max_output_tokens: { kind: 'integer', default: null, minimum: 1, maximum: null, allowed_values: null },
-  verbosity: { kind: 'string', default: 'low', minimum: null, maximum: null, allowed_values: ['low', 'medium', 'high'] },
-};
-
-export type TokenCounter =
-  | { kind: 'hub'; tokenizer_id: string }
-  | { kind: 'bpe'; encoding: string }
-  | { kind: 'anchored'; encoding: string; safety_factor: string };
-
-/** What one wire offers for one workload. */
-interface WireProfile {
-  tool_calls: boolean;
-  streaming: boolean;
-  prompt_caching: boolean;
-  /** Structured output is derived from the wire, and disabled by `generation_parameters.output_format: false`. */
-  structured_output: boolean;
-  /** Whether a reasoning declaration can be honoured on this wire. */
-  reasoning: boolean;
-  /** The wire's own parameter table, used when a definition omits `generation_parameters`. */
-  generation_parameters: Readonly<Record<string, ParameterDescriptor>>;
-  /** Used when a definition omits `token_counter`; null is the byte estimate. */
-  token_counter: TokenCounter | null;
-}
+export { PARAMETER_PRESETS, type ParameterDescriptor, type TokenCounter };
 
 export interface WireAdapter {
   credentials: readonly CredentialLane[];
   workloads: Partial<Readonly<Record<Workload, WireProfile>>>;
 }
 
-const number = (minimum: number, maximum: number): ParameterDescriptor => ({ kind: 'number', default: null, minimum, maximum, allowed_values: null });
-const maxTokens = PARAMETER_PRESETS.max_output_tokens as ParameterDescriptor;
-
-const noText: Omit<WireProfile, 'generation_parameters'> = {
-  tool_calls: false,
-  streaming: false,
-  prompt_caching: false,
-  structured_output: false,
-  reasoning: false,
-  token_counter: null,
-};
-
 /**
- * The supported adapters. Token counters of non-OpenAI wires are `anchored` estimates (an encoding's count times a
- * safety factor), because the exact tokenizers are not public; catalog entries can declare better ones.
+ * What each supported adapter offers, per workload, derived from the endpoint adapter modules (`../wires/`): each
+ * declares its workloads, capabilities, parameter table and default token counter. Token counters of non-OpenAI
+ * wires are `anchored` estimates (an encoding's count times a safety factor), because the exact tokenizers are not
+ * public; catalog entries can declare better ones.
  */
-export const WIRES: Readonly<Record<ApiFormat, WireAdapter>> = {
-  openai_chat: {
-    credentials: ['api_key', 'oauth_tokens', 'none'],
-    workloads: {
-      text_generation: {
-        tool_calls: true,
-        streaming: true,
-        prompt_caching: false,
-        structured_output: true,
-        reasoning: true,
-        generation_parameters: { max_output_tokens: maxTokens, temperature: number(0, 2), top_p: number(0, 1) },
-        token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.25' },
-      },
-      embeddings: { ...noText, generation_parameters: {}, token_counter: { kind: 'anchored', encoding: 'cl100k_base', safety_factor: '1.25' } },
-      image_generation: { ...noText, generation_parameters: {} },
-      speech: { ...noText, streaming: true, generation_parameters: {} },
-      transcription: { ...noText, generation_parameters: {} },
-    },
-  },
-  anthropic_messages: {
-    credentials: ['api_key', 'oauth_tokens'],
-    workloads: {
-      text_generation: {
-        tool_calls: true,
-        streaming: true,
-        prompt_caching: true,
-        structured_output: false,
-        reasoning: true,
-        generation_parameters: {
-          max_output_tokens: maxTokens,
-          temperature: number(0, 1),
-          top_p: number(0, 1),
-          top_k: { kind: 'integer', default: null, minimum: 1, maximum: null, allowed_values: null },
-        },
-        token_counter: { kind: 'anchored', encoding: 'cl100k_base', safety_factor: '1.3' },
-      },
-    },
-  },
-  gemini_generate_content: {
-    credentials: ['api_key', 'oauth_tokens'],
-    workloads: {
-      text_generation: {
-        tool_calls: true,
-        streaming: true,
-        prompt_caching: true,
-        structured_output: true,
-        reasoning: true,
-        generation_parameters: { max_output_tokens: maxTokens, temperature: number(0, 2), top_p: number(0, 1) },
-        token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' },
-      },
-      embeddings: { ...noText, generation_parameters: {}, token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' } },
-    },
-  },
-};
+export const WIRES: Readonly<Record<ApiFormat, WireAdapter>> = wiresFromAdapters();
+
+function wiresFromAdapters(): Record<ApiFormat, WireAdapter> {
+  const out = {} as Record<ApiFormat, WireAdapter>;
+  for (const format of API_FORMATS) {
+    const endpoints = ENDPOINT_ADAPTERS.filter((a) => a.apiFormat === format);
+    const workloads: Partial<Record<Workload, WireProfile>> = {};
+    for (const e of endpoints) workloads[e.workload] = e.profile;
+    out[format] = { credentials: CREDENTIAL_LANES.filter((lane) => endpoints.every((e) => e.credentials.includes(lane))), workloads };
+  }
+  return out;
+}
 
 /** Output modalities when a definition omits them: they follow the workload (spec: `output_modalities`). */
 export const DEFAULT_OUTPUT_MODALITIES: Readonly<Record<Workload, Modality[]>> = {

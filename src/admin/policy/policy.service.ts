@@ -10,14 +10,17 @@ import { findPolicy, insertPolicyIfAbsent, updatePolicyIfVersion, type PolicyKey
 export const MAX_LOCK_VERSION = 2_147_483_647;
 
 /** What a command wants the policy to become, or `noop` when it already is (the version then stays). */
-type Mutation = { enabled: boolean; document: PolicyDocument } | 'noop';
+export type Mutation = { enabled: boolean; document: PolicyDocument } | 'noop';
 
 /** How a command treats an absent policy (spec: "States and transitions" and Endpoints rule 2). */
-interface AbsentRule {
+export interface AbsentRule {
   /** Error when there is no policy, whatever the version (lane disable, availability with null version). */
   absent?: () => AppError;
-  /** The policy to create when the version is null. */
-  create?: { enabled: boolean; document: PolicyDocument };
+  /**
+   * The policy to create when the version is null; a function is called only then (the definition commands derive it
+   * from an empty document) and may answer `noop` when the command has nothing to change on an untouched provider.
+   */
+  create?: { enabled: boolean; document: PolicyDocument } | (() => { enabled: boolean; document: PolicyDocument } | 'noop');
 }
 
 export function staleObject(message = 'the provider policy changed since it was read; read the provider again'): AppError {
@@ -113,8 +116,10 @@ export function createPolicyService(deps: PolicyServiceDeps) {
     if (!row) {
       if (absentRule.absent) throw absentRule.absent();
       if (expected !== null) throw staleObject('the provider has no policy yet; send expected_lock_version null');
-      if (!absentRule.create) throw new AppError('not_found', 'the provider has no policy');
-      const created = await insertPolicyIfAbsent(db, key, { enabled: absentRule.create.enabled, document: serializeDocument(absentRule.create.document) }, now);
+      const create = typeof absentRule.create === 'function' ? absentRule.create() : absentRule.create;
+      if (create === 'noop') return 'noop';
+      if (!create) throw new AppError('not_found', 'the provider has no policy');
+      const created = await insertPolicyIfAbsent(db, key, { enabled: create.enabled, document: serializeDocument(create.document) }, now);
       if (!created) throw staleObject('another request created the provider policy first; read the provider again');
       return 'created';
     }
@@ -134,6 +139,9 @@ export function createPolicyService(deps: PolicyServiceDeps) {
   }
 
   return {
+    /** The versioned write every policy command shares; the definition commands (../definitions) call it too. */
+    apply,
+
     /** `PUT …/lane` (spec rule 5): enabling creates the policy if missing; disabling needs one (404 otherwise). */
     async setLane(accountId: string, provider: EffectiveProvider, enabled: boolean, expected: number | null) {
       const key = { accountId, providerId: provider.id };

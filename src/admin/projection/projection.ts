@@ -94,24 +94,14 @@ export function credentialAad(accountId: string, providerId: string): string {
   return `model-provider-credential:${accountId}:${providerId}`;
 }
 
-const rowPrefixes = new WeakMap<ComposedModel, string>();
-
-function jsonPrefixOf(model: ComposedModel): string {
-  let prefix = rowPrefixes.get(model);
-  if (prefix === undefined) {
-    const json = JSON.stringify(model);
-    prefix = json.slice(0, -1);
-    rowPrefixes.set(model, prefix);
-  }
-  return prefix;
-}
-
 export interface ProjectionDeps {
   catalog: Catalog;
   secretKeys: readonly SecretKey[];
   now: () => number;
   /** Reports a stored entry that no longer composes (never thrown at a reader). */
   onBrokenEntry?: (detail: { accountId: string; ref: string; reason: string }) => void;
+  /** Whether a model's token counter can be used (../tokens/token-counter.ts); true for every model when absent. */
+  tokenCounterAvailable?: (counter: ComposedModel['capabilities']['token_counter']) => boolean;
 }
 
 /**
@@ -123,6 +113,18 @@ export function createProjection(deps: ProjectionDeps) {
   const { catalog } = deps;
   const composedMemo = new Map<string, ComposedModel | string>();
   const usableMemo = new Map<string, boolean>();
+  // Per projection: the counter's availability is part of the static row and depends on this process's deps.
+  const rowPrefixes = new WeakMap<ComposedModel, string>();
+
+  function jsonPrefixOf(model: ComposedModel): string {
+    let prefix = rowPrefixes.get(model);
+    if (prefix === undefined) {
+      const counterAvailable = deps.tokenCounterAvailable?.(model.capabilities.token_counter) ?? true;
+      prefix = `${JSON.stringify(model).slice(0, -1)},"token_counter_available":${counterAvailable}`;
+      rowPrefixes.set(model, prefix);
+    }
+    return prefix;
+  }
 
   function composeEntry(providerId: string, declaration: ProviderDeclaration, ref: string, definition: ModelDefinition): ComposedModel | string {
     const key = JSON.stringify([providerId, declaration, ref, definition]);

@@ -72,6 +72,12 @@ export interface ApiRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   body?: B;
   /** Command fields whose absence is 400 `parameter_missing` rather than `parameter_invalid`. */
   requiredCommandFields?: readonly string[];
+  /**
+   * Command fields holding a definition (the command schema must be an object schema): a missing or malformed value
+   * there is 422 `validation_failed` naming the field (spec: Endpoints rule 3, "invalid declarations give 422"),
+   * while the other fields keep 400. Other fields are checked first, so a bad version is still 400.
+   */
+  definitionFields?: readonly string[];
   response: z.ZodType;
   errors: readonly ErrorCode[];
   rateLimit?: { max: number; timeWindow: number };
@@ -131,7 +137,34 @@ function parseCommand(route: AnyApiRoute, body: unknown): unknown {
       if (!Object.hasOwn(command, field)) throw new AppError('parameter_missing', `command.${field} is required (send null when the provider has no policy)`);
     }
   }
+  if (route.definitionFields && isPlainObject(command)) return parseWithDefinitionFields(route, route.definitionFields, command);
   return parseInput(route.command, command, 'command');
+}
+
+const withoutDefinitionFields = new WeakMap<AnyApiRoute, z.ZodType>();
+
+/** `parseCommand` for a route with definition fields: 400 for the other fields first, then 422 for a definition. */
+function parseWithDefinitionFields(route: AnyApiRoute, fields: readonly string[], command: Record<string, unknown>): unknown {
+  const schema = route.command as z.ZodObject;
+  let rest = withoutDefinitionFields.get(route);
+  if (!rest) {
+    // zod types the mask by the literal keys of the shape; these keys are only known at runtime.
+    rest = schema.omit(Object.fromEntries(fields.map((f) => [f, true])) as never);
+    withoutDefinitionFields.set(route, rest);
+  }
+  const others = Object.fromEntries(Object.entries(command).filter(([key]) => !fields.includes(key)));
+  const out = parseInput(rest, others, 'command') as Record<string, unknown>;
+  for (const field of fields) {
+    const fieldSchema = schema.shape[field] as z.ZodType | undefined;
+    if (!fieldSchema) throw new Error(`${route.operationId}: definition field ${field} is not in the command schema`);
+    try {
+      out[field] = parseInput(fieldSchema, command[field], `command.${field}`);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'parameter_invalid') throw new AppError('validation_failed', error.message);
+      throw error;
+    }
+  }
+  return out;
 }
 
 /** Applies a route's auth boundary (src/core/identity/auth.ts policies). */

@@ -54,15 +54,6 @@ export function checkRedirectUri(value: string, appSchemes: ReadonlySet<string>)
   return { ok: true, url };
 }
 
-/** The comparable form of a URI: the WHATWG-normalized href. */
-function normalizeUri(value: string): string | undefined {
-  try {
-    return new URL(value).href;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Whether a requested redirect URI matches a registered one: exactly (after normalization), except that loopback
  * callbacks may use any port (RFC 8252 §7.3; issue 3 item 5 "exact, loopback port excepted").

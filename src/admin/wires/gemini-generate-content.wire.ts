@@ -1,0 +1,120 @@
+import type { ComposedModel } from '../catalog/catalog.compose.ts';
+import { PARAMETER_PRESETS, type ChatMessage, type DirectoryFormat, type EndpointAdapter, type ParameterDescriptor, type WireCredential } from './wire.types.ts';
+import { applyPromptFormat, textOf } from './prompt-format.ts';
+import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters } from './wire.helpers.ts';
+
+function headers(credential: WireCredential): Record<string, string> {
+  if (!credential) return {};
+  return credential.kind === 'api_key' ? { 'x-goog-api-key': credential.key } : { authorization: `Bearer ${credential.accessToken}` };
+}
+
+/** `models/<id>` path segment; ids may already carry the `models/` prefix the directory reports. */
+function modelPath(model: ComposedModel): string {
+  return `models/${model.model_id.replace(/^models\//, '')}`;
+}
+
+const GENERATION_FIELD: Record<string, string> = { max_output_tokens: 'maxOutputTokens', temperature: 'temperature', top_p: 'topP', top_k: 'topK', seed: 'seed' };
+
+function parts(message: ChatMessage): unknown[] {
+  if (message.role === 'tool') return [{ functionResponse: { name: message.name ?? '', response: { content: textOf(message) } } }];
+  const out: unknown[] =
+    typeof message.content === 'string'
+      ? message.content === ''
+        ? []
+        : [{ text: message.content }]
+      : message.content.map((p) => (p.type === 'text' ? { text: p.text } : { inlineData: { mimeType: p.media_type, data: p.data } }));
+  for (const call of message.tool_calls ?? []) out.push({ functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown } });
+  return out;
+}
+
+/** Gemini's model directory: `GET {base}/models?pageSize=1000[&pageToken]` → `{models:[{name, displayName}], nextPageToken}`. */
+const geminiDirectory: DirectoryFormat = {
+  request: (baseUrl, credential, cursor) => ({
+    method: 'GET',
+    url: joinUrl(baseUrl, 'models', { pageSize: '1000', ...(cursor ? { pageToken: cursor } : {}) }),
+    headers: { accept: 'application/json', ...headers(credential) },
+    body: null,
+  }),
+  parse(body) {
+    if (!isRecord(body)) throw new Error('the directory is not an object');
+    const list = body.models ?? [];
+    if (!Array.isArray(list)) throw new Error('models is not a list');
+    const models = list.map((entry: unknown) => {
+      if (!isRecord(entry) || typeof entry.name !== 'string' || !entry.name.startsWith('models/')) throw new Error('a directory entry has no models/ name');
+      return { id: entry.name.slice('models/'.length), display_name: typeof entry.displayName === 'string' ? entry.displayName : null };
+    });
+    const next = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
+    return { models, next };
+  },
+};
+
+/**
+ * Gemini's generateContent (`gemini_generate_content`, text generation): `POST {base}/models/{id}:generateContent`
+ * (`:streamGenerateContent?alt=sse` when streaming). Leading instructions go to `systemInstruction`; the wire has no
+ * later system turn, so later instructions travel as user turns.
+ */
+export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
+  apiFormat: 'gemini_generate_content',
+  workload: 'text_generation',
+  credentials: ['api_key', 'oauth_tokens'],
+  profile: {
+    tool_calls: true,
+    streaming: true,
+    prompt_caching: true,
+    structured_output: true,
+    reasoning: true,
+    generation_parameters: {
+      max_output_tokens: PARAMETER_PRESETS.max_output_tokens as ParameterDescriptor,
+      temperature: { kind: 'number', default: null, minimum: 0, maximum: 2, allowed_values: null },
+      top_p: { kind: 'number', default: null, minimum: 0, maximum: 1, allowed_values: null },
+    },
+    token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' },
+  },
+  directory: geminiDirectory,
+  probe: (model) => ({ ok: true, input: { messages: [{ role: 'user', content: 'Reply with the word ok.' }], parameters: 'max_output_tokens' in model.capabilities.generation_parameters ? { max_output_tokens: 16 } : {} } }),
+  build({ baseUrl, model, credential }, input) {
+    checkTextInput(model, input);
+    const params = resolveParameters(model, input.parameters);
+    const formatted = applyPromptFormat(input.messages, model.capabilities.wire_options.prompt_format ?? 'model3_5');
+    const first = formatted[0];
+    const system = first?.role === 'system' ? textOf(first) : undefined;
+    const turns = system === undefined ? formatted : formatted.slice(1);
+    const generationConfig: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(params)) generationConfig[GENERATION_FIELD[name] ?? name] = value;
+    if (input.output_schema) {
+      generationConfig.responseMimeType = 'application/json';
+      generationConfig.responseJsonSchema = input.output_schema;
+    }
+    if (input.reasoning?.budget_tokens !== undefined) generationConfig.thinkingConfig = { thinkingBudget: input.reasoning.budget_tokens };
+    const body: Record<string, unknown> = {
+      contents: turns.map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: parts(m) })),
+      ...(system !== undefined ? { systemInstruction: { parts: [{ text: system }] } } : {}),
+      ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {}),
+    };
+    if (input.tools?.length) body.tools = [{ functionDeclarations: input.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters })) }];
+    const url = input.stream ? joinUrl(baseUrl, `${modelPath(model)}:streamGenerateContent`, { alt: 'sse' }) : joinUrl(baseUrl, `${modelPath(model)}:generateContent`);
+    return jsonRequest(url, headers(credential), body);
+  },
+};
+
+/** Gemini embeddings: `POST {base}/models/{id}:batchEmbedContents`, one request per input text. */
+export const geminiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
+  apiFormat: 'gemini_generate_content',
+  workload: 'embeddings',
+  credentials: ['api_key', 'oauth_tokens'],
+  profile: {
+    tool_calls: false,
+    streaming: false,
+    prompt_caching: false,
+    structured_output: false,
+    reasoning: false,
+    generation_parameters: {},
+    token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' },
+  },
+  directory: geminiDirectory,
+  probe: () => ({ ok: true, input: { input: ['ok'] } }),
+  build({ baseUrl, model, credential }, input) {
+    const name = modelPath(model);
+    return jsonRequest(joinUrl(baseUrl, `${name}:batchEmbedContents`), headers(credential), { requests: input.input.map((text) => ({ model: name, content: { parts: [{ text }] } })) });
+  },
+};

@@ -1,0 +1,34 @@
+import type { ComposedModel } from '../catalog/catalog.compose.ts';
+import type { EndpointAdapter } from './wire.types.ts';
+import { bearer, joinUrl, jsonRequest, openAiDirectory, resolveParameters } from './wire.helpers.ts';
+
+/** The voice a probe can use: the declared `voice` parameter's default, else its first allowed value. */
+function probeVoice(model: ComposedModel): string | undefined {
+  const voice = model.capabilities.generation_parameters.voice;
+  if (!voice || voice.kind !== 'string') return undefined;
+  if (typeof voice.default === 'string') return voice.default;
+  const first = voice.allowed_values?.[0];
+  return typeof first === 'string' ? first : undefined;
+}
+
+/**
+ * OpenAI-compatible speech: `POST {base}/audio/speech` with `{model, input, voice}`. Voices differ per server, so a
+ * speech model declares a `voice` parameter; without one the model test cannot build its probe
+ * (`test_input_unavailable`, spec rule 8).
+ */
+export const openAiSpeechWire: EndpointAdapter<'speech'> = {
+  apiFormat: 'openai_chat',
+  workload: 'speech',
+  credentials: ['api_key', 'oauth_tokens', 'none'],
+  profile: { tool_calls: false, streaming: true, prompt_caching: false, structured_output: false, reasoning: false, generation_parameters: {}, token_counter: null },
+  directory: openAiDirectory,
+  probe(model) {
+    const voice = probeVoice(model);
+    if (voice === undefined) return { ok: false, outcome: 'test_input_unavailable', reason: 'the definition declares no voice (generation_parameters.voice with a default or allowed_values)' };
+    return { ok: true, input: { text: 'ok', parameters: { voice } } };
+  },
+  build({ baseUrl, model, credential }, input) {
+    const params = resolveParameters(model, input.parameters);
+    return jsonRequest(joinUrl(baseUrl, 'audio/speech'), bearer(credential), { model: model.model_id, input: input.text, response_format: 'wav', ...params });
+  },
+};

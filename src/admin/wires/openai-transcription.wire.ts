@@ -1,0 +1,50 @@
+import type { EndpointAdapter } from './wire.types.ts';
+import { bearer, joinUrl, openAiDirectory, resolveParameters } from './wire.helpers.ts';
+
+/** A WAV file of `ms` milliseconds of silence, 16 kHz mono 16-bit: the transcription probe's fixed input. */
+export function silentWav(ms: number): Uint8Array {
+  const rate = 16_000;
+  const samples = Math.round((rate * ms) / 1000);
+  const data = samples * 2;
+  const buf = Buffer.alloc(44 + data);
+  buf.write('RIFF', 0, 'ascii');
+  buf.writeUInt32LE(36 + data, 4);
+  buf.write('WAVEfmt ', 8, 'ascii');
+  buf.writeUInt32LE(16, 16);
+  buf.writeUInt16LE(1, 20); // PCM
+  buf.writeUInt16LE(1, 22); // mono
+  buf.writeUInt32LE(rate, 24);
+  buf.writeUInt32LE(rate * 2, 28);
+  buf.writeUInt16LE(2, 32);
+  buf.writeUInt16LE(16, 34);
+  buf.write('data', 36, 'ascii');
+  buf.writeUInt32LE(data, 40);
+  return new Uint8Array(buf);
+}
+
+/** OpenAI-compatible transcription: `POST {base}/audio/transcriptions`, multipart with `file` and `model`. */
+export const openAiTranscriptionWire: EndpointAdapter<'transcription'> = {
+  apiFormat: 'openai_chat',
+  workload: 'transcription',
+  credentials: ['api_key', 'oauth_tokens', 'none'],
+  profile: { tool_calls: false, streaming: false, prompt_caching: false, structured_output: false, reasoning: false, generation_parameters: {}, token_counter: null },
+  directory: openAiDirectory,
+  probe: () => ({ ok: true, input: { audio: silentWav(250), filename: 'probe.wav', contentType: 'audio/wav' } }),
+  build({ baseUrl, model, credential }, input) {
+    const params = resolveParameters(model, input.parameters);
+    return {
+      method: 'POST',
+      url: joinUrl(baseUrl, 'audio/transcriptions'),
+      headers: bearer(credential),
+      body: {
+        kind: 'multipart',
+        parts: [
+          { name: 'model', value: model.model_id },
+          { name: 'response_format', value: 'json' },
+          ...Object.entries(params).map(([name, value]) => ({ name, value: String(value) })),
+          { name: 'file', filename: input.filename, contentType: input.contentType, data: input.audio },
+        ],
+      },
+    };
+  },
+};

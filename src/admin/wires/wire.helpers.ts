@@ -1,0 +1,89 @@
+import { AppError } from '../../core/errors.ts';
+import type { ComposedModel } from '../catalog/catalog.compose.ts';
+import type { DirectoryFormat, DirectoryPage, TextGenerationInput, UpstreamRequest, WireCredential } from './wire.types.ts';
+
+/** `base` + `path`, keeping the base's own path (`https://h/v1` + `/models` → `https://h/v1/models`). */
+export function joinUrl(base: string, path: string, query?: Record<string, string>): string {
+  const url = new URL(base.endsWith('/') ? base : `${base}/`);
+  const joined = new URL(path.replace(/^\//, ''), url);
+  for (const [k, v] of Object.entries(query ?? {})) joined.searchParams.set(k, v);
+  return joined.toString();
+}
+
+function invalid(message: string): AppError {
+  return new AppError('validation_failed', message);
+}
+
+/**
+ * Checks call parameters against the model's composed descriptor table: an undeclared parameter, a value of another
+ * kind, out of bounds or not allowed is refused; declared defaults fill what the call omits (null defaults add
+ * nothing). Returns the values to send, by platform name.
+ */
+export function resolveParameters(model: ComposedModel, given: Record<string, unknown> = {}): Record<string, unknown> {
+  const table = model.capabilities.generation_parameters;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(given)) {
+    if (!Object.hasOwn(table, name)) throw invalid(`parameters.${/^[a-z_]{1,64}$/.test(name) ? name : '<field>'}: the model declares no such generation parameter`);
+  }
+  for (const [name, d] of Object.entries(table)) {
+    const value = Object.hasOwn(given, name) ? given[name] : d.default;
+    if (value === null || value === undefined) continue;
+    const where = `parameters.${name}`;
+    if (d.kind === 'boolean' ? typeof value !== 'boolean' : d.kind === 'string' ? typeof value !== 'string' : typeof value !== 'number') throw invalid(`${where}: expected ${d.kind}`);
+    if (d.kind === 'integer' && !Number.isInteger(value)) throw invalid(`${where}: expected an integer`);
+    if (typeof value === 'number' && ((d.minimum !== null && value < d.minimum) || (d.maximum !== null && value > d.maximum))) throw invalid(`${where}: out of bounds`);
+    if (d.allowed_values !== null && !d.allowed_values.includes(value as string | number)) throw invalid(`${where}: not one of ${d.allowed_values.join(', ')}`);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Refuses text-generation input the composed model does not offer (tools, streaming, structured output, reasoning). */
+export function checkTextInput(model: ComposedModel, input: TextGenerationInput): void {
+  const caps = model.capabilities;
+  if (input.tools?.length && !caps.tool_calls) throw invalid('tools: the model does not support tool calls');
+  if (input.stream && !caps.streaming) throw invalid('stream: the model does not support streaming');
+  if (input.output_schema && !caps.structured_output) throw invalid('output_schema: the model does not support structured output');
+  if (input.reasoning) {
+    const declared = caps.reasoning;
+    if (!declared) throw invalid('reasoning: the model declares no reasoning support');
+    if (input.reasoning.effort !== undefined && !declared.efforts?.includes(input.reasoning.effort)) throw invalid('reasoning.effort: not a declared effort');
+    const budget = input.reasoning.budget_tokens;
+    if (budget !== undefined && (!declared.budget_tokens || budget < declared.budget_tokens.minimum || budget > declared.budget_tokens.maximum)) {
+      throw invalid('reasoning.budget_tokens: outside the declared budget');
+    }
+  }
+  const kinds = new Set(caps.input_modalities);
+  for (const message of input.messages) {
+    if (typeof message.content !== 'string' && message.content.some((p) => p.type === 'image') && !kinds.has('image')) throw invalid('messages: the model does not accept image input');
+  }
+}
+
+export function jsonRequest(url: string, headers: Record<string, string>, body: unknown): UpstreamRequest {
+  return { method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/** `Authorization: Bearer` for an API key or an OAuth access token; nothing for the `none` lane. */
+export function bearer(credential: WireCredential): Record<string, string> {
+  if (!credential) return {};
+  return { authorization: `Bearer ${credential.kind === 'api_key' ? credential.key : credential.accessToken}` };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The OpenAI-compatible directory: `GET {base}/models` → `{data:[{id}]}`, one page. */
+export const openAiDirectory: DirectoryFormat = {
+  request: (baseUrl, credential) => ({ method: 'GET', url: joinUrl(baseUrl, 'models'), headers: { accept: 'application/json', ...bearer(credential) }, body: null }),
+  parse(body: unknown): DirectoryPage {
+    if (!isRecord(body) || !Array.isArray(body.data)) throw new Error('the directory is not {"data":[…]}');
+    const models = body.data.map((entry: unknown) => {
+      if (!isRecord(entry) || typeof entry.id !== 'string' || entry.id === '') throw new Error('a directory entry has no id');
+      return { id: entry.id, display_name: null };
+    });
+    return { models, next: null };
+  },
+};
+
+export { isRecord };
