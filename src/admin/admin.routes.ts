@@ -25,7 +25,7 @@ const ADMIN_BASE = '/api/v1/admin';
 const AUTH_ERRORS = ['unauthorized', 'administrator_required'] as const;
 const COMMAND_ERRORS = [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'not_found', 'stale_object', 'validation_failed', 'model_plane_unavailable'] as const;
 
-function filterOf(query: { workload?: string; available?: 'true' | 'false' }) {
+function filterOf(query: { workload?: string | undefined; available?: 'true' | 'false' | undefined }) {
   return {
     ...(query.workload ? { workload: query.workload as never } : {}),
     ...(query.available ? { available: query.available === 'true' } : {}),

@@ -98,8 +98,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
       level: options.level ?? 'info',
-      name: options.name,
-      base: undefined,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      // Empty, not null: no pid/hostname on every line, while pino still adds `name` (null would drop it too).
+      base: {},
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { log: scrubLogObject },
       hooks: {

@@ -20,7 +20,7 @@ const api = (path: string, init: { token?: string; headers?: Record<string, stri
       ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...init.headers,
     },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
 
 type Json = Record<string, unknown>;

@@ -17,7 +17,7 @@ export interface RunDevForgeOptions {
   port: number;
   /** Redirect URIs of the seeded application; the command passes `{MCP_SERVER_URL or http://127.0.0.1:$MCP_PORT}/callback`, default `http://127.0.0.1:3000/callback`. */
   redirectUris?: string[];
-  json?: boolean;
+  json?: boolean | undefined;
   /** The state file (users, application, tokens survive restarts); absent: in memory. */
   stateFile?: string;
 }

@@ -20,18 +20,18 @@ interface OAuthHttpAnswer {
 
 /** Client credentials from HTTP Basic or the request body (Doorkeeper's `from_basic, from_params`). */
 export interface ClientCredentials {
-  clientId?: string;
-  clientSecret?: string;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
 }
 
 /** Parameters of `POST /oauth/token`. */
 export interface TokenParams {
-  grant_type?: string;
-  code?: string;
-  redirect_uri?: string;
-  code_verifier?: string;
-  refresh_token?: string;
-  scope?: string;
+  grant_type?: string | undefined;
+  code?: string | undefined;
+  redirect_uri?: string | undefined;
+  code_verifier?: string | undefined;
+  refresh_token?: string | undefined;
+  scope?: string | undefined;
 }
 
 /** Splits a scope string like Ruby's `String#split` (runs of whitespace); duplicates collapse. */

@@ -91,9 +91,9 @@ export async function obtainCode(
   fx: ForgeFixture,
   opts: {
     app?: DevForgeApplication;
-    user?: DevForgeUser;
+    user?: DevForgeUser | undefined;
     redirectUri?: string;
-    scope?: string;
+    scope?: string | undefined;
     challenge?: string;
     method?: string;
     state?: string;

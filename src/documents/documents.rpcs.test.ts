@@ -116,10 +116,10 @@ function grpcApi(client: PlatformDocumentsClient): Api {
   return {
     async create(token, doc) {
       const request = {
-        ciphertext: doc.ciphertext,
-        encryption: doc.encryption,
-        encrypted_metadata: doc.encrypted_metadata,
-        request_id: doc.request_id,
+        ...(doc.ciphertext !== undefined ? { ciphertext: doc.ciphertext } : {}),
+        ...(doc.encryption !== undefined ? { encryption: doc.encryption } : {}),
+        ...(doc.encrypted_metadata !== undefined ? { encrypted_metadata: doc.encrypted_metadata } : {}),
+        ...(doc.request_id !== undefined ? { request_id: doc.request_id } : {}),
       };
       return createdFromGrpc(await wrap(grpcCall<CreateDocumentResponse__Output>((cb) => client.CreateDocument(request, bearer(token), cb))));
     },

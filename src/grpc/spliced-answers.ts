@@ -16,8 +16,8 @@ import { EncodedMessage } from './rpc.ts';
  */
 export interface PreparedElement {
   message?: Message;
-  json?: string | Buffer;
-  bytes?: Uint8Array;
+  json?: string | Buffer | undefined;
+  bytes?: Uint8Array | undefined;
 }
 
 /** The repeated message field an RPC's answers are spliced around, with the per-object cache of its elements. */

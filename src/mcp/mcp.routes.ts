@@ -86,7 +86,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     }
     const server = acquire();
     let reusable = true;
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // No sessionIdGenerator: that is what puts the SDK transport in stateless mode.
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     // The reply is written by the transport from here on; headers set so far are copied to the raw response.
     reply.hijack();
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);

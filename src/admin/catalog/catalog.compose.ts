@@ -18,8 +18,8 @@ interface ComposedCapabilities {
   streaming: boolean;
   prompt_caching: boolean;
   structured_output: boolean;
-  reasoning: { efforts?: string[]; budget_tokens?: { minimum: number; maximum: number } } | null;
-  limits: { combined_input_output_tokens?: number; input_tokens?: number; output_tokens?: number };
+  reasoning: { efforts?: string[] | undefined; budget_tokens?: { minimum: number; maximum: number } | undefined } | null;
+  limits: { combined_input_output_tokens?: number | undefined; input_tokens?: number | undefined; output_tokens?: number | undefined };
   generation_parameters: Record<string, ParameterDescriptor>;
   /** null: the byte estimate. */
   token_counter: TokenCounter | null;

@@ -50,7 +50,7 @@ export async function startCallbackListener(deps: {
   redirect: LoopbackRedirect;
   state: string;
   log: Logger;
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }): Promise<CallbackListener> {
   const { redirect, state, log } = deps;
   let settle: { resolve: (code: string) => void; reject: (error: Error) => void } | undefined;

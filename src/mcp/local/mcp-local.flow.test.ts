@@ -16,7 +16,7 @@ import { capturedLogger, chromiumOpener, fetchOpener, launchChromium, tempDir } 
 
 const HOUR = 3_600_000;
 
-async function forgeUser(forge: StartedDevForge, token: string): Promise<{ status: number; username?: string }> {
+async function forgeUser(forge: StartedDevForge, token: string): Promise<{ status: number; username?: string | undefined }> {
   const response = await fetch(`${forge.url}/api/v4/user`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await response.json()) as { username?: string };
   return { status: response.status, username: body.username };

@@ -23,9 +23,9 @@ export interface BrowserSignInDeps {
   notify: (line: string) => void;
   log: Logger;
   /** How long to wait for the user; default 5 minutes. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Stops waiting (the caller is shutting down). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The forge's authorize URL for one sign-in (forge-facts.md, "Authorize"). */

@@ -29,7 +29,7 @@ export interface LocalOAuthDeps {
   /** Lines for the user, on stderr. */
   notify: (line: string) => void;
   /** How long a browser sign-in may take; default 5 minutes. */
-  signInTimeoutMs?: number;
+  signInTimeoutMs?: number | undefined;
   /** Aborts a sign-in in progress (the server is shutting down). */
   signal?: AbortSignal;
 }
@@ -84,8 +84,8 @@ export interface RunningStdioServer {
 export async function startStdioServer(deps: LocalOAuthDeps & {
   settings: Exclude<LocalMcpSettings, { mode: 'none' }>;
   createServer: CreateForgeMcpServer;
-  stdin?: Readable;
-  stdout?: Writable;
+  stdin?: Readable | undefined;
+  stdout?: Writable | undefined;
 }): Promise<RunningStdioServer> {
   const { settings, log } = deps;
   const abort = new AbortController();

@@ -34,10 +34,11 @@ export interface ForgeOAuth {
 const tokenSchema = z.object({
   access_token: z.string().min(1),
   token_type: z.string().default('Bearer'),
-  refresh_token: z.string().optional(),
-  expires_in: z.number().optional(),
-  scope: z.string().optional(),
-  created_at: z.number().optional(),
+  // exactOptional: JSON never carries `undefined`, and ForgeTokens has no room for it.
+  refresh_token: z.string().exactOptional(),
+  expires_in: z.number().exactOptional(),
+  scope: z.string().exactOptional(),
+  created_at: z.number().exactOptional(),
 });
 
 const tokenInfoSchema = z.object({
