@@ -34,7 +34,10 @@ export const boundariesConfig = {
     ],
     // Requirement lists are read only by tests (STYLE.md 12), so they are test files too.
     'boundaries/files': [
-      { category: 'test', pattern: ['**/*.test.ts', '**/*.testkit.ts', '**/*.test-support.ts', '**/requirements.ts', '**/*.requirements.ts', 'test/**'] },
+      {
+        category: 'test',
+        pattern: ['**/*.test.ts', '**/*.testkit.ts', '**/*.test-support.ts', '**/requirements.ts', '**/*.requirements.ts', 'test/**'],
+      },
     ],
   },
   rules: {

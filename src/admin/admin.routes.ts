@@ -23,7 +23,15 @@ import { registerOpenApiRoute } from './openapi.ts';
 const ADMIN_BASE = '/api/v1/admin';
 
 const AUTH_ERRORS = ['unauthorized', 'administrator_required'] as const;
-const COMMAND_ERRORS = [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'not_found', 'stale_object', 'validation_failed', 'model_plane_unavailable'] as const;
+const COMMAND_ERRORS = [
+  ...AUTH_ERRORS,
+  'parameter_missing',
+  'parameter_invalid',
+  'not_found',
+  'stale_object',
+  'validation_failed',
+  'model_plane_unavailable',
+] as const;
 
 function filterOf(query: { workload?: string | undefined; available?: 'true' | 'false' | undefined }) {
   return {
@@ -130,7 +138,15 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
       params: providerIdParamsSchema,
       command: apiKeyCommandSchema,
       response: providerResponseSchema,
-      errors: [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'not_found', 'material_kind_conflict', 'stale_object', 'model_plane_unavailable'],
+      errors: [
+        ...AUTH_ERRORS,
+        'parameter_missing',
+        'parameter_invalid',
+        'not_found',
+        'material_kind_conflict',
+        'stale_object',
+        'model_plane_unavailable',
+      ],
       handler: async ({ principal, params, command }) => plane.putApiKey(principal.accountId, params.provider_id, command.api_key),
     }),
     defineRoute({

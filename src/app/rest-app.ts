@@ -13,8 +13,17 @@ import type { PlatformServices } from './compose.ts';
 import type { PlatformContext } from './context.ts';
 
 /** The HTTP mappings (`/platform/v1/...`) of `rpcs` on the REST listener. */
-export function registerRpcMappings(app: FastifyInstance, ctx: PlatformContext, served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] }): void {
-  registerRpcRoutes(app, { protos: served.protos, rpcs: served.rpcs, auth: ctx.auth, maxDeadlineMs: ctx.config.grpc.PLATFORM_RPC_DEADLINE_MS });
+export function registerRpcMappings(
+  app: FastifyInstance,
+  ctx: PlatformContext,
+  served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] },
+): void {
+  registerRpcRoutes(app, {
+    protos: served.protos,
+    rpcs: served.rpcs,
+    auth: ctx.auth,
+    maxDeadlineMs: ctx.config.grpc.PLATFORM_RPC_DEADLINE_MS,
+  });
 }
 
 /**

@@ -53,7 +53,11 @@ export interface ApiService {
   openIssuesCount(project: ProjectRecord): number;
   listIssues(project: ProjectRecord, filters: ListFilters): IssueRecord[];
   findIssue(project: ProjectRecord, iid: number): IssueRecord | undefined;
-  createIssue(project: ProjectRecord, author: UserRecord, input: { title: string; description?: string | undefined; labels?: string[] | undefined }): IssueRecord;
+  createIssue(
+    project: ProjectRecord,
+    author: UserRecord,
+    input: { title: string; description?: string | undefined; labels?: string[] | undefined },
+  ): IssueRecord;
   listMergeRequests(project: ProjectRecord, filters: ListFilters): MergeRequestRecord[];
   findMergeRequest(project: ProjectRecord, iid: number): MergeRequestRecord | undefined;
   /** Creates a personal access token (`glpat-…`) for a user; the plain token is returned once. */
@@ -77,8 +81,7 @@ function invalidToken(description: string): ApiError {
   };
 }
 
-const matches = (text: string | null, needle: string): boolean =>
-  text !== null && text.toLowerCase().includes(needle.toLowerCase());
+const matches = (text: string | null, needle: string): boolean => text !== null && text.toLowerCase().includes(needle.toLowerCase());
 
 /** Creates the API service. */
 export function createApiService(deps: { store: DevForgeStore; oauth: OAuthService; clock: () => number }): ApiService {
@@ -96,8 +99,7 @@ export function createApiService(deps: { store: DevForgeStore; oauth: OAuthServi
   }
 
   const canSee = (caller: ApiCaller, p: ProjectRecord): boolean =>
-    p.visibility === 'public' ||
-    (caller.kind === 'user' && (p.visibility === 'internal' || p.memberIds.includes(caller.user.id)));
+    p.visibility === 'public' || (caller.kind === 'user' && (p.visibility === 'internal' || p.memberIds.includes(caller.user.id)));
 
   return {
     authenticate(credentials) {

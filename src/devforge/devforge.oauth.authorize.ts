@@ -49,7 +49,9 @@ export type PreAuthResult =
 /** The authorization steps of the OAuth service. */
 export interface AuthorizeFlow {
   /** Checks only the client and its redirect URI (the part that decides whether redirecting is safe at all). */
-  checkClient(params: AuthorizeParams): { kind: 'ok'; application: DevForgeApplication; redirectUri: string } | { kind: 'fatal'; error: OAuthError };
+  checkClient(
+    params: AuthorizeParams,
+  ): { kind: 'ok'; application: DevForgeApplication; redirectUri: string } | { kind: 'fatal'; error: OAuthError };
   /** Full validation of an authorization request. */
   preAuthorize(params: AuthorizeParams): PreAuthResult;
   /** Whether GitLab would skip its authorize page for this user (trusted app, or confidential app already approved). */

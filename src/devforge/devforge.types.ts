@@ -64,16 +64,7 @@ export interface DevForgeCounters {
 }
 
 /** The OAuth scopes GitLab knows (forge-facts.md, "Scopes"). */
-export const KNOWN_SCOPES = [
-  'api',
-  'read_api',
-  'read_user',
-  'read_repository',
-  'write_repository',
-  'openid',
-  'profile',
-  'email',
-] as const;
+export const KNOWN_SCOPES = ['api', 'read_api', 'read_user', 'read_repository', 'write_repository', 'openid', 'profile', 'email'] as const;
 
 /** GitLab's default scope when an authorization request names none (`Gitlab::Auth::DEFAULT_SCOPES`). */
 export const DEFAULT_SCOPES = ['api'] as const;

@@ -94,7 +94,15 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     const startedAt = performance.now();
     reply.raw.on('close', () => {
       // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
-      request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.raw.statusCode, ms: Math.round(performance.now() - startedAt) }, 'request completed');
+      request.log.info(
+        {
+          method: request.method,
+          path: request.url.split('?')[0],
+          status: reply.raw.statusCode,
+          ms: Math.round(performance.now() - startedAt),
+        },
+        'request completed',
+      );
       void transport.close().then(() => {
         if (reusable && idle.length < MAX_IDLE_SERVERS && !idle.includes(server)) idle.push(server);
       });
