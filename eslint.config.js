@@ -1,9 +1,10 @@
 // Type-aware lint over the whole tree; generated protobuf types are excluded because they are checked for freshness instead.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { boundariesConfig } from './eslint.boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'data/**', 'src/grpc/generated/**', 'coverage/**', 'bin/**', 'eslint.config.js'] },
+  { ignores: ['node_modules/**', 'data/**', 'src/grpc/generated/**', 'coverage/**', 'bin/**', 'eslint.config.js', 'eslint.boundaries.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -18,4 +19,5 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
     },
   },
+  boundariesConfig,
 );

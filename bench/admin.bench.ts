@@ -59,7 +59,11 @@ function writeBenchCatalog(): string {
           workload: 'text_generation',
           input_modalities: ['image', 'pdf'],
           reasoning: { efforts: ['low', 'medium', 'high'] },
-          generation_parameters: { max_output_tokens: {}, verbosity: {}, temperature: { kind: 'number', minimum: 0, maximum: 2, default: 1 } },
+          generation_parameters: {
+            max_output_tokens: {},
+            verbosity: {},
+            temperature: { kind: 'number', minimum: 0, maximum: 2, default: 1 },
+          },
           token_counter: { kind: 'bpe', encoding: 'o200k_base' },
           limits: { combined_input_output_tokens: 200000, output_tokens: 32000 },
         },
@@ -75,13 +79,28 @@ function writeBenchCatalog(): string {
           inherit: 'chat',
           display_name: `Model ${p}.${m}`,
           capabilities: { model_identity: `vendor-${p}/model-${m}-2025-01-01` },
-          pricing: { unit: 'USD', input_per_million_tokens: '1.25', output_per_million_tokens: '10.00', cache_read_per_million_tokens: '0.125' },
+          pricing: {
+            unit: 'USD',
+            input_per_million_tokens: '1.25',
+            output_per_million_tokens: '10.00',
+            cache_read_per_million_tokens: '0.125',
+          },
         },
       ]),
     );
     writeFileSync(
       join(dir, `provider-${p}.json`),
-      JSON.stringify({ providers: { [`provider-${p}`]: { display_name: `Provider ${p}`, base_url: `https://provider-${p}.example/v1`, api_format: 'openai_chat', credentials: 'api_key', models } } }),
+      JSON.stringify({
+        providers: {
+          [`provider-${p}`]: {
+            display_name: `Provider ${p}`,
+            base_url: `https://provider-${p}.example/v1`,
+            api_format: 'openai_chat',
+            credentials: 'api_key',
+            models,
+          },
+        },
+      }),
     );
   }
   return dir;
@@ -146,7 +165,10 @@ interface RawLoad {
 async function load(port: number, path: string, headers: Record<string, string> | Record<string, string>[]): Promise<RawLoad> {
   const warmupMs = WARMUP_SECONDS * 1000;
   const headersList = Array.isArray(headers) ? headers : [headers];
-  const worker = new Worker(LOADGEN, { eval: true, workerData: { port, path, headersList, connections: CONNECTIONS, durationMs: SECONDS * 1000, warmupMs } });
+  const worker = new Worker(LOADGEN, {
+    eval: true,
+    workerData: { port, path, headersList, connections: CONNECTIONS, durationMs: SECONDS * 1000, warmupMs },
+  });
   // Event-loop utilisation of this (server) thread over the measured window, which starts after the warm-up.
   let elu: ReturnType<typeof performance.eventLoopUtilization> | undefined;
   const mark = setTimeout(() => (elu = performance.eventLoopUtilization()), warmupMs);
@@ -178,15 +200,31 @@ function summarise(rounds: readonly RawLoad[]): LoadResult {
 }
 
 /** One JSON request over a keep-alive agent (the writers). */
-function call(agent: Agent, port: number, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+function call(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = request(
-      { host: '127.0.0.1', port, method, path, agent, headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) } },
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }),
+        );
       },
     );
     req.on('error', reject);
@@ -198,11 +236,19 @@ function call(agent: Agent, port: number, method: string, path: string, token: s
 function bodySizes(port: number, token: string): Promise<{ identity: number; gzip: number }> {
   const size = (encoding: string) =>
     new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, path: '/api/v1/admin/models', headers: { authorization: `Bearer ${token}`, 'accept-encoding': encoding } }, (res) => {
-        let bytes = 0;
-        res.on('data', (c: Buffer) => (bytes += c.length));
-        res.on('end', () => resolve(bytes));
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/api/v1/admin/models',
+          headers: { authorization: `Bearer ${token}`, 'accept-encoding': encoding },
+        },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (c: Buffer) => (bytes += c.length));
+          res.on('end', () => resolve(bytes));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -245,7 +291,13 @@ async function run(dialect: Dialect): Promise<boolean> {
   if (!target) return true;
   const catalog = writeBenchCatalog();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
-  const config = loadPlatformConfig({ DATABASE_URL: target.url, PLATFORM_DATA_DIR: dataDir, PLATFORM_CATALOG_DIR: catalog, PLATFORM_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' });
+  const config = loadPlatformConfig({
+    DATABASE_URL: target.url,
+    PLATFORM_DATA_DIR: dataDir,
+    PLATFORM_CATALOG_DIR: catalog,
+    PLATFORM_SECRET_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'warn',
+  });
   const database = await openDatabase<PlatformDatabase>(target.url);
   const ctx = await openContext({ config, log: createLogger({ level: 'warn' }), database });
   // Every service, as `npm start` serves them.
@@ -260,7 +312,9 @@ async function run(dialect: Dialect): Promise<boolean> {
     const owner = await ctx.identity.bootstrap({ accountName: 'Bench', email: 'bench@example.test' });
     const token = owner.platform_token;
     for (let p = 0; p < 4; p++) {
-      const r = await call(agent, port, 'PUT', `/api/v1/admin/model_providers/provider-${p}/api_key`, token, { command: { api_key: `sk-bench-${p}` } });
+      const r = await call(agent, port, 'PUT', `/api/v1/admin/model_providers/provider-${p}/api_key`, token, {
+        command: { api_key: `sk-bench-${p}` },
+      });
       if (r.status !== 200) throw new Error(`api_key setup failed: ${JSON.stringify(r.json)}`);
     }
     const check = await call(agent, port, 'GET', '/api/v1/admin/models?available=true', token);
@@ -274,7 +328,9 @@ async function run(dialect: Dialect): Promise<boolean> {
       const other = await ctx.identity.bootstrap({ accountName: `Bench ${a}`, email: `bench-${a}@example.test` });
       await Promise.all(
         Array.from({ length: 4 }, async (_, p) => {
-          const r = await call(agent, port, 'PUT', `/api/v1/admin/model_providers/provider-${p}/api_key`, other.platform_token, { command: { api_key: `sk-bench-${a}-${p}` } });
+          const r = await call(agent, port, 'PUT', `/api/v1/admin/model_providers/provider-${p}/api_key`, other.platform_token, {
+            command: { api_key: `sk-bench-${a}-${p}` },
+          });
           if (r.status !== 200) throw new Error(`api_key setup failed: ${JSON.stringify(r.json)}`);
         }),
       );
@@ -283,28 +339,39 @@ async function run(dialect: Dialect): Promise<boolean> {
 
     const auth = { authorization: `Bearer ${token}` };
     const sizes = await bodySizes(port, token);
-    console.log(`catalog body                       ${sizes.identity} bytes, ${sizes.gzip} bytes gzip-compressed; ${CONNECTIONS} keep-alive connections per route, ${ROUNDS} rounds of ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per route`);
+    console.log(
+      `catalog body                       ${sizes.identity} bytes, ${sizes.gzip} bytes gzip-compressed; ${CONNECTIONS} keep-alive connections per route, ${ROUNDS} rounds of ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per route`,
+    );
     // The routes take turns, round after round, so a change in the machine's background load (the box is shared)
     // hits every route alike; each round's ratios are printed next to the totals.
     const routes = {
       empty: () => load(port, '/bench/empty', {}),
       gzip: () => load(port, '/api/v1/admin/models', { ...auth, 'accept-encoding': 'gzip' }),
       identity: () => load(port, '/api/v1/admin/models', auth),
-      spread: () => load(port, '/api/v1/admin/models', others.map((t) => ({ authorization: `Bearer ${t}`, 'accept-encoding': 'gzip' }))),
+      spread: () =>
+        load(
+          port,
+          '/api/v1/admin/models',
+          others.map((t) => ({ authorization: `Bearer ${t}`, 'accept-encoding': 'gzip' })),
+        ),
     };
     const raw: Record<keyof typeof routes, RawLoad[]> = { empty: [], gzip: [], identity: [], spread: [] };
     const perRound: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of Object.keys(routes) as (keyof typeof routes)[]) raw[name].push(await routes[name]());
       const rps = (name: keyof typeof routes) => (raw[name][round]?.latencies.length ?? 0) / (raw[name][round]?.elapsed ?? NaN);
-      perRound.push(`${((rps('gzip') / rps('empty')) * 100).toFixed(1)}/${((rps('identity') / rps('empty')) * 100).toFixed(1)}/${((rps('spread') / rps('empty')) * 100).toFixed(1)}%`);
+      perRound.push(
+        `${((rps('gzip') / rps('empty')) * 100).toFixed(1)}/${((rps('identity') / rps('empty')) * 100).toFixed(1)}/${((rps('spread') / rps('empty')) * 100).toFixed(1)}%`,
+      );
     }
     const empty = summarise(raw.empty);
     const models = summarise(raw.gzip);
     const identity = summarise(raw.identity);
     const spread = summarise(raw.spread);
     const line = (name: string, r: LoadResult) =>
-      console.log(`${name.padEnd(34)} ${fmt(r.rps).padStart(9)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  server ${r.serverUs.toFixed(0)} µs/req  (${r.count} requests, ${r.errors} errors)`);
+      console.log(
+        `${name.padEnd(34)} ${fmt(r.rps).padStart(9)} req/s  p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  server ${r.serverUs.toFixed(0)} µs/req  (${r.count} requests, ${r.errors} errors)`,
+      );
     line('empty route', empty);
     line('GET /admin/models (gzip accepted)', models);
     line('GET /admin/models (no compression)', identity);
@@ -314,13 +381,24 @@ async function run(dialect: Dialect): Promise<boolean> {
     // moves 283 kB through the loopback, so that figure measures the kernel's copying as much as the server; it is
     // printed for comparison, without a target.
     const ratio = models.rps / empty.rps;
-    console.log(`ratio (gzip accepted)`.padEnd(35) + `${(ratio * 100).toFixed(1)}% of the empty route's throughput (target >= 25%) ${ratio >= 0.25 ? 'OK' : 'BELOW TARGET'}`);
+    console.log(
+      `ratio (gzip accepted)`.padEnd(35) +
+        `${(ratio * 100).toFixed(1)}% of the empty route's throughput (target >= 25%) ${ratio >= 0.25 ? 'OK' : 'BELOW TARGET'}`,
+    );
     if (ratio < 0.25 || models.errors > 0 || identity.errors > 0) ok = false;
-    console.log(`ratio (no compression)`.padEnd(35) + `${((identity.rps / empty.rps) * 100).toFixed(1)}% of the empty route's throughput (no target: ${sizes.identity} bytes per response)`);
-    console.log(`ratio (${CONNECTIONS} Accounts, gzip)`.padEnd(35) + `${((spread.rps / empty.rps) * 100).toFixed(1)}% of the empty route's throughput (no target: reads of different Accounts share no query)`);
+    console.log(
+      `ratio (no compression)`.padEnd(35) +
+        `${((identity.rps / empty.rps) * 100).toFixed(1)}% of the empty route's throughput (no target: ${sizes.identity} bytes per response)`,
+    );
+    console.log(
+      `ratio (${CONNECTIONS} Accounts, gzip)`.padEnd(35) +
+        `${((spread.rps / empty.rps) * 100).toFixed(1)}% of the empty route's throughput (no target: reads of different Accounts share no query)`,
+    );
     if (spread.errors > 0) ok = false;
     console.log(`ratios per round                   ${perRound.join('  ')} (gzip/no compression/${CONNECTIONS} Accounts)`);
-    console.log(`server-time ratio                  ${((empty.serverUs / models.serverUs) * 100).toFixed(1)}% (gzip), ${((empty.serverUs / identity.serverUs) * 100).toFixed(1)}% (no compression), ${((empty.serverUs / spread.serverUs) * 100).toFixed(1)}% (${CONNECTIONS} Accounts): empty-route µs/req over catalog µs/req`);
+    console.log(
+      `server-time ratio                  ${((empty.serverUs / models.serverUs) * 100).toFixed(1)}% (gzip), ${((empty.serverUs / identity.serverUs) * 100).toFixed(1)}% (no compression), ${((empty.serverUs / spread.serverUs) * 100).toFixed(1)}% (${CONNECTIONS} Accounts): empty-route µs/req over catalog µs/req`,
+    );
 
     // 32 writers, each owning one model of provider-0: read the version, then PUT model_visibility with it.
     const provider = '/api/v1/admin/model_providers/provider-0';
@@ -338,7 +416,9 @@ async function run(dialect: Dialect): Promise<boolean> {
         while (Date.now() < deadline) {
           const read = await call(agent, port, 'GET', provider, token);
           const version = (read.json.model_provider as { lock_version: number }).lock_version;
-          const write = await call(agent, port, 'PUT', `${provider}/model_visibility`, token, { command: { model: ref, visible: !visible, expected_lock_version: version } });
+          const write = await call(agent, port, 'PUT', `${provider}/model_visibility`, token, {
+            command: { model: ref, visible: !visible, expected_lock_version: version },
+          });
           if (write.status === 200) {
             successes++;
             visible = !visible;
@@ -355,8 +435,12 @@ async function run(dialect: Dialect): Promise<boolean> {
     for (const [ref, visible] of expected) if (rows.find((r) => r.ref === ref)?.visible !== visible) lost++;
     const versionAdvance = final.lock_version - start.lock_version;
     if (versionAdvance !== successes) lost += Math.abs(successes - versionAdvance);
-    console.log(`writers                            ${WRITERS} read-then-write loops for ${elapsed.toFixed(1)} s: ${successes} successes, ${conflicts} 409 stale_object, ${other} other`);
-    console.log(`lost updates                       ${lost} (version advanced by ${versionAdvance} for ${successes} successes; ${expected.size} models checked) ${lost === 0 && other === 0 ? 'OK' : 'FAILED'}`);
+    console.log(
+      `writers                            ${WRITERS} read-then-write loops for ${elapsed.toFixed(1)} s: ${successes} successes, ${conflicts} 409 stale_object, ${other} other`,
+    );
+    console.log(
+      `lost updates                       ${lost} (version advanced by ${versionAdvance} for ${successes} successes; ${expected.size} models checked) ${lost === 0 && other === 0 ? 'OK' : 'FAILED'}`,
+    );
     if (lost !== 0 || other !== 0) ok = false;
 
     // Round trips of one client: PUT model_definition (the whole entry, alternating two definitions) against part 1's
@@ -366,7 +450,11 @@ async function run(dialect: Dialect): Promise<boolean> {
     let version = ((await call(agent, port, 'GET', p1, token)).json.model_provider as { lock_version: number }).lock_version;
     const definitions = [
       { inherit: 'chat', display_name: 'Bench A', capabilities: { limits: { combined_input_output_tokens: 64000 } } },
-      { inherit: 'chat', display_name: 'Bench B', capabilities: { tool_calls: false, generation_parameters: { max_output_tokens: { maximum: 4096 } } } },
+      {
+        inherit: 'chat',
+        display_name: 'Bench B',
+        capabilities: { tool_calls: false, generation_parameters: { max_output_tokens: { maximum: 4096 } } },
+      },
     ];
     const roundTrips = async (kind: 'definition' | 'visibility'): Promise<number> => {
       let n = 0;
@@ -377,7 +465,9 @@ async function run(dialect: Dialect): Promise<boolean> {
           kind === 'definition'
             ? { model: 'provider-1/family-1/model-00', definition: definitions[n % 2], expected_lock_version: version }
             : { model: 'provider-1/family-1/model-01', visible: n % 2 === 1, expected_lock_version: version };
-        const r = await call(agent, port, 'PUT', `${p1}/${kind === 'definition' ? 'model_definition' : 'model_visibility'}`, token, { command });
+        const r = await call(agent, port, 'PUT', `${p1}/${kind === 'definition' ? 'model_definition' : 'model_visibility'}`, token, {
+          command,
+        });
         if (r.status !== 200) throw new Error(`${kind} round trip failed: ${JSON.stringify(r.json)}`);
         version = (r.json.model_provider as { lock_version: number }).lock_version;
         n++;
@@ -391,8 +481,12 @@ async function run(dialect: Dialect): Promise<boolean> {
       bestDefinition = Math.max(bestDefinition, await roundTrips('definition'));
     }
     const definitionRatio = bestDefinition / bestVisibility;
-    console.log(`PUT model_visibility               ${fmt(bestVisibility)} round trips/s (one client, best of ${ROUNDS} rounds of ${WRITER_SECONDS} s)`);
-    console.log(`PUT model_definition               ${fmt(bestDefinition)} round trips/s: ${(definitionRatio * 100).toFixed(1)}% of model_visibility (target >= 50%) ${definitionRatio >= 0.5 ? 'OK' : 'BELOW TARGET'}`);
+    console.log(
+      `PUT model_visibility               ${fmt(bestVisibility)} round trips/s (one client, best of ${ROUNDS} rounds of ${WRITER_SECONDS} s)`,
+    );
+    console.log(
+      `PUT model_definition               ${fmt(bestDefinition)} round trips/s: ${(definitionRatio * 100).toFixed(1)}% of model_visibility (target >= 50%) ${definitionRatio >= 0.5 ? 'OK' : 'BELOW TARGET'}`,
+    );
     if (definitionRatio < 0.5) ok = false;
   } finally {
     agent.destroy();

@@ -6,7 +6,10 @@ import { JSON_WRITE, responseFromJson } from '../src/grpc/codec.ts';
 import { BatchVulnerabilityListSchema, type BatchVulnerabilityList } from '../src/grpc/generated/es/platform/v1/osv_pb.ts';
 
 const results = Array.from({ length: 1000 }, (_r, i) => ({
-  vulns: Array.from({ length: 25 }, (_v, j) => ({ id: `GHSA-${String(i).padStart(4, '0')}-${String(j).padStart(4, '0')}-xxxx`, modified: `2024-0${(j % 9) + 1}-1${j % 10}T0${j % 10}:12:34.${String(i % 1000).padStart(3, '0')}Z` })),
+  vulns: Array.from({ length: 25 }, (_v, j) => ({
+    id: `GHSA-${String(i).padStart(4, '0')}-${String(j).padStart(4, '0')}-xxxx`,
+    modified: `2024-0${(j % 9) + 1}-1${j % 10}T0${j % 10}:12:34.${String(i % 1000).padStart(3, '0')}Z`,
+  })),
 }));
 const response = { results };
 
@@ -24,7 +27,7 @@ function time(label: string, runs: number, fn: () => unknown): void {
 
 const read = () => responseFromJson(BatchVulnerabilityListSchema, response, false) as BatchVulnerabilityList;
 time('JSON.stringify(response)', 10, () => JSON.stringify(response));
-time('read the handler\'s JSON (fromJson)', 10, read);
+time("read the handler's JSON (fromJson)", 10, read);
 const message = read();
 time('HTTP: toJsonString', 10, () => toJsonString(BatchVulnerabilityListSchema, message, JSON_WRITE));
 time('gRPC: toBinary', 10, () => toBinary(BatchVulnerabilityListSchema, message));

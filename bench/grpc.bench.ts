@@ -90,28 +90,48 @@ async function main(): Promise<void> {
   try {
     const token = p.platform.owner.platform_token;
     const md = bearer(token);
-    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
+    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as {
+      platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } };
+    };
     const testing = new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
     const documents = p.documentsClient();
-    const ping = (testing as unknown as { Ping: (r: object, m: grpc.Metadata, cb: grpc.requestCallback<object>) => grpc.ClientUnaryCall }).Ping.bind(testing);
+    const ping = (
+      testing as unknown as { Ping: (r: object, m: grpc.Metadata, cb: grpc.requestCallback<object>) => grpc.ClientUnaryCall }
+    ).Ping.bind(testing);
 
     // One organization with exactly 100 small documents for the list scenario; creates go to another one.
     const listOrg = await p.platform.ctx.identity.bootstrap({ accountName: 'bench-list', email: `bench-list-${Date.now()}@example.test` });
     const listMd = bearer(listOrg.platform_token);
-    const small = () => ({ ciphertext: randomBytes(256), encryption: { algorithm: 'A256GCM-HKDF-SHA256/v1', key_id: 'bench', nonce: randomBytes(12) }, encrypted_metadata: randomBytes(48) });
+    const small = () => ({
+      ciphertext: randomBytes(256),
+      encryption: { algorithm: 'A256GCM-HKDF-SHA256/v1', key_id: 'bench', nonce: randomBytes(12) },
+      encrypted_metadata: randomBytes(48),
+    });
     for (let i = 0; i < 100; i++) await grpcCall((cb) => documents.CreateDocument(small(), listMd, cb));
 
-    const doc16k = { ciphertext: randomBytes(16 * 1024), encryption: { algorithm: 'A256GCM-HKDF-SHA256/v1', key_id: 'bench', nonce: randomBytes(12) }, encrypted_metadata: randomBytes(48) };
+    const doc16k = {
+      ciphertext: randomBytes(16 * 1024),
+      encryption: { algorithm: 'A256GCM-HKDF-SHA256/v1', key_id: 'bench', nonce: randomBytes(12) },
+      encrypted_metadata: randomBytes(48),
+    };
     const doc16kJson = JSON.stringify({
       ciphertext: doc16k.ciphertext.toString('base64'),
-      encryption: { algorithm: doc16k.encryption.algorithm, key_id: doc16k.encryption.key_id, nonce: doc16k.encryption.nonce.toString('base64') },
+      encryption: {
+        algorithm: doc16k.encryption.algorithm,
+        key_id: doc16k.encryption.key_id,
+        nonce: doc16k.encryption.nonce.toString('base64'),
+      },
       encrypted_metadata: doc16k.encrypted_metadata.toString('base64'),
     });
     const jsonHeaders = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
     const results = await run([
       { scenario: 'no-op (Ping)', transport: 'grpc', call: async () => void (await grpcCall((cb) => ping({ text: 'x' }, md, cb))) },
-      { scenario: 'no-op (Ping)', transport: 'http', call: () => httpCall(`${p.restUrl}/platform/testing/v1/ping`, { method: 'POST', headers: jsonHeaders, body: '{"text":"x"}' }) },
+      {
+        scenario: 'no-op (Ping)',
+        transport: 'http',
+        call: () => httpCall(`${p.restUrl}/platform/testing/v1/ping`, { method: 'POST', headers: jsonHeaders, body: '{"text":"x"}' }),
+      },
       {
         scenario: 'ListDocuments (100 docs)',
         transport: 'grpc',
@@ -123,17 +143,40 @@ async function main(): Promise<void> {
       {
         scenario: 'ListDocuments (100 docs)',
         transport: 'http',
-        call: () => httpCall(`${p.restUrl}/platform/v1/documents?page_size=100`, { headers: { authorization: `Bearer ${listOrg.platform_token}` } }),
+        call: () =>
+          httpCall(`${p.restUrl}/platform/v1/documents?page_size=100`, { headers: { authorization: `Bearer ${listOrg.platform_token}` } }),
       },
-      { scenario: 'CreateDocument (16 kB)', transport: 'grpc', call: async () => void (await grpcCall((cb) => documents.CreateDocument(doc16k, md, cb))) },
-      { scenario: 'CreateDocument (16 kB)', transport: 'http', call: () => httpCall(`${p.restUrl}/platform/v1/documents`, { method: 'POST', headers: jsonHeaders, body: doc16kJson }) },
+      {
+        scenario: 'CreateDocument (16 kB)',
+        transport: 'grpc',
+        call: async () => void (await grpcCall((cb) => documents.CreateDocument(doc16k, md, cb))),
+      },
+      {
+        scenario: 'CreateDocument (16 kB)',
+        transport: 'http',
+        call: () => httpCall(`${p.restUrl}/platform/v1/documents`, { method: 'POST', headers: jsonHeaders, body: doc16kJson }),
+      },
     ]);
     testing.close();
 
-    const baseline = (transport: 'grpc' | 'http') => results.find((r) => r.scenario.startsWith('no-op') && r.transport === transport) as Result;
+    const baseline = (transport: 'grpc' | 'http') =>
+      results.find((r) => r.scenario.startsWith('no-op') && r.transport === transport) as Result;
     const other = (r: Result) => results.find((x) => x.scenario === r.scenario && x.transport !== r.transport) as Result;
-    console.log(`\nPlatform RPC benchmark: median of ${ROUNDS} samples of ${SECONDS}s per scenario (after ${WARMUP_MS} ms warm-up each), concurrency ${CONCURRENCY}, SQLite, Node ${process.version}\n`);
-    console.log(['scenario'.padEnd(26), 'transport', 'calls'.padStart(7), 'calls/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs no-op'.padStart(9), 'grpc/http'.padStart(10)].join('  '));
+    console.log(
+      `\nPlatform RPC benchmark: median of ${ROUNDS} samples of ${SECONDS}s per scenario (after ${WARMUP_MS} ms warm-up each), concurrency ${CONCURRENCY}, SQLite, Node ${process.version}\n`,
+    );
+    console.log(
+      [
+        'scenario'.padEnd(26),
+        'transport',
+        'calls'.padStart(7),
+        'calls/s'.padStart(9),
+        'p50 ms'.padStart(8),
+        'p99 ms'.padStart(8),
+        'vs no-op'.padStart(9),
+        'grpc/http'.padStart(10),
+      ].join('  '),
+    );
     for (const r of results) {
       const vsNoop = baseline(r.transport).perSecond / r.perSecond;
       const grpcOverHttp = r.transport === 'grpc' ? r.perSecond / other(r).perSecond : NaN;
@@ -169,10 +212,19 @@ function medianMs(runs: number, fn: () => unknown): number {
 }
 
 function codecFigure(): void {
-  const document = create(DocumentSchema, { id: 'd', creatorId: 'h', sizeBytes: 8n << 20n, ciphertext: randomBytes(8 << 20), encryption: { algorithm: 'A256GCM', nonce: randomBytes(12) }, createTime: timestampFromMs(Date.now()) });
+  const document = create(DocumentSchema, {
+    id: 'd',
+    creatorId: 'h',
+    sizeBytes: 8n << 20n,
+    ciphertext: randomBytes(8 << 20),
+    encryption: { algorithm: 'A256GCM', nonce: randomBytes(12) },
+    createTime: timestampFromMs(Date.now()),
+  });
   const generated = medianMs(3, () => toJson(DocumentSchema, document, JSON_WRITE));
   const native = medianMs(3, () => messageToJson(DocumentSchema, document));
-  console.log(`\nDocument of 8 MiB to JSON: generated toJson ${generated.toFixed(0)} ms, messageToJson (native base64) ${native.toFixed(0)} ms (median of 3)`);
+  console.log(
+    `\nDocument of 8 MiB to JSON: generated toJson ${generated.toFixed(0)} ms, messageToJson (native base64) ${native.toFixed(0)} ms (median of 3)`,
+  );
 }
 
 await main();

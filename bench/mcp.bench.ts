@@ -51,7 +51,14 @@ function sealing(): { lines: string[]; pass: boolean } {
     clientId: randomBytes(16).toString('hex'),
     redirectUri: 'http://127.0.0.1:33418/callback',
     codeChallenge: randomBytes(32).toString('base64url'),
-    tokens: { access_token: randomBytes(32).toString('hex'), refresh_token: randomBytes(32).toString('hex'), token_type: 'Bearer', expires_in: 7200, scope: 'api read_user', created_at: 1 },
+    tokens: {
+      access_token: randomBytes(32).toString('hex'),
+      refresh_token: randomBytes(32).toString('hex'),
+      token_type: 'Bearer',
+      expires_in: 7200,
+      scope: 'api read_user',
+      created_at: 1,
+    },
     expiresAt: Date.now() + PROXY_CODE_TTL_MS,
     jti: randomBytes(16).toString('hex'),
   };
@@ -89,7 +96,11 @@ function distantFetch(ms: number): typeof fetch {
 }
 
 async function mcpOverhead(cache: boolean, latencyMs: number): Promise<{ line: string; validations: number; requests: number }> {
-  const stack: Stack = await startStack({ mode: 'callback_proxy', validationCacheTtlMs: cache ? 60_000 : 0, fetch: distantFetch(latencyMs) });
+  const stack: Stack = await startStack({
+    mode: 'callback_proxy',
+    validationCacheTtlMs: cache ? 60_000 : 0,
+    fetch: distantFetch(latencyMs),
+  });
   try {
     const clientId = await registerClient(stack.serverUrl);
     const { tokens } = await completeFlow(stack, { clientId });
@@ -141,7 +152,9 @@ async function main(): Promise<void> {
   console.log((await mcpOverhead(true, 20)).line);
   console.log((await mcpOverhead(false, 20)).line);
   const onePerTtl = on.validations === 0;
-  console.log(`with the cache: ${on.validations === 0 ? 'no new forge validation during the run (the token was validated once, before it, within the 60 s TTL)' : `${on.validations} forge validations`}: ${onePerTtl ? 'PASS' : 'FAIL'}`);
+  console.log(
+    `with the cache: ${on.validations === 0 ? 'no new forge validation during the run (the token was validated once, before it, within the 60 s TTL)' : `${on.validations} forge validations`}: ${onePerTtl ? 'PASS' : 'FAIL'}`,
+  );
   console.log(`without the cache: one forge validation per request (${off.validations} for ${off.requests}+ requests)`);
   if (!seal.pass || !onePerTtl) process.exitCode = 1;
 }

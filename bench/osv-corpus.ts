@@ -39,18 +39,74 @@ interface EcoSpec {
 const ECOSYSTEMS: EcoSpec[] = [
   { ecosystem: 'npm', weight: 22, family: 'semver', prefix: 'MAL', pool: 400_000, versions: 1, malicious: true },
   { ecosystem: 'npm', weight: 6, family: 'semver', prefix: 'GHSA', pool: 12_000, versions: 0.1 },
-  { ecosystem: 'Ubuntu', weight: 11, family: 'dpkg', prefix: 'UBUNTU-CVE', pool: 6_000, releases: ['Ubuntu:20.04:LTS', 'Ubuntu:22.04:LTS', 'Ubuntu:24.04:LTS', 'Ubuntu:Pro:18.04:LTS', 'Ubuntu:Pro:16.04:LTS'], versions: 0.5 },
-  { ecosystem: 'Debian', weight: 10, family: 'dpkg', prefix: 'DEBIAN-CVE', pool: 8_000, releases: ['Debian:11', 'Debian:12', 'Debian:13'], versions: 0.3 },
+  {
+    ecosystem: 'Ubuntu',
+    weight: 11,
+    family: 'dpkg',
+    prefix: 'UBUNTU-CVE',
+    pool: 6_000,
+    releases: ['Ubuntu:20.04:LTS', 'Ubuntu:22.04:LTS', 'Ubuntu:24.04:LTS', 'Ubuntu:Pro:18.04:LTS', 'Ubuntu:Pro:16.04:LTS'],
+    versions: 0.5,
+  },
+  {
+    ecosystem: 'Debian',
+    weight: 10,
+    family: 'dpkg',
+    prefix: 'DEBIAN-CVE',
+    pool: 8_000,
+    releases: ['Debian:11', 'Debian:12', 'Debian:13'],
+    versions: 0.3,
+  },
   { ecosystem: 'GIT', weight: 7, family: 'git', prefix: 'CVE', pool: 20_000, versions: 0.6 },
-  { ecosystem: 'SUSE', weight: 4, family: 'rpm', prefix: 'SUSE-SU', pool: 6_000, releases: ['SUSE:Linux Enterprise Server 15 SP5', 'SUSE:Linux Enterprise Server 12 SP5'], versions: 0 },
-  { ecosystem: 'openSUSE', weight: 2, family: 'rpm', prefix: 'openSUSE-SU', pool: 6_000, releases: ['openSUSE:Leap 15.5', 'openSUSE:Tumbleweed'], versions: 0 },
+  {
+    ecosystem: 'SUSE',
+    weight: 4,
+    family: 'rpm',
+    prefix: 'SUSE-SU',
+    pool: 6_000,
+    releases: ['SUSE:Linux Enterprise Server 15 SP5', 'SUSE:Linux Enterprise Server 12 SP5'],
+    versions: 0,
+  },
+  {
+    ecosystem: 'openSUSE',
+    weight: 2,
+    family: 'rpm',
+    prefix: 'openSUSE-SU',
+    pool: 6_000,
+    releases: ['openSUSE:Leap 15.5', 'openSUSE:Tumbleweed'],
+    versions: 0,
+  },
   { ecosystem: 'PyPI', weight: 6, family: 'pypi', prefix: 'PYSEC', pool: 9_000, versions: 0.8 },
   { ecosystem: 'Wolfi', weight: 3, family: 'apk', prefix: 'CGA', pool: 4_000, versions: 0 },
   { ecosystem: 'Chainguard', weight: 2, family: 'apk', prefix: 'CGA', pool: 4_000, versions: 0 },
-  { ecosystem: 'Alpine', weight: 3, family: 'apk', prefix: 'ALPINE-CVE', pool: 3_000, releases: ['Alpine:v3.18', 'Alpine:v3.19', 'Alpine:v3.20'], versions: 0 },
-  { ecosystem: 'Red Hat', weight: 4, family: 'rpm', prefix: 'RHSA', pool: 5_000, releases: ['Red Hat:enterprise_linux:8::appstream', 'Red Hat:enterprise_linux:9::baseos'], versions: 0 },
+  {
+    ecosystem: 'Alpine',
+    weight: 3,
+    family: 'apk',
+    prefix: 'ALPINE-CVE',
+    pool: 3_000,
+    releases: ['Alpine:v3.18', 'Alpine:v3.19', 'Alpine:v3.20'],
+    versions: 0,
+  },
+  {
+    ecosystem: 'Red Hat',
+    weight: 4,
+    family: 'rpm',
+    prefix: 'RHSA',
+    pool: 5_000,
+    releases: ['Red Hat:enterprise_linux:8::appstream', 'Red Hat:enterprise_linux:9::baseos'],
+    versions: 0,
+  },
   { ecosystem: 'AlmaLinux', weight: 2, family: 'rpm', prefix: 'ALSA', pool: 4_000, releases: ['AlmaLinux:8', 'AlmaLinux:9'], versions: 0 },
-  { ecosystem: 'Rocky Linux', weight: 1, family: 'rpm', prefix: 'RLSA', pool: 4_000, releases: ['Rocky Linux:8', 'Rocky Linux:9'], versions: 0 },
+  {
+    ecosystem: 'Rocky Linux',
+    weight: 1,
+    family: 'rpm',
+    prefix: 'RLSA',
+    pool: 4_000,
+    releases: ['Rocky Linux:8', 'Rocky Linux:9'],
+    versions: 0,
+  },
   { ecosystem: 'Linux', weight: 3, family: 'tags', prefix: 'CVE', pool: 1, versions: 0.2 },
   { ecosystem: 'Maven', weight: 3, family: 'maven', prefix: 'GHSA', pool: 8_000, versions: 0.8 },
   { ecosystem: 'Go', weight: 1.5, family: 'semver', prefix: 'GO', pool: 3_000, versions: 0 },
@@ -65,7 +121,10 @@ const ECOSYSTEMS: EcoSpec[] = [
 ];
 
 const TOTAL_WEIGHT = ECOSYSTEMS.reduce((s, e) => s + e.weight, 0);
-const WORDS = 'buffer overflow remote attacker crafted request allows denial service memory corruption arbitrary code execution via improper validation input parser library function heap use after free out of bounds read write integer cross site scripting injection path traversal authentication bypass'.split(' ');
+const WORDS =
+  'buffer overflow remote attacker crafted request allows denial service memory corruption arbitrary code execution via improper validation input parser library function heap use after free out of bounds read write integer cross site scripting injection path traversal authentication bypass'.split(
+    ' ',
+  );
 const HEX = '0123456789abcdef';
 
 /** A query the benchmark sends, with the ids it must find when the corpus is loaded. */
@@ -168,7 +227,15 @@ export class SyntheticCorpus {
    * or a package without records), a third are hits, and a few ask about very popular packages.
    */
   mix(count: number): SampleQuery[] {
-    const shares: [SampleQuery['kind'], number][] = [['miss', 0.5], ['unknown', 0.08], ['hit', 0.2], ['range', 0.14], ['popular', 0.03], ['purl', 0.03], ['commit', 0.02]];
+    const shares: [SampleQuery['kind'], number][] = [
+      ['miss', 0.5],
+      ['unknown', 0.08],
+      ['hit', 0.2],
+      ['range', 0.14],
+      ['popular', 0.03],
+      ['purl', 0.03],
+      ['commit', 0.02],
+    ];
     const out: SampleQuery[] = [];
     for (const [kind, share] of shares) {
       const pool = this.pools.get(kind) ?? [];
@@ -204,7 +271,10 @@ export class SyntheticCorpus {
       summary: this.text(8),
       details: this.text(60 + this.int(100)),
       aliases: spec.prefix === 'CVE' ? [] : [`CVE-${year}-${String(n).padStart(6, '0')}`],
-      references: Array.from({ length: 1 + this.int(5) }, (_, i) => ({ type: i === 0 ? 'ADVISORY' : 'WEB', url: `https://example.com/advisories/${id}/${i}` })),
+      references: Array.from({ length: 1 + this.int(5) }, (_, i) => ({
+        type: i === 0 ? 'ADVISORY' : 'WEB',
+        url: `https://example.com/advisories/${id}/${i}`,
+      })),
       database_specific: { source: 'synthetic', severity: this.pick(['LOW', 'MODERATE', 'HIGH', 'CRITICAL']) },
     };
     if (this.random() < 0.5) record.severity = [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }];
@@ -234,11 +304,13 @@ export class SyntheticCorpus {
         const repo = `https://github.com/org${packageIndex % 503}/repo${packageIndex}`;
         const events = [{ introduced: this.random() < 0.4 ? '0' : this.commit() }, { fixed: this.commit() }];
         entryRanges.push({ type: 'GIT', repo, events });
-        if (this.random() < spec.versions) versions = Array.from({ length: 1 + this.int(60) }, (_, i) => `v${major}.${Math.floor(i / 10)}.${i % 10}`);
+        if (this.random() < spec.versions)
+          versions = Array.from({ length: 1 + this.int(60) }, (_, i) => `v${major}.${Math.floor(i / 10)}.${i % 10}`);
         affected.push({ ranges: entryRanges, ...(versions ? { versions } : {}) });
         const first = events[0]?.introduced;
         if (first !== undefined && first !== '0' && this.random() < 0.05) this.sample({ query: { commit: first }, kind: 'commit' });
-        if (versions && this.random() < 0.05) this.sample({ query: { package: { ecosystem: 'GIT', name: repo }, version: this.pick(versions) }, kind: 'hit' });
+        if (versions && this.random() < 0.05)
+          this.sample({ query: { package: { ecosystem: 'GIT', name: repo }, version: this.pick(versions) }, kind: 'hit' });
         continue;
       }
       const perEntry = Math.max(1, Math.round(ranges / releaseCount));
@@ -250,8 +322,14 @@ export class SyntheticCorpus {
           k === 0 && this.random() < 0.5
             ? [{ introduced: '0' }, { fixed: this.version(spec.family, major, minor, this.int(10), 2) }]
             : this.random() < 0.1
-              ? [{ introduced: this.version(spec.family, major, start, 0) }, { last_affected: this.version(spec.family, major, minor, this.int(10)) }]
-              : [{ introduced: this.version(spec.family, major, start, 0) }, { fixed: this.version(spec.family, major, minor, this.int(10), 2) }];
+              ? [
+                  { introduced: this.version(spec.family, major, start, 0) },
+                  { last_affected: this.version(spec.family, major, minor, this.int(10)) },
+                ]
+              : [
+                  { introduced: this.version(spec.family, major, start, 0) },
+                  { fixed: this.version(spec.family, major, minor, this.int(10), 2) },
+                ];
         entryRanges.push({ type: spec.family === 'semver' && spec.ecosystem !== 'Packagist' ? 'SEMVER' : 'ECOSYSTEM', events });
       }
       if (this.random() < spec.versions) {
@@ -269,16 +347,23 @@ export class SyntheticCorpus {
       }
       affected.push(entry);
       if (this.random() < 0.05) {
-        const v = versions && this.random() < 0.5 ? this.pick(versions) : this.version(spec.family, major, this.int(minor + 2), this.int(10), 1);
+        const v =
+          versions && this.random() < 0.5 ? this.pick(versions) : this.version(spec.family, major, this.int(minor + 2), this.int(10), 1);
         const queryEco = spec.releases ? ecosystem : spec.ecosystem;
         this.sample({ query: { package: { ecosystem: queryEco, name }, version: v }, kind: packageIndex < 20 ? 'popular' : 'range' });
         // The same package at a version above every fix of this record.
-        if (packageIndex >= 20) this.sample({ query: { package: { ecosystem: queryEco, name }, version: this.version(spec.family, major + 30, 0, 0, 1) }, kind: 'miss' });
+        if (packageIndex >= 20)
+          this.sample({
+            query: { package: { ecosystem: queryEco, name }, version: this.version(spec.family, major + 30, 0, 0, 1) },
+            kind: 'miss',
+          });
       }
     }
     record.affected = affected;
-    if (this.random() < 0.01) this.sample({ query: { package: { ecosystem: spec.ecosystem, name: `${name}-unknown` }, version: '1.0.0' }, kind: 'unknown' });
-    if (spec.ecosystem === 'PyPI' && this.random() < 0.02) this.sample({ query: { package: { purl: `pkg:pypi/${name}@${major}.1` } }, kind: 'purl' });
+    if (this.random() < 0.01)
+      this.sample({ query: { package: { ecosystem: spec.ecosystem, name: `${name}-unknown` }, version: '1.0.0' }, kind: 'unknown' });
+    if (spec.ecosystem === 'PyPI' && this.random() < 0.02)
+      this.sample({ query: { package: { purl: `pkg:pypi/${name}@${major}.1` } }, kind: 'purl' });
     return record;
   }
 

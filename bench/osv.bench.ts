@@ -187,10 +187,25 @@ async function timed(list, fn) {
 })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
 `;
 
-async function latency(label: string, transport: 'http' | 'grpc', target: string, token: string, queries: Record<string, unknown>[], heavy: Record<string, unknown>[]): Promise<void> {
+async function latency(
+  label: string,
+  transport: 'http' | 'grpc',
+  target: string,
+  token: string,
+  queries: Record<string, unknown>[],
+  heavy: Record<string, unknown>[],
+): Promise<void> {
   const require = createRequire(import.meta.url);
-  const modules = { grpc: require.resolve('@grpc/grpc-js'), protoLoader: require.resolve('@grpc/proto-loader'), protoFiles: [...PLATFORM_PROTO_FILES], protoRoot: PROTO_ROOT };
-  const worker = new Worker(LATENCY_CLIENT, { eval: true, workerData: { transport, target, token, queries, heavy, singles: SINGLE_QUERIES, batches: BATCHES, modules } });
+  const modules = {
+    grpc: require.resolve('@grpc/grpc-js'),
+    protoLoader: require.resolve('@grpc/proto-loader'),
+    protoFiles: [...PLATFORM_PROTO_FILES],
+    protoRoot: PROTO_ROOT,
+  };
+  const worker = new Worker(LATENCY_CLIENT, {
+    eval: true,
+    workerData: { transport, target, token, queries, heavy, singles: SINGLE_QUERIES, batches: BATCHES, modules },
+  });
   const result = await new Promise<{ single: number[]; popular: number[]; batch: number[]; error?: string }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -200,7 +215,9 @@ async function latency(label: string, transport: 'http' | 'grpc', target: string
   const s = stats(result.single);
   report(`Query over ${label}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, mean ${fmt(s.mean)} ms (${SINGLE_QUERIES} mixed queries)`);
   const h = stats(result.popular);
-  report(`Query over ${label}, popular packages only (hundreds of full records per answer): p50 ${fmt(h.p50)} ms, p99 ${fmt(h.p99)} ms (${result.popular.length} queries)`);
+  report(
+    `Query over ${label}, popular packages only (hundreds of full records per answer): p50 ${fmt(h.p50)} ms, p99 ${fmt(h.p99)} ms (${result.popular.length} queries)`,
+  );
   const b = stats(result.batch);
   report(`QueryBatch(1000) over ${label}: p50 ${fmt(b.p50)} ms, p99 ${fmt(b.p99)} ms (${BATCHES} batches)`);
 }
@@ -327,7 +344,11 @@ function scanAffected(a: OsvAffected, ecosystem: string, name: string, version: 
  * Steps 2 and 3, in this process: the index (build time, memory), matching and the service without a transport,
  * and the naive scan. Its own function so that the index is unreachable once it returns.
  */
-async function inProcess(sqliteUrl: string, corpus: { path: string; samples: SampleQuery[] }, queries: Record<string, unknown>[]): Promise<void> {
+async function inProcess(
+  sqliteUrl: string,
+  corpus: { path: string; samples: SampleQuery[] },
+  queries: Record<string, unknown>[],
+): Promise<void> {
   const handle = await openDatabase<PlatformDatabase>(sqliteUrl);
   settle();
   const before = process.memoryUsage();
@@ -337,7 +358,9 @@ async function inProcess(sqliteUrl: string, corpus: { path: string; samples: Sam
   settle();
   const after = process.memoryUsage();
   report(`index build: ${fmt(buildMs / 1000, 1)} s for ${JSON.stringify(index.stats())}`);
-  report(`index memory: heap +${fmt((after.heapUsed - before.heapUsed) / MiB, 0)} MiB, RSS +${fmt((after.rss - before.rss) / MiB, 0)} MiB (RSS now ${fmt(after.rss / MiB, 0)} MiB)`);
+  report(
+    `index memory: heap +${fmt((after.heapUsed - before.heapUsed) / MiB, 0)} MiB, RSS +${fmt((after.rss - before.rss) / MiB, 0)} MiB (RSS now ${fmt(after.rss / MiB, 0)} MiB)`,
+  );
 
   // In-process matching (no transport, no hydration) for the sampled queries.
   const parsed = queries.map((q) => parseQuery(q));
@@ -380,14 +403,17 @@ async function inProcess(sqliteUrl: string, corpus: { path: string; samples: Sam
     entries += (result.results ?? []).reduce((n, r) => n + (r.vulns?.length ?? 0), 0);
   }
   const sb = stats(serviceBatch);
-  report(`QueryBatch(1000) in-process: p50 ${fmt(sb.p50)} ms, p99 ${fmt(sb.p99)} ms (${Math.round(entries / BATCHES)} {id, modified} entries per answer)`);
+  report(
+    `QueryBatch(1000) in-process: p50 ${fmt(sb.p50)} ms, p99 ${fmt(sb.p99)} ms (${Math.round(entries / BATCHES)} {id, modified} entries per answer)`,
+  );
   // 3. Naive linear scan over the same records, in this process.
   const scan: ScanRecord[] = [];
   for await (const chunk of readSources(await listSourceFiles([corpus.path, ...BULK]))) {
-    for (const raw of chunk) if ('value' in raw) {
-      const r = raw.value as OsvRecord;
-      if (r.withdrawn === undefined) scan.push({ id: r.id, affected: r.affected ?? [] });
-    }
+    for (const raw of chunk)
+      if ('value' in raw) {
+        const r = raw.value as OsvRecord;
+        if (r.withdrawn === undefined) scan.push({ id: r.id, affected: r.affected ?? [] });
+      }
   }
   const scanMs: number[] = [];
   let agree = 0;
@@ -396,14 +422,18 @@ async function inProcess(sqliteUrl: string, corpus: { path: string; samples: Sam
     if (q.kind !== 'package') continue;
     started = performance.now();
     const found: string[] = [];
-    for (const r of scan) if (r.affected.some((a) => scanAffected(a, q.ecosystem, q.ecosystem === 'GIT' ? normalizeRepo(q.name) : q.name, q.version))) found.push(r.id);
+    for (const r of scan)
+      if (r.affected.some((a) => scanAffected(a, q.ecosystem, q.ecosystem === 'GIT' ? normalizeRepo(q.name) : q.name, q.version)))
+        found.push(r.id);
     found.sort(compareIds);
     scanMs.push(performance.now() - started);
     const indexed = matchQuery(index, q, { pageSize: 100_000, deadline: Infinity, now: Date.now }).vulns.map((v) => v.id);
     if (q.ecosystem === 'GIT' || JSON.stringify(found) === JSON.stringify(indexed)) agree++;
   }
   const sc = stats(scanMs);
-  report(`naive linear scan in-process: p50 ${fmt(sc.p50)} ms, p99 ${fmt(sc.p99)} ms per query over ${scan.length} records (${packageQueries.length} queries; same ids as the index for ${agree})`);
+  report(
+    `naive linear scan in-process: p50 ${fmt(sc.p50)} ms, p99 ${fmt(sc.p99)} ms per query over ${scan.length} records (${packageQueries.length} queries; same ids as the index for ${agree})`,
+  );
   report(`speed-up of the index over the scan (p50, matching only): ${fmt(sc.p50 / ip.p50, 0)}×`);
   await handle.close();
 }
@@ -445,7 +475,9 @@ async function codecFigures(): Promise<void> {
     toBinary(VulnerabilitySchema, message);
   });
   const decode = perCallMicros(n, (i) => fromBinary(VulnerabilitySchema, (stored[i] as { wire: Uint8Array }).wire));
-  report(`codec, generated (@bufbuild/protobuf): ${fmt(generated, 1)} µs per record to JSON text + protobuf bytes (fromJson, toJsonString, toBinary); ${fmt(decode, 1)} µs to decode its bytes (fromBinary); ${n} bulk records, CPU time, median of 3 passes`);
+  report(
+    `codec, generated (@bufbuild/protobuf): ${fmt(generated, 1)} µs per record to JSON text + protobuf bytes (fromJson, toJsonString, toBinary); ${fmt(decode, 1)} µs to decode its bytes (fromBinary); ${n} bulk records, CPU time, median of 3 passes`,
+  );
 
   // A Query answer of PAGE records, whole by the generated codec or spliced from the stored forms.
   const PAGE = 270;
@@ -462,7 +494,9 @@ async function codecFigures(): Promise<void> {
     toBinary(VulnerabilityListSchema, create(VulnerabilityListSchema, { vulns, nextPageToken: 'UDpHSFNB' }));
   });
   const splicedText = perCallMicros(pages, (p) => {
-    const elements = stored.slice(p * PAGE, (p + 1) * PAGE).map((a) => prepareElement(shared, new EncodedMessage(Buffer.from(a.json), undefined), true));
+    const elements = stored
+      .slice(p * PAGE, (p + 1) * PAGE)
+      .map((a) => prepareElement(shared, new EncodedMessage(Buffer.from(a.json), undefined), true));
     splicedJson(VulnerabilityListSchema, rest, shared, elements);
   });
   const splicedWire = perCallMicros(pages, (p) => {
@@ -483,11 +517,15 @@ async function main(): Promise<void> {
     return;
   }
   const dir = mkdtempSync(join(tmpdir(), 'osv-bench-'));
-  report(`PlatformOSV benchmark: ${RECORDS} synthetic records + bulk files, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`);
+  report(
+    `PlatformOSV benchmark: ${RECORDS} synthetic records + bulk files, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`,
+  );
   try {
     // 1. Corpus and imports.
     const corpus = await writeCorpus(dir);
-    report(`generated ${RECORDS} synthetic records in ${fmt(corpus.ms / 1000, 1)} s; ${corpus.samples.length} sampled queries (50% not affected, 8% unknown packages, 34% hits, 3% popular packages, 3% purls, 2% commits)`);
+    report(
+      `generated ${RECORDS} synthetic records in ${fmt(corpus.ms / 1000, 1)} s; ${corpus.samples.length} sampled queries (50% not affected, 8% unknown packages, 34% hits, 3% popular packages, 3% purls, 2% commits)`,
+    );
     const sqliteUrl = `sqlite:${join(dir, 'platform.db')}`;
     await importInto(sqliteUrl, [corpus.path, ...BULK], 'SQLite');
     if (PG_URL) {
@@ -518,7 +556,9 @@ async function main(): Promise<void> {
     const platform = await startPlatformProcess(dir, sqliteUrl);
     try {
       report(`platform ready (platform serve, its own process): replica index built in ${fmt(platform.readyMs / 1000, 1)} s`);
-      report(`platform settled: lookups of large packages warmed and answers of every record stored ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB`);
+      report(
+        `platform settled: lookups of large packages warmed and answers of every record stored ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB`,
+      );
       const heavy = queryMix(corpus.heavy);
       await latency('HTTP', 'http', platform.http, platform.token, queries, heavy);
       await latency('gRPC', 'grpc', platform.grpc, platform.token, queries, heavy);

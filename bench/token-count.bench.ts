@@ -17,7 +17,35 @@ const TARGET_OVERHEAD = 0.1;
 
 /** A deterministic 100 kB mix of prose, numbers and code. */
 function sampleText(bytes: number): string {
-  const words = ['the', 'model', 'provider', 'returns', 'tokens', 'quickly', 'Über', 'naïve', 'context', 'window', 'données', '東京', 'const', 'x', '=', '42;', 'function', '(a,', 'b)', '{', '}', '\n', '\n\n', 'https://example.com/a?b=1', '1234567', 'émoji😀', 'return'];
+  const words = [
+    'the',
+    'model',
+    'provider',
+    'returns',
+    'tokens',
+    'quickly',
+    'Über',
+    'naïve',
+    'context',
+    'window',
+    'données',
+    '東京',
+    'const',
+    'x',
+    '=',
+    '42;',
+    'function',
+    '(a,',
+    'b)',
+    '{',
+    '}',
+    '\n',
+    '\n\n',
+    'https://example.com/a?b=1',
+    '1234567',
+    'émoji😀',
+    'return',
+  ];
   let seed = 7;
   const parts: string[] = [];
   let size = 0;
@@ -74,7 +102,14 @@ export function benchTokenCounting(rounds = 5, ms = 1000): boolean {
   if (typeof encoder === 'string') throw new Error(encoder);
   const bpe = createTokenCounters({ tokenizerDir: undefined }).resolve({ kind: 'bpe', encoding: 'o200k_base' });
   if (!bpe.available) throw new Error(bpe.reason);
-  ok = compare('bpe o200k_base', () => encoder.encode(text, [], []).length, () => bpe.counter.count(text), rounds, ms) && ok;
+  ok =
+    compare(
+      'bpe o200k_base',
+      () => encoder.encode(text, [], []).length,
+      () => bpe.counter.count(text),
+      rounds,
+      ms,
+    ) && ok;
 
   const dir = mkdtempSync(join(tmpdir(), 'bench-tokenizers-'));
   try {
@@ -86,9 +121,19 @@ export function benchTokenCounting(rounds = 5, ms = 1000): boolean {
     const hub = createTokenCounters({ tokenizerDir: dir }).resolve({ kind: 'hub', tokenizer_id: id });
     if (!hub.available) throw new Error(hub.reason);
     // The raw library, built from the same files.
-    const Raw = Tokenizer as unknown as new (json: object, config: object) => { encode(text: string, options: { add_special_tokens: boolean }): { ids: number[] } };
+    const Raw = Tokenizer as unknown as new (
+      json: object,
+      config: object,
+    ) => { encode(text: string, options: { add_special_tokens: boolean }): { ids: number[] } };
     const raw = new Raw(require(join(dir, id, 'tokenizer.json')) as object, require(join(dir, id, 'tokenizer_config.json')) as object);
-    ok = compare('hub Llama-3.1 tokenizer.json', () => raw.encode(text, { add_special_tokens: false }).ids.length, () => hub.counter.count(text), rounds, ms) && ok;
+    ok =
+      compare(
+        'hub Llama-3.1 tokenizer.json',
+        () => raw.encode(text, { add_special_tokens: false }).ids.length,
+        () => hub.counter.count(text),
+        rounds,
+        ms,
+      ) && ok;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../core/identity/auth.ts';
-import { memberRoutes } from '../member/member.routes.ts';
 import {
   apiKeyCommandSchema,
   availabilityCommandSchema,
@@ -24,9 +23,17 @@ import { registerOpenApiRoute } from './openapi.ts';
 const ADMIN_BASE = '/api/v1/admin';
 
 const AUTH_ERRORS = ['unauthorized', 'administrator_required'] as const;
-const COMMAND_ERRORS = [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'not_found', 'stale_object', 'validation_failed', 'model_plane_unavailable'] as const;
+const COMMAND_ERRORS = [
+  ...AUTH_ERRORS,
+  'parameter_missing',
+  'parameter_invalid',
+  'not_found',
+  'stale_object',
+  'validation_failed',
+  'model_plane_unavailable',
+] as const;
 
-function filterOf(query: { workload?: string; available?: 'true' | 'false' }) {
+function filterOf(query: { workload?: string | undefined; available?: 'true' | 'false' | undefined }) {
   return {
     ...(query.workload ? { workload: query.workload as never } : {}),
     ...(query.available ? { available: query.available === 'true' } : {}),
@@ -131,7 +138,15 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
       params: providerIdParamsSchema,
       command: apiKeyCommandSchema,
       response: providerResponseSchema,
-      errors: [...AUTH_ERRORS, 'parameter_missing', 'parameter_invalid', 'not_found', 'material_kind_conflict', 'stale_object', 'model_plane_unavailable'],
+      errors: [
+        ...AUTH_ERRORS,
+        'parameter_missing',
+        'parameter_invalid',
+        'not_found',
+        'material_kind_conflict',
+        'stale_object',
+        'model_plane_unavailable',
+      ],
       handler: async ({ principal, params, command }) => plane.putApiKey(principal.accountId, params.provider_id, command.api_key),
     }),
     defineRoute({
@@ -173,12 +188,10 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
 }
 
 /**
- * Registers the model plane's REST surface: the admin routes, the member-plane reads and the OpenAPI document that
- * describes them with every other route table of the app (the session routes). Called once from `buildRestApp`.
+ * Registers the admin routes and the OpenAPI document, which describes them with every other route table of the app
+ * (the session routes and the member plane, which `buildRestApp` mounts beside them). Called once from `buildRestApp`.
  */
 export function registerModelPlaneRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
-  const { plane } = deps;
-  const routes = [...adminRoutes(plane), ...definitionRoutes(plane, ADMIN_BASE), ...memberRoutes(plane)];
-  registerApiRoutes(app, routes, { auth: deps.auth });
+  registerApiRoutes(app, [...adminRoutes(deps.plane), ...definitionRoutes(deps.plane, ADMIN_BASE)], { auth: deps.auth });
   registerOpenApiRoute(app);
 }

@@ -20,14 +20,26 @@ import { UNAVAILABLE_REASONS } from './projection/projection.ts';
 const lockVersionSchema = z.number().int().min(0).max(MAX_LOCK_VERSION).describe("The provider row's lock_version as last read");
 
 /** A complete model reference `<provider_id>/<upstream_model_id>`, carried whole in the body (rule 1). */
-const modelRefSchema = z.string().min(3).max(400).describe('Complete model reference <provider_id>/<upstream_model_id>; the upstream id may contain "/"');
+const modelRefSchema = z
+  .string()
+  .min(3)
+  .max(400)
+  .describe('Complete model reference <provider_id>/<upstream_model_id>; the upstream id may contain "/"');
 
 const optionalVersion = lockVersionSchema.nullable().optional().describe('Omission means null (no policy yet)');
 const requiredVersion = lockVersionSchema.nullable().describe('Required; null when the provider has no policy');
 
 export const laneCommandSchema = z.strictObject({ enabled: z.boolean(), expected_lock_version: optionalVersion });
-export const visibilityCommandSchema = z.strictObject({ model: modelRefSchema, visible: z.boolean(), expected_lock_version: optionalVersion });
-export const availabilityCommandSchema = z.strictObject({ model: modelRefSchema, available: z.boolean(), expected_lock_version: requiredVersion });
+export const visibilityCommandSchema = z.strictObject({
+  model: modelRefSchema,
+  visible: z.boolean(),
+  expected_lock_version: optionalVersion,
+});
+export const availabilityCommandSchema = z.strictObject({
+  model: modelRefSchema,
+  available: z.boolean(),
+  expected_lock_version: requiredVersion,
+});
 export const apiKeyCommandSchema = z.strictObject({ api_key: z.string().describe('The provider API key; never returned') });
 /**
  * The definition commands (spec: Endpoints; issue 14). `definition` is validated by the same grammar the catalog
@@ -35,13 +47,17 @@ export const apiKeyCommandSchema = z.strictObject({ api_key: z.string().describe
  * the field (spec rule 3), while a malformed version stays 400 `parameter_invalid` (rule 2).
  */
 export const providerDefinitionCommandSchema = z.strictObject({
-  definition: providerDeclarationSchema.describe('The complete provider declaration: display_name, base_url, api_format and credentials; never a credential'),
+  definition: providerDeclarationSchema.describe(
+    'The complete provider declaration: display_name, base_url, api_format and credentials; never a credential',
+  ),
   expected_lock_version: optionalVersion,
 });
 export const providerDefinitionDeleteCommandSchema = z.strictObject({ expected_lock_version: optionalVersion });
 export const modelDefinitionCommandSchema = z.strictObject({
   model: modelRefSchema,
-  definition: modelDefinitionSchema.describe('The complete model entry as authored; it replaces the stored entry whole (inheritance is not expanded)'),
+  definition: modelDefinitionSchema.describe(
+    'The complete model entry as authored; it replaces the stored entry whole (inheritance is not expanded)',
+  ),
   expected_lock_version: optionalVersion,
 });
 export const modelDefinitionRefCommandSchema = z.strictObject({ model: modelRefSchema, expected_lock_version: optionalVersion });
@@ -59,7 +75,9 @@ export const modelsQuerySchema = z.object({
  * unknown provider, 404 `not_found` (spec: Errors), answered by the lookup rather than as a malformed parameter.
  */
 export const providerIdParamsSchema = z.object({
-  provider_id: z.string().describe('Provider id (lower-case letters, digits, ".", "_", "-"; at most 63 characters); an unknown id is 404 not_found'),
+  provider_id: z
+    .string()
+    .describe('Provider id (lower-case letters, digits, ".", "_", "-"; at most 63 characters); an unknown id is 404 not_found'),
 });
 
 const parameterDescriptorView = z.object({
@@ -78,9 +96,16 @@ const composedCapabilitiesSchema = z.object({
   prompt_caching: z.boolean(),
   structured_output: z.boolean(),
   reasoning: z
-    .object({ efforts: z.array(z.string()).optional(), budget_tokens: z.object({ minimum: z.number().int(), maximum: z.number().int() }).optional() })
+    .object({
+      efforts: z.array(z.string()).optional(),
+      budget_tokens: z.object({ minimum: z.number().int(), maximum: z.number().int() }).optional(),
+    })
     .nullable(),
-  limits: z.object({ combined_input_output_tokens: z.number().int().optional(), input_tokens: z.number().int().optional(), output_tokens: z.number().int().optional() }),
+  limits: z.object({
+    combined_input_output_tokens: z.number().int().optional(),
+    input_tokens: z.number().int().optional(),
+    output_tokens: z.number().int().optional(),
+  }),
   generation_parameters: z.record(z.string(), parameterDescriptorView),
   token_counter: tokenCounterSchema.nullable().describe('null: the byte estimate'),
   wire_options: z.object({ prompt_format: z.string().nullable() }),
@@ -97,7 +122,9 @@ export const modelRowSchema = z.object({
   pricing: pricingSchema.nullable().describe('Spending estimate; null when unknown'),
   token_counter_available: z
     .boolean()
-    .describe('false when the token counter the model selects cannot be used (its tokenizer file is missing or invalid); no other counter replaces it'),
+    .describe(
+      'false when the token counter the model selects cannot be used (its tokenizer file is missing or invalid); no other counter replaces it',
+    ),
   available: z.boolean(),
   visible: z.boolean().describe('false when manually hidden or marked invalid'),
   unavailable_reason: z.enum(UNAVAILABLE_REASONS).nullable().describe('The first refusal, in priority order'),
@@ -119,7 +146,14 @@ const providerRowSchema = z.object({
 const configurationSchema = z.object({
   definition: providerDeclarationSchema.nullable(),
   source: z.enum(['catalog', 'override', 'custom', 'removed']),
-  models: z.array(z.object({ model: z.string(), definition: modelDefinitionSchema, source: z.enum(['catalog', 'override', 'custom']), removed: z.boolean() })),
+  models: z.array(
+    z.object({
+      model: z.string(),
+      definition: modelDefinitionSchema,
+      source: z.enum(['catalog', 'override', 'custom']),
+      removed: z.boolean(),
+    }),
+  ),
   model_definitions: z.record(z.string(), sharedModelDefinitionSchema),
 });
 

@@ -105,7 +105,8 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   // invalid one is logged once, when a row or a count first needs it.
   const tokenCounters = createTokenCounters({
     tokenizerDir: deps.tokenizerDir,
-    onUnavailable: (tokenizerId, reason) => log.warn({ tokenizer_id: tokenizerId, reason }, 'a hub token counter is unavailable; no other counter is used in its place'),
+    onUnavailable: (tokenizerId, reason) =>
+      log.warn({ tokenizer_id: tokenizerId, reason }, 'a hub token counter is unavailable; no other counter is used in its place'),
   });
   if (state.ok) {
     projection = createProjection({
@@ -115,7 +116,10 @@ export function createModelPlane(deps: ModelPlaneDeps) {
       now: () => clock.now(),
       onBrokenEntry: (detail) => log.error(detail, 'a stored model definition entry no longer composes; the model is left out'),
     });
-    log.info({ catalog_dir: state.catalog.dir, providers: state.catalog.providers.size, models: state.catalog.composed.size }, 'model catalog loaded');
+    log.info(
+      { catalog_dir: state.catalog.dir, providers: state.catalog.providers.size, models: state.catalog.composed.size },
+      'model catalog loaded',
+    );
   } else {
     log.error({ catalog_file: state.file, reason: state.reason }, `model plane unavailable: catalog file ${state.file}: ${state.reason}`);
   }
@@ -126,7 +130,11 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   const definitions: DefinitionService | undefined = state.ok ? createDefinitionService({ catalog: state.catalog, policy }) : undefined;
 
   function requirePlane(): { catalog: Catalog; projection: Projection } {
-    if (!state.ok || !projection) throw new AppError('model_plane_unavailable', 'the model catalog is unavailable; the server log names the catalog file and the reason');
+    if (!state.ok || !projection)
+      throw new AppError(
+        'model_plane_unavailable',
+        'the model catalog is unavailable; the server log names the catalog file and the reason',
+      );
     return { catalog: state.catalog, projection };
   }
 
@@ -158,9 +166,13 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     const texts = documentTexts.get(accountId) ?? new Map<string, string>();
     // A document held when the query was sent but gone since (evicted, or replaced by a concurrent read): ask again
     // for everything rather than guess.
-    if (loaded.policies.some((p) => p.document === null && !texts.has(version(p)))) loaded = await loadAccountState(db, deps.dialect, accountId, []);
+    if (loaded.policies.some((p) => p.document === null && !texts.has(version(p))))
+      loaded = await loadAccountState(db, deps.dialect, accountId, []);
     const state = withDocuments(loaded, texts);
-    documentTexts.set(accountId, new Map(state.policies.map((p) => [documentVersion(p.provider_id, p.lock_version, p.created_at), p.document])));
+    documentTexts.set(
+      accountId,
+      new Map(state.policies.map((p) => [documentVersion(p.provider_id, p.lock_version, p.created_at), p.document])),
+    );
     return state;
   }
 
@@ -185,8 +197,12 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     const now = clock.now();
     const parts: string[] = [];
     for (const p of policies) parts.push(`p|${p.provider_id}|${p.lock_version}|${p.enabled}|${p.created_at}|${p.updated_at}`);
-    for (const c of credentialRows) parts.push(`c|${c.provider_id}|${c.generation}|${c.material_kind}|${c.reauthorization_required}|${c.updated_at}|${c.sealed ? sealedSecretKeyId(c.sealed) : '-'}`);
-    for (const a of admission) if (a.unavailable_until !== null && a.unavailable_until > now) parts.push(`a|${a.provider_id}|${a.unavailable_until}`);
+    for (const c of credentialRows)
+      parts.push(
+        `c|${c.provider_id}|${c.generation}|${c.material_kind}|${c.reauthorization_required}|${c.updated_at}|${c.sealed ? sealedSecretKeyId(c.sealed) : '-'}`,
+      );
+    for (const a of admission)
+      if (a.unavailable_until !== null && a.unavailable_until > now) parts.push(`a|${a.provider_id}|${a.unavailable_until}`);
     parts.sort();
     return { state, key: parts.join('\n') };
   }
@@ -229,13 +245,21 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   /** Logs a policy change (the audit trail; the spec defines no events) and returns the provider row. */
   async function changed(accountId: string, providerId: string, outcome: 'created' | 'updated' | 'noop', detail: Record<string, unknown>) {
     const result = await providerRowOf(accountId, providerId);
-    if (outcome !== 'noop') log.info({ account_id: accountId, provider_id: providerId, lock_version: result.model_provider.lock_version, outcome, ...detail }, 'provider policy changed');
+    if (outcome !== 'noop')
+      log.info(
+        { account_id: accountId, provider_id: providerId, lock_version: result.model_provider.lock_version, outcome, ...detail },
+        'provider policy changed',
+      );
     return result;
   }
 
   function requireDefinitions(): DefinitionService {
     requirePlane();
-    if (!definitions) throw new AppError('model_plane_unavailable', 'the model catalog is unavailable; the server log names the catalog file and the reason');
+    if (!definitions)
+      throw new AppError(
+        'model_plane_unavailable',
+        'the model catalog is unavailable; the server log names the catalog file and the reason',
+      );
     return definitions;
   }
 
@@ -243,12 +267,21 @@ export function createModelPlane(deps: ModelPlaneDeps) {
    * After a definition command: logs the change (the audit trail) and answers the singular-read envelope (spec:
    * "same envelope as the singular read"), which a removed custom provider still has.
    */
-  async function definitionChanged(accountId: string, providerId: string, outcome: 'created' | 'updated' | 'noop', detail: Record<string, unknown>): Promise<ProviderEnvelope> {
+  async function definitionChanged(
+    accountId: string,
+    providerId: string,
+    outcome: 'created' | 'updated' | 'noop',
+    detail: Record<string, unknown>,
+  ): Promise<ProviderEnvelope> {
     const { catalog } = requirePlane();
     const provider = (await providersOf(accountId)).find((p) => p.id === providerId);
     if (!provider) throw unknownProvider();
     const envelope = { model_provider: providerRow(provider), configuration: configurationView(provider, catalog) };
-    if (outcome !== 'noop') log.info({ account_id: accountId, provider_id: providerId, lock_version: envelope.model_provider.lock_version, outcome, ...detail }, 'provider definition changed');
+    if (outcome !== 'noop')
+      log.info(
+        { account_id: accountId, provider_id: providerId, lock_version: envelope.model_provider.lock_version, outcome, ...detail },
+        'provider definition changed',
+      );
     return envelope;
   }
 
@@ -326,7 +359,12 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     },
 
     /** `PUT …/definition`: override, create (disabled) or recreate a provider; unknown ids are created. */
-    async putProviderDefinition(accountId: string, providerId: string, declaration: ProviderDeclaration, expected: number | null): Promise<ProviderEnvelope> {
+    async putProviderDefinition(
+      accountId: string,
+      providerId: string,
+      declaration: ProviderDeclaration,
+      expected: number | null,
+    ): Promise<ProviderEnvelope> {
       const service = requireDefinitions();
       const outcome = await service.putProviderDefinition(accountId, providerId, declaration, expected);
       return definitionChanged(accountId, providerId, outcome, { command: 'definition', api_format: declaration.api_format });
@@ -341,7 +379,13 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     },
 
     /** `PUT …/model_definition`: the whole entry replaced. */
-    async putModelDefinition(accountId: string, providerId: string, ref: string, definition: ModelDefinition, expected: number | null): Promise<ProviderEnvelope> {
+    async putModelDefinition(
+      accountId: string,
+      providerId: string,
+      ref: string,
+      definition: ModelDefinition,
+      expected: number | null,
+    ): Promise<ProviderEnvelope> {
       const service = requireDefinitions();
       const provider = requireProvider(await providersOf(accountId), providerId);
       const outcome = await withStaleHint(provider, service.putModelDefinition(accountId, provider, ref, definition, expected));

@@ -12,12 +12,16 @@ type Action = 'hide' | 'unhide' | 'invalidate' | 'restore';
 const ACTIONS: Record<Action, { description: string; done: string }> = {
   hide: { description: 'hide a model from every Agent of the Account (PUT model_visibility visible=false)', done: 'hidden' },
   unhide: { description: 'show a hidden model again; does not enable the provider or clear an invalid mark', done: 'shown' },
-  invalidate: { description: 'mark a model invalid (PUT model_availability available=false); needs a provider policy', done: 'marked invalid' },
+  invalidate: {
+    description: 'mark a model invalid (PUT model_availability available=false); needs a provider policy',
+    done: 'marked invalid',
+  },
   restore: { description: 'clear the invalid mark of a model; a manual hide is kept', done: 'restored (invalid mark cleared)' },
 };
 
 function parseVersion(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > MAX_LOCK_VERSION) throw new CliError(`--expected-lock-version must be an integer from 0 to ${MAX_LOCK_VERSION}`, 2);
+  if (!/^\d+$/.test(raw) || Number(raw) > MAX_LOCK_VERSION)
+    throw new CliError(`--expected-lock-version must be an integer from 0 to ${MAX_LOCK_VERSION}`, 2);
   return Number(raw);
 }
 
@@ -40,24 +44,28 @@ export function registerModelsCommands(program: Command, io: CliIo, withModelPla
       .command(action)
       .description(ACTIONS[action].description)
       .requiredOption('--account <id>', 'Account id')
-      .option('--expected-lock-version <n>', "use this provider lock_version instead of reading the current one")
+      .option('--expected-lock-version <n>', 'use this provider lock_version instead of reading the current one')
       .option('--json', 'print {model, action, model_provider} as JSON')
       .argument('<ref>', 'complete model reference <provider_id>/<upstream_model_id>')
       .action(async (ref: string, opts: { account: string; expectedLockVersion?: string; json?: boolean }) => {
         const slash = ref.indexOf('/');
-        if (slash <= 0 || slash === ref.length - 1) throw new CliError(`model reference ${JSON.stringify(ref)} must look like <provider_id>/<upstream_model_id>`, 2);
+        if (slash <= 0 || slash === ref.length - 1)
+          throw new CliError(`model reference ${JSON.stringify(ref)} must look like <provider_id>/<upstream_model_id>`, 2);
         const providerId = ref.slice(0, slash);
         const pinned = opts.expectedLockVersion === undefined ? undefined : parseVersion(opts.expectedLockVersion);
         const result = await withModelPlane(async ({ plane, accountExists }) => {
           if (!(await accountExists(opts.account))) throw new CliError(`no Account with id ${opts.account}`);
-          if (!plane.catalogState.ok) throw new CliError(`the model plane is unavailable: catalog file ${plane.catalogState.file}: ${plane.catalogState.reason}`);
+          if (!plane.catalogState.ok)
+            throw new CliError(`the model plane is unavailable: catalog file ${plane.catalogState.file}: ${plane.catalogState.reason}`);
           const provider = (await plane.providersOf(opts.account)).find((p) => p.id === providerId && p.source !== 'removed');
           if (!provider) throw new CliError(`unknown model provider ${providerId}`);
           // The operator's own terminal may repeat the ref; API responses never do (policy.service.ts).
-          if (commandRef(provider, ref, action === 'unhide' || action === 'restore') === undefined) throw new CliError(`unknown model ${ref}`);
+          if (commandRef(provider, ref, action === 'unhide' || action === 'restore') === undefined)
+            throw new CliError(`unknown model ${ref}`);
           const version = pinned !== undefined ? pinned : (provider.policy?.lockVersion ?? null);
           try {
-            if (action === 'hide' || action === 'unhide') return await plane.setVisibility(opts.account, providerId, ref, action === 'unhide', version);
+            if (action === 'hide' || action === 'unhide')
+              return await plane.setVisibility(opts.account, providerId, ref, action === 'unhide', version);
             return await plane.setAvailability(opts.account, providerId, ref, action === 'restore', version);
           } catch (error) {
             if (isAppError(error) && error.code === 'stale_object') {
@@ -71,7 +79,9 @@ export function registerModelsCommands(program: Command, io: CliIo, withModelPla
           }
         });
         if (opts.json) return printJson(io, { model: ref, action, model_provider: result.model_provider });
-        io.out(`Model ${ref} ${ACTIONS[action].done}; provider ${providerId} is at lock_version ${result.model_provider.lock_version ?? 'null'}.`);
+        io.out(
+          `Model ${ref} ${ACTIONS[action].done}; provider ${providerId} is at lock_version ${result.model_provider.lock_version ?? 'null'}.`,
+        );
       });
   }
 }

@@ -62,7 +62,8 @@ function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject {
     // Only the schemas are read here, never the handler, so the erased generics can be restored to ZodType.
     const route = anyRoute as ApiRoute;
     const cookieToo = route.method === 'GET' ? [{ bearer: [] }, { sessionCookie: [] }] : [{ bearer: [] }];
-    const security = route.auth === 'administrator' || route.auth === 'session' ? cookieToo : route.auth === 'member' ? [{ bearer: [] }] : [];
+    const security =
+      route.auth === 'administrator' || route.auth === 'session' ? cookieToo : route.auth === 'member' ? [{ bearer: [] }] : [];
     const operation: JsonObject = {
       operationId: route.operationId,
       summary: route.summary,
@@ -71,7 +72,12 @@ function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject {
       security,
       parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
       ...(route.command
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(z.strictObject({ command: route.command }), 'input') } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: jsonSchema(z.strictObject({ command: route.command }), 'input') } },
+            },
+          }
         : route.body
           ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
           : {}),
@@ -123,7 +129,11 @@ function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject {
     components: {
       schemas: { Error: jsonSchema(errorResponseSchema, 'output') },
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'API Session bearer, platform-plane token (admin) or member-plane/executor token (member)' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'API Session bearer, platform-plane token (admin) or member-plane/executor token (member)',
+        },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Browser session; GET and HEAD only' },
       },
     },

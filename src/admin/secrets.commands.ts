@@ -11,14 +11,21 @@ export function registerSecretsCommands(program: Command, io: CliIo, withCredent
   const secrets = program.command('secrets').description('manage encryption of stored secrets');
   secrets
     .command('rotate')
-    .description('re-encrypt stored provider credentials under the current PLATFORM_SECRET_KEY (old values decrypt with PLATFORM_SECRET_KEY_PREVIOUS)')
+    .description(
+      're-encrypt stored provider credentials under the current PLATFORM_SECRET_KEY (old values decrypt with PLATFORM_SECRET_KEY_PREVIOUS)',
+    )
     .option('--json', 'print {rotated, current, failed}')
     .action(async (opts: { json?: boolean }) => {
       const counts = await withCredentials((credentials) => credentials.rotate());
       if (opts.json) printJson(io, counts);
-      else io.out(`Re-encrypted ${counts.rotated} provider credential(s) under the current key; ${counts.current} already current; ${counts.failed} could not be decrypted.`);
+      else
+        io.out(
+          `Re-encrypted ${counts.rotated} provider credential(s) under the current key; ${counts.current} already current; ${counts.failed} could not be decrypted.`,
+        );
       if (counts.failed > 0) {
-        throw new CliError(`${counts.failed} credential(s) could not be decrypted with PLATFORM_SECRET_KEY or PLATFORM_SECRET_KEY_PREVIOUS; they are unusable until re-entered`);
+        throw new CliError(
+          `${counts.failed} credential(s) could not be decrypted with PLATFORM_SECRET_KEY or PLATFORM_SECRET_KEY_PREVIOUS; they are unusable until re-entered`,
+        );
       }
     });
 }

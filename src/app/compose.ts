@@ -40,7 +40,10 @@ export function composeModelPlane(core: PlatformContext): ModelPlane {
 
 /** The model plane and an Account check, for `platform models …`. */
 export function composeModelsCommand(core: PlatformContext): ModelsCommandDeps {
-  return { plane: composeModelPlane(core), accountExists: async (id) => (await findAccount(narrowTables(core.database.db), id)) !== undefined };
+  return {
+    plane: composeModelPlane(core),
+    accountExists: async (id) => (await findAccount(narrowTables(core.database.db), id)) !== undefined,
+  };
 }
 
 /** Provider credentials alone (`platform secrets rotate`), without loading the catalog. */
@@ -120,7 +123,11 @@ export function composeRpcServices(core: PlatformContext, builders: ServiceBuild
  * Builds the services `only` selects, each once. `mcp` and `devforge` are built by their listener
  * (src/mcp/mcp.listener.ts), since nothing else shares them.
  */
-export function composeServices(core: PlatformContext, only: ReadonlySet<ServiceName>, builders: ServiceBuilders = SERVICE_BUILDERS): PlatformServices {
+export function composeServices(
+  core: PlatformContext,
+  only: ReadonlySet<ServiceName>,
+  builders: ServiceBuilders = SERVICE_BUILDERS,
+): PlatformServices {
   return {
     ...(only.has('admin') ? { admin: builders.modelPlane(core) } : {}),
     ...(only.has('grpc') ? { rpc: composeRpcServices(core, builders) } : {}),

@@ -60,7 +60,11 @@ export async function openContext(options: OpenContextOptions): Promise<Platform
       previous: config.core.PLATFORM_SECRET_KEY_PREVIOUS,
       dataDir: resolve(config.core.PLATFORM_DATA_DIR),
     });
-    if (keys.generated) log.warn({ dir: config.core.PLATFORM_DATA_DIR }, 'generated a new PLATFORM_SECRET_KEY into the data directory; back it up with the database');
+    if (keys.generated)
+      log.warn(
+        { dir: config.core.PLATFORM_DATA_DIR },
+        'generated a new PLATFORM_SECRET_KEY into the data directory; back it up with the database',
+      );
     const hooks: (() => Promise<void> | void)[] = [];
     let closed = false;
     return {

@@ -21,7 +21,10 @@ export function grpcMessageLimits(core: PlatformContext): { maxReceiveMessageByt
 }
 
 /** The platform's gRPC server (not yet listening) serving `rpcs`. Tests may add RPCs or pass other protos. */
-export function createPlatformGrpcServer(core: PlatformContext, served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] }): PlatformGrpcServer {
+export function createPlatformGrpcServer(
+  core: PlatformContext,
+  served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] },
+): PlatformGrpcServer {
   return createGrpcServer({
     protos: served.protos,
     rpcs: served.rpcs,
@@ -33,9 +36,15 @@ export function createPlatformGrpcServer(core: PlatformContext, served: { protos
 }
 
 /** Starts the gRPC listener on `PLATFORM_HOST:PLATFORM_GRPC_PORT` (TLS with `PLATFORM_TLS_CERT`/`PLATFORM_TLS_KEY`). */
-export async function startGrpcListener(core: PlatformContext, served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] }): Promise<{ name: string; url: string; close(): Promise<void> }> {
+export async function startGrpcListener(
+  core: PlatformContext,
+  served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] },
+): Promise<{ name: string; url: string; close(): Promise<void> }> {
   const settings = core.config.core;
-  const tls = settings.PLATFORM_TLS_CERT && settings.PLATFORM_TLS_KEY ? { cert: readFileSync(settings.PLATFORM_TLS_CERT), key: readFileSync(settings.PLATFORM_TLS_KEY) } : undefined;
+  const tls =
+    settings.PLATFORM_TLS_CERT && settings.PLATFORM_TLS_KEY
+      ? { cert: readFileSync(settings.PLATFORM_TLS_CERT), key: readFileSync(settings.PLATFORM_TLS_KEY) }
+      : undefined;
   const server = createPlatformGrpcServer(core, served);
   try {
     const { url } = await server.listen({ host: settings.PLATFORM_HOST, port: settings.PLATFORM_GRPC_PORT, tls });

@@ -77,8 +77,10 @@ describe('landed migrations', () => {
   });
 
   it('the hash ignores layout and comments but not a changed token', () => {
-    const landed = "export const m = {\n  name: '1',\n  async up(db) {\n    await db.schema.createTable('t').addColumn('id', 'text').execute();\n  },\n};\n";
-    const reformatted = '// a comment\r\nexport const m = { name: "1", async up(db) { await db.schema.createTable("t").addColumn("id", "text").execute(); } };';
+    const landed =
+      "export const m = {\n  name: '1',\n  async up(db) {\n    await db.schema.createTable('t').addColumn('id', 'text').execute();\n  },\n};\n";
+    const reformatted =
+      '// a comment\r\nexport const m = { name: "1", async up(db) { await db.schema.createTable("t").addColumn("id", "text").execute(); } };';
     expect(migrationHash(reformatted)).toBe(migrationHash(landed));
     expect(migrationHash(landed.replace("'text'", "'integer'"))).not.toBe(migrationHash(landed));
     expect(migrationHash('const q = sql`a ${x} b`;')).not.toBe(migrationHash('const q = sql`a ${x}   b`;'));

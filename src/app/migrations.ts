@@ -10,4 +10,9 @@ import { OSV_MIGRATIONS } from '../osv/migrations/index.ts';
  * not decide when it runs; its name does (a later service's tables may reference `accounts`). The names and the
  * content of each landed file are pinned in `migrations.pin.json` (see migrations.test.ts).
  */
-export const PLATFORM_MIGRATIONS: readonly Migration[] = [...IDENTITY_MIGRATIONS, ...ADMIN_MIGRATIONS, ...DOCUMENTS_MIGRATIONS, ...OSV_MIGRATIONS];
+export const PLATFORM_MIGRATIONS: readonly Migration[] = [
+  ...IDENTITY_MIGRATIONS,
+  ...ADMIN_MIGRATIONS,
+  ...DOCUMENTS_MIGRATIONS,
+  ...OSV_MIGRATIONS,
+];

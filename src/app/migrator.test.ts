@@ -8,7 +8,9 @@ async function tableExists(db: TestDatabase, name: string): Promise<boolean> {
   const query =
     db.dialect === 'sqlite'
       ? sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = ${name}`
-      : sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_schema = current_schema() and table_name = ${name}`;
+      : sql<{
+          n: number;
+        }>`select count(*)::int as n from information_schema.tables where table_schema = current_schema() and table_name = ${name}`;
   const result = await query.execute(db.db);
   return Number(result.rows[0]?.n) > 0;
 }

@@ -6,14 +6,24 @@ import { isDatabaseReachable } from '../core/db/database.ts';
 import { createHttpApp, registerHealthRoutes } from '../core/http/server.ts';
 import { registerSessionRoutes } from '../core/identity/sessions.routes.ts';
 import { registerRpcRoutes } from '../grpc/http-mapping.ts';
+import { registerMemberRoutes } from '../member/member.routes.ts';
 import type { LoadedProtos } from '../grpc/protos.ts';
 import type { RpcMethod } from '../grpc/rpc.ts';
 import type { PlatformServices } from './compose.ts';
 import type { PlatformContext } from './context.ts';
 
 /** The HTTP mappings (`/platform/v1/...`) of `rpcs` on the REST listener. */
-export function registerRpcMappings(app: FastifyInstance, ctx: PlatformContext, served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] }): void {
-  registerRpcRoutes(app, { protos: served.protos, rpcs: served.rpcs, auth: ctx.auth, maxDeadlineMs: ctx.config.grpc.PLATFORM_RPC_DEADLINE_MS });
+export function registerRpcMappings(
+  app: FastifyInstance,
+  ctx: PlatformContext,
+  served: { protos: LoadedProtos; rpcs: readonly RpcMethod[] },
+): void {
+  registerRpcRoutes(app, {
+    protos: served.protos,
+    rpcs: served.rpcs,
+    auth: ctx.auth,
+    maxDeadlineMs: ctx.config.grpc.PLATFORM_RPC_DEADLINE_MS,
+  });
 }
 
 /**
@@ -37,7 +47,10 @@ export async function buildRestApp(ctx: PlatformContext, services: PlatformServi
   await app.register(rateLimit, { global: false });
   registerHealthRoutes(app, () => isDatabaseReachable(ctx.database));
   registerSessionRoutes(app, { identity: ctx.identity, auth: ctx.auth, sessionTtlMs: core.PLATFORM_SESSION_TTL_HOURS * 3_600_000 });
-  if (services.admin) registerModelPlaneRoutes(app, { plane: services.admin, auth: ctx.auth });
+  if (services.admin) {
+    registerModelPlaneRoutes(app, { plane: services.admin, auth: ctx.auth });
+    registerMemberRoutes(app, { plane: services.admin, auth: ctx.auth });
+  }
   if (services.rpc) registerRpcMappings(app, ctx, services.rpc);
   return app;
 }

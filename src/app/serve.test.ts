@@ -29,13 +29,16 @@ describe('platform serve --only: each listener gets only the selected services, 
   });
 
   async function start(only: ServiceName[]) {
-    platform = await openTestPlatform('sqlite', { env: { PLATFORM_HTTP_PORT: '0', PLATFORM_GRPC_PORT: '0', MCP_PORT: '0', DEV_FORGE_PORT: '0' } });
+    platform = await openTestPlatform('sqlite', {
+      env: { PLATFORM_HTTP_PORT: '0', PLATFORM_GRPC_PORT: '0', MCP_PORT: '0', DEV_FORGE_PORT: '0' },
+    });
     const counting = countingBuilders();
     running = await startPlatform(platform.ctx, new Set(only), counting.builders);
     const rest = running.listeners.find((l) => l.name === 'rest');
     const token = platform.owner.platform_token;
     // Without a credential a mounted route answers 401, so 404 means the route is not there.
-    const get = async (path: string, authorized = true) => (await fetch(`${rest?.url}${path}`, { headers: authorized ? { authorization: `Bearer ${token}` } : {} })).status;
+    const get = async (path: string, authorized = true) =>
+      (await fetch(`${rest?.url}${path}`, { headers: authorized ? { authorization: `Bearer ${token}` } : {} })).status;
     return { p: platform, calls: counting.calls, names: running.listeners.map((l) => l.name), get };
   }
 

@@ -31,7 +31,11 @@ function hostForUrl(host: string): string {
  * `grpc` (each mounting only its own routes), the gRPC listener for `grpc`, the MCP server and the dev forge. A
  * listener that fails to start closes the ones already started, so a failed start leaves nothing half-running.
  */
-export async function startPlatform(ctx: PlatformContext, only: ReadonlySet<ServiceName> = new Set(SERVICES), builders: ServiceBuilders = SERVICE_BUILDERS): Promise<RunningPlatform> {
+export async function startPlatform(
+  ctx: PlatformContext,
+  only: ReadonlySet<ServiceName> = new Set(SERVICES),
+  builders: ServiceBuilders = SERVICE_BUILDERS,
+): Promise<RunningPlatform> {
   const core = ctx.config.core;
   const listeners: RunningListener[] = [];
   // Listeners close together, so the shutdown takes one grace period rather than one per listener.

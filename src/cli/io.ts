@@ -19,7 +19,6 @@ export function processIo(): CliIo {
   };
 }
 
-
 /** The variables of a `.env` file, read by Node's own parser (`#` comments, `export`, quoted values). */
 export function parseDotEnv(path: string): Env {
   return parseEnv(readFileSync(path, 'utf8'));

@@ -33,7 +33,9 @@ function buildProgram(io: CliIo): Command {
   registerDocumentsCommands(program, io);
   registerOsvCommands(program, io, (fn) => withContext(io, (core) => fn(composeOsvCorpus(core))));
   registerMcpLocalCommands(program, io, loadPlatformConfig);
-  registerDevForgeCommand(program, io, (config) => createLogger({ name: 'devforge', level: config.LOG_LEVEL, destination: stderrDestination() }));
+  registerDevForgeCommand(program, io, (config) =>
+    createLogger({ name: 'devforge', level: config.LOG_LEVEL, destination: stderrDestination() }),
+  );
   for (const command of program.commands) command.exitOverride();
   return program;
 }

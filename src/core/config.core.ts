@@ -30,7 +30,10 @@ export const coreEnvSpec = {
       const lower = raw.toLowerCase();
       if (['false', '0', 'no', 'off'].includes(lower)) return false;
       if (['true', '1', 'yes', 'on'].includes(lower)) return 'loopback,linklocal,uniquelocal';
-      const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+      const entries = raw
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean);
       const ok = entries.every((e) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(e) || ['loopback', 'linklocal', 'uniquelocal'].includes(e));
       return entries.length > 0 && ok ? entries.join(',') : invalid;
     },
@@ -42,7 +45,6 @@ export const coreEnvSpec = {
   PLATFORM_SESSION_TTL_HOURS: env.integer(24 * 14, 1, 24 * 365),
   PLATFORM_PASSWORD_COST: env.integer(17, 14, 20),
 } as const;
-
 
 /** Fastify's `trustProxy`: off, or the trusted proxy addresses (comma-separated addresses, CIDRs or presets). */
 export type TrustProxy = boolean | string;

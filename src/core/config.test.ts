@@ -55,14 +55,24 @@ describe('core config', () => {
 
   it('refuses an unknown database scheme and half a TLS pair', () => {
     expect(() => parseCoreConfig({ DATABASE_URL: 'mysql://x' })).toThrowError(/DATABASE_URL: expected sqlite:<path> or postgres:/);
-    expect(() => parseCoreConfig({ PLATFORM_TLS_CERT: '/nonexistent/cert.pem' })).toThrowError(/PLATFORM_TLS_CERT: expected the path of a readable file, got "\/nonexistent\/cert.pem"/);
-    expect(() => parseCoreConfig({ PLATFORM_TLS_CERT: import.meta.filename })).toThrowError(/PLATFORM_TLS_CERT and PLATFORM_TLS_KEY: expected both or neither/);
+    expect(() => parseCoreConfig({ PLATFORM_TLS_CERT: '/nonexistent/cert.pem' })).toThrowError(
+      /PLATFORM_TLS_CERT: expected the path of a readable file, got "\/nonexistent\/cert.pem"/,
+    );
+    expect(() => parseCoreConfig({ PLATFORM_TLS_CERT: import.meta.filename })).toThrowError(
+      /PLATFORM_TLS_CERT and PLATFORM_TLS_KEY: expected both or neither/,
+    );
   });
 
   it('hides database passwords in errors and requires a shared key on PostgreSQL', () => {
-    expect(() => parseCoreConfig({ DATABASE_URL: 'mysql://root:hunter2@db/x?password=hunter3' })).toThrowError(/got "mysql:\/\/root:\*\*\*@db\/x\?password=\*\*\*"/);
-    expect(() => parseCoreConfig({ DATABASE_URL: 'postgres://u:p@db/x' })).toThrowError(/PLATFORM_SECRET_KEY: expected base64 of 32 random bytes when DATABASE_URL is PostgreSQL/);
-    expect(parseCoreConfig({ DATABASE_URL: 'postgres://db/x', PLATFORM_SECRET_KEY: Buffer.alloc(32).toString('base64') }).DATABASE_URL).toBe('postgres://db/x');
+    expect(() => parseCoreConfig({ DATABASE_URL: 'mysql://root:hunter2@db/x?password=hunter3' })).toThrowError(
+      /got "mysql:\/\/root:\*\*\*@db\/x\?password=\*\*\*"/,
+    );
+    expect(() => parseCoreConfig({ DATABASE_URL: 'postgres://u:p@db/x' })).toThrowError(
+      /PLATFORM_SECRET_KEY: expected base64 of 32 random bytes when DATABASE_URL is PostgreSQL/,
+    );
+    expect(
+      parseCoreConfig({ DATABASE_URL: 'postgres://db/x', PLATFORM_SECRET_KEY: Buffer.alloc(32).toString('base64') }).DATABASE_URL,
+    ).toBe('postgres://db/x');
   });
 });
 

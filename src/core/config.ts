@@ -74,7 +74,12 @@ export function collectConfig<T>(parse: () => T, problems: string[]): T | undefi
   }
 }
 
-function field<T>(expected: string, parse: (raw: string) => T | typeof invalid, fallback: EnvField<T>['fallback'], secret = false): EnvField<T> {
+function field<T>(
+  expected: string,
+  parse: (raw: string) => T | typeof invalid,
+  fallback: EnvField<T>['fallback'],
+  secret = false,
+): EnvField<T> {
   return { expected, parse, fallback, secret };
 }
 
@@ -90,19 +95,27 @@ export const env = {
     return field('a non-empty string', (raw) => raw, undefined);
   },
   boolean(fallback: boolean): EnvField<boolean> {
-    return field('true or false', (raw) => {
-      const lower = raw.toLowerCase();
-      if (TRUE.has(lower)) return true;
-      if (FALSE.has(lower)) return false;
-      return invalid;
-    }, fallback);
+    return field(
+      'true or false',
+      (raw) => {
+        const lower = raw.toLowerCase();
+        if (TRUE.has(lower)) return true;
+        if (FALSE.has(lower)) return false;
+        return invalid;
+      },
+      fallback,
+    );
   },
   integer(fallback: number, min: number, max: number): EnvField<number> {
-    return field(`an integer from ${min} to ${max}`, (raw) => {
-      if (!/^-?\d+$/.test(raw)) return invalid;
-      const n = Number(raw);
-      return Number.isSafeInteger(n) && n >= min && n <= max ? n : invalid;
-    }, fallback);
+    return field(
+      `an integer from ${min} to ${max}`,
+      (raw) => {
+        if (!/^-?\d+$/.test(raw)) return invalid;
+        const n = Number(raw);
+        return Number.isSafeInteger(n) && n >= min && n <= max ? n : invalid;
+      },
+      fallback,
+    );
   },
   port(fallback: number): EnvField<number> {
     return env.integer(fallback, 0, 65535);
@@ -112,36 +125,49 @@ export const env = {
   },
   /** An absolute http(s) URL without a trailing slash (one is removed). */
   url(fallback: string | undefined): EnvField<string | undefined> {
-    return field('an absolute http:// or https:// URL', (raw) => {
-      try {
-        const url = new URL(raw);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid;
-        return raw.replace(/\/+$/, '');
-      } catch {
-        return invalid;
-      }
-    }, fallback);
+    return field(
+      'an absolute http:// or https:// URL',
+      (raw) => {
+        try {
+          const url = new URL(raw);
+          if (url.protocol !== 'http:' && url.protocol !== 'https:') return invalid;
+          return raw.replace(/\/+$/, '');
+        } catch {
+          return invalid;
+        }
+      },
+      fallback,
+    );
   },
   /** Base64 of at least `bytes` random bytes; a secret. */
   base64Key(bytes: number): EnvField<Buffer | undefined> {
-    return field(`base64 of at least ${bytes} random bytes`, (raw) => {
-      if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) return invalid;
-      const key = Buffer.from(raw, raw.includes('-') || raw.includes('_') ? 'base64url' : 'base64');
-      return key.length >= bytes ? key : invalid;
-    }, undefined, true);
+    return field(
+      `base64 of at least ${bytes} random bytes`,
+      (raw) => {
+        if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(raw)) return invalid;
+        const key = Buffer.from(raw, raw.includes('-') || raw.includes('_') ? 'base64url' : 'base64');
+        return key.length >= bytes ? key : invalid;
+      },
+      undefined,
+      true,
+    );
   },
   custom<T>(expected: string, parse: (raw: string) => T | typeof invalid, fallback: EnvField<T>['fallback'], secret = false): EnvField<T> {
     return field(expected, parse, fallback, secret);
   },
   /** A readable file path (checked at start, so a typo names its variable instead of failing later). */
   readableFile(): EnvField<string | undefined> {
-    return field('the path of a readable file', (raw) => {
-      try {
-        accessSync(raw, constants.R_OK);
-        return statSync(raw).isFile() ? raw : invalid;
-      } catch {
-        return invalid;
-      }
-    }, undefined);
+    return field(
+      'the path of a readable file',
+      (raw) => {
+        try {
+          accessSync(raw, constants.R_OK);
+          return statSync(raw).isFile() ? raw : invalid;
+        } catch {
+          return invalid;
+        }
+      },
+      undefined,
+    );
   },
 };

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { decryptSecret, encryptSecret, hashPassword, randomToken, safeEqual, sealedSecretKeyId, secretKeyId, verifyPassword } from './crypto.ts';
+import {
+  decryptSecret,
+  encryptSecret,
+  hashPassword,
+  randomToken,
+  safeEqual,
+  sealedSecretKeyId,
+  secretKeyId,
+  verifyPassword,
+} from './crypto.ts';
 
 describe('crypto', () => {
   it('makes prefixed 256-bit tokens', () => {

@@ -23,7 +23,9 @@ const SCRYPT = { r: 8, p: 1, keylen: 32 } as const;
 
 function scryptAsync(password: string, salt: Buffer, keylen: number, opts: { N: number; r: number; p: number }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password, salt, keylen, { ...opts, maxmem: 256 * opts.N * opts.r + 1024 * 1024 }, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(password, salt, keylen, { ...opts, maxmem: 256 * opts.N * opts.r + 1024 * 1024 }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }
 

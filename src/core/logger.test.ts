@@ -18,7 +18,14 @@ describe('logger redaction', () => {
 
   it('removes credentials at any depth, whatever the key case, and in arrays', () => {
     const { log, text } = capture();
-    log.info({ err: { cause: { config: { headers: { Authorization: 'Bearer abc.def', 'X-Api-Key': 'k-123' } } } }, tokens: [token], password: 'hunter2hunter2' }, 'call');
+    log.info(
+      {
+        err: { cause: { config: { headers: { Authorization: 'Bearer abc.def', 'X-Api-Key': 'k-123' } } } },
+        tokens: [token],
+        password: 'hunter2hunter2',
+      },
+      'call',
+    );
     const out = text();
     for (const secret of ['abc.def', 'k-123', token, 'hunter2hunter2']) expect(out).not.toContain(secret);
     expect(out).toContain('[redacted]');
@@ -26,7 +33,9 @@ describe('logger redaction', () => {
 
   it('scrubs secrets from strings: URLs, bearer values, tokens in messages and errors', () => {
     const { log, text } = capture();
-    const error = Object.assign(new Error(`upstream said no to ${token} at https://x/cb?code=s3cr3t&state=st4te`), { code: 'ECONNREFUSED' });
+    const error = Object.assign(new Error(`upstream said no to ${token} at https://x/cb?code=s3cr3t&state=st4te`), {
+      code: 'ECONNREFUSED',
+    });
     log.error({ err: error, url: '/callback?code=abc123&x=1' }, `failed for Bearer ${token}`);
     const out = text();
     for (const secret of [token, 's3cr3t', 'st4te', 'abc123']) expect(out).not.toContain(secret);

@@ -39,7 +39,10 @@ const STRING_SCRUBS: [RegExp, string][] = [
   [/\bglpat-[A-Za-z0-9_-]{10,}/g, '[redacted]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]'],
   // Secrets in URLs (OAuth codes and tokens travel in query strings).
-  [/([?&#](?:code|state|access_token|refresh_token|id_token|token|client_secret|code_verifier|password|api_key)=)[^&#\s"']*/gi, '$1[redacted]'],
+  [
+    /([?&#](?:code|state|access_token|refresh_token|id_token|token|client_secret|code_verifier|password|api_key)=)[^&#\s"']*/gi,
+    '$1[redacted]',
+  ],
 ];
 
 /** Removes credentials from a string that may quote a URL, a header or an upstream error. */
@@ -98,8 +101,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
       level: options.level ?? 'info',
-      name: options.name,
-      base: undefined,
+      ...(options.name !== undefined ? { name: options.name } : {}),
+      // Empty, not null: no pid/hostname on every line, while pino still adds `name` (null would drop it too).
+      base: {},
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { log: scrubLogObject },
       hooks: {

@@ -18,9 +18,15 @@ describe('request parsing messages', () => {
 
   it('[ADM-ERR-1] regression: never repeat unknown keys, record keys or values that are not short snake_case names', () => {
     const strict = z.strictObject({ enabled: z.boolean(), tags: z.record(z.string().regex(/^[a-z]+$/), z.number()).optional() });
-    expect(messageOf(() => parseInput(strict, { enabled: true, [secret]: 1 }, 'command'))).toBe('parameter_invalid: command: unknown field');
-    expect(messageOf(() => parseInput(strict, { enabled: true, [secret]: 1, other: 2 }, 'command'))).toBe('parameter_invalid: command: unknown fields');
-    expect(messageOf(() => parseInput(strict, { enabled: true, tags: { [secret]: 1 } }, 'command'))).toBe('parameter_invalid: command.tags.<field>: invalid field name');
+    expect(messageOf(() => parseInput(strict, { enabled: true, [secret]: 1 }, 'command'))).toBe(
+      'parameter_invalid: command: unknown field',
+    );
+    expect(messageOf(() => parseInput(strict, { enabled: true, [secret]: 1, other: 2 }, 'command'))).toBe(
+      'parameter_invalid: command: unknown fields',
+    );
+    expect(messageOf(() => parseInput(strict, { enabled: true, tags: { [secret]: 1 } }, 'command'))).toBe(
+      'parameter_invalid: command.tags.<field>: invalid field name',
+    );
     expect(messageOf(() => parseInput(strict, { enabled: secret }, 'command'))).not.toContain('LEAK');
     expect(messageOf(() => parseInput(z.string().max(8), secret, 'command.model'))).not.toContain('LEAK');
     expect(messageOf(() => parseInput(z.enum(['a', 'b']), secret, 'query.workload'))).not.toContain('LEAK');
@@ -34,10 +40,17 @@ describe('request parsing messages', () => {
   });
 
   it('[ADM-ERR-1] names RPC request fields by their message path, with the same policy', () => {
-    const message = z.strictObject({ encryption: z.strictObject({ key_id: z.string().max(4) }).optional(), labels: z.record(z.string().regex(/^[a-z]+$/), z.string()).optional() });
-    expect(messageOf(() => parseRequestMessage(message, { encryption: { key_id: secret } }))).toBe('parameter_invalid: encryption.key_id: Too big: expected string to have <=4 characters');
+    const message = z.strictObject({
+      encryption: z.strictObject({ key_id: z.string().max(4) }).optional(),
+      labels: z.record(z.string().regex(/^[a-z]+$/), z.string()).optional(),
+    });
+    expect(messageOf(() => parseRequestMessage(message, { encryption: { key_id: secret } }))).toBe(
+      'parameter_invalid: encryption.key_id: Too big: expected string to have <=4 characters',
+    );
     expect(messageOf(() => parseRequestMessage(message, { [secret]: 1 }))).toBe('parameter_invalid: request: unknown field');
-    expect(messageOf(() => parseRequestMessage(message, { labels: { [secret]: 'x' } }))).toBe('parameter_invalid: labels.<field>: invalid field name');
+    expect(messageOf(() => parseRequestMessage(message, { labels: { [secret]: 'x' } }))).toBe(
+      'parameter_invalid: labels.<field>: invalid field name',
+    );
     expect(messageOf(() => parseRequestMessage(message, 'not a message'))).not.toContain('not a message');
   });
 

@@ -20,13 +20,16 @@ function echoableFieldName(name: string): string | undefined {
 
 /** Path segments such as `tags.0.name`; a segment that is not a safe field name becomes `<field>`. */
 function safeSegments(path: readonly PropertyKey[]): string[] {
-  return path.map((segment) => (typeof segment === 'number' ? String(segment) : typeof segment === 'string' ? (echoableFieldName(segment) ?? '<field>') : '<field>'));
+  return path.map((segment) =>
+    typeof segment === 'number' ? String(segment) : typeof segment === 'string' ? (echoableFieldName(segment) ?? '<field>') : '<field>',
+  );
 }
 
 /** "unknown field", naming the fields only when every one of them is a safe field name. */
 export function unknownFieldsMessage(keys: readonly string[]): string {
   const names = keys.map(echoableFieldName);
-  if (names.length > 0 && names.every((n) => n !== undefined)) return `unknown field${names.length > 1 ? 's' : ''} ${names.map((n) => `"${n}"`).join(', ')}`;
+  if (names.length > 0 && names.every((n) => n !== undefined))
+    return `unknown field${names.length > 1 ? 's' : ''} ${names.map((n) => `"${n}"`).join(', ')}`;
   return keys.length > 1 ? 'unknown fields' : 'unknown field';
 }
 

@@ -58,7 +58,12 @@ function listFilters(query: unknown, states: readonly string[]): ListFilters {
   return {
     state: enumParam(query, 'state', states),
     search: search === undefined || search === '' ? undefined : search,
-    labels: labels ? labels.split(',').map((l) => l.trim()).filter((l) => l !== '') : undefined,
+    labels: labels
+      ? labels
+          .split(',')
+          .map((l) => l.trim())
+          .filter((l) => l !== '')
+      : undefined,
   };
 }
 
@@ -244,7 +249,12 @@ export async function registerApiRoutes(
         const created = api.createIssue(p, user, {
           title,
           description: param(request.body, 'description'),
-          labels: labels ? labels.split(',').map((l) => l.trim()).filter((l) => l !== '') : undefined,
+          labels: labels
+            ? labels
+                .split(',')
+                .map((l) => l.trim())
+                .filter((l) => l !== '')
+            : undefined,
         });
         request.log.info({ event: 'devforge.issue.created', projectId: p.id, iid: created.iid }, 'issue created');
         return reply.code(201).send(entities.issue(created, p, user, baseUrl(request)));

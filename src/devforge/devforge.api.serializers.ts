@@ -185,12 +185,7 @@ export function issue(i: IssueRecord, project: ProjectRecord, author: UserRecord
 }
 
 /** `API::Entities::MergeRequestBasic` (the list shape). */
-export function mergeRequest(
-  mr: MergeRequestRecord,
-  project: ProjectRecord,
-  author: UserRecord,
-  base: string,
-): Record<string, unknown> {
+export function mergeRequest(mr: MergeRequestRecord, project: ProjectRecord, author: UserRecord, base: string): Record<string, unknown> {
   const fullPath = projectFullPath(project);
   return {
     id: mr.id,

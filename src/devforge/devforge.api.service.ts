@@ -29,16 +29,16 @@ export interface ApiError {
 /** Where the request carried its credentials. */
 interface ApiCredentials {
   /** `Authorization: Bearer …` or the `access_token` parameter. */
-  bearer?: string;
+  bearer?: string | undefined;
   /** `PRIVATE-TOKEN` header or the `private_token` parameter (personal access tokens only, as in GitLab). */
-  privateToken?: string;
+  privateToken?: string | undefined;
 }
 
 /** Filters of the issue and merge-request lists. */
 export interface ListFilters {
-  state?: string;
-  search?: string;
-  labels?: string[];
+  state?: string | undefined;
+  search?: string | undefined;
+  labels?: string[] | undefined;
 }
 
 /** The API service. */
@@ -47,13 +47,17 @@ export interface ApiService {
   /** Null when the caller's token carries one of `allowed`; a 403 `insufficient_scope` otherwise. */
   checkScopes(caller: ApiCaller, allowed: readonly string[]): ApiError | null;
   /** Projects the caller can see, newest first, filtered like `GET /projects`. */
-  listProjects(caller: ApiCaller, filters: { membership: boolean; owned: boolean; search?: string }): ProjectRecord[];
+  listProjects(caller: ApiCaller, filters: { membership: boolean; owned: boolean; search?: string | undefined }): ProjectRecord[];
   /** A project by numeric id or full path (case-insensitive), if the caller can see it. */
   findProject(caller: ApiCaller, idOrPath: string): ProjectRecord | undefined;
   openIssuesCount(project: ProjectRecord): number;
   listIssues(project: ProjectRecord, filters: ListFilters): IssueRecord[];
   findIssue(project: ProjectRecord, iid: number): IssueRecord | undefined;
-  createIssue(project: ProjectRecord, author: UserRecord, input: { title: string; description?: string; labels?: string[] }): IssueRecord;
+  createIssue(
+    project: ProjectRecord,
+    author: UserRecord,
+    input: { title: string; description?: string | undefined; labels?: string[] | undefined },
+  ): IssueRecord;
   listMergeRequests(project: ProjectRecord, filters: ListFilters): MergeRequestRecord[];
   findMergeRequest(project: ProjectRecord, iid: number): MergeRequestRecord | undefined;
   /** Creates a personal access token (`glpat-…`) for a user; the plain token is returned once. */
@@ -77,8 +81,7 @@ function invalidToken(description: string): ApiError {
   };
 }
 
-const matches = (text: string | null, needle: string): boolean =>
-  text !== null && text.toLowerCase().includes(needle.toLowerCase());
+const matches = (text: string | null, needle: string): boolean => text !== null && text.toLowerCase().includes(needle.toLowerCase());
 
 /** Creates the API service. */
 export function createApiService(deps: { store: DevForgeStore; oauth: OAuthService; clock: () => number }): ApiService {
@@ -96,8 +99,7 @@ export function createApiService(deps: { store: DevForgeStore; oauth: OAuthServi
   }
 
   const canSee = (caller: ApiCaller, p: ProjectRecord): boolean =>
-    p.visibility === 'public' ||
-    (caller.kind === 'user' && (p.visibility === 'internal' || p.memberIds.includes(caller.user.id)));
+    p.visibility === 'public' || (caller.kind === 'user' && (p.visibility === 'internal' || p.memberIds.includes(caller.user.id)));
 
   return {
     authenticate(credentials) {

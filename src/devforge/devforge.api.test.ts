@@ -20,7 +20,7 @@ const api = (path: string, init: { token?: string; headers?: Record<string, stri
       ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...init.headers,
     },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
   });
 
 type Json = Record<string, unknown>;
@@ -89,7 +89,11 @@ describe('authentication', () => {
 describe('scopes', () => {
   it('a read_api token can read but writing is 403 insufficient_scope', async () => {
     const pat = fx.forge.createPersonalAccessToken('alice', ['read_api']);
-    const res = await api('/projects/alice%2Fhello-forge/issues', { headers: { 'private-token': pat }, method: 'POST', body: { title: 'x' } });
+    const res = await api('/projects/alice%2Fhello-forge/issues', {
+      headers: { 'private-token': pat },
+      method: 'POST',
+      body: { title: 'x' },
+    });
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({
       error: 'insufficient_scope',
@@ -212,7 +216,11 @@ describe('issues and merge requests', () => {
   });
 
   it('refuses an issue without title (400), anonymously (401) and on an invisible project (404)', async () => {
-    const noTitle = await api('/projects/alice%2Fhello-forge/issues', { token: alice.access_token, method: 'POST', body: { description: 'x' } });
+    const noTitle = await api('/projects/alice%2Fhello-forge/issues', {
+      token: alice.access_token,
+      method: 'POST',
+      body: { description: 'x' },
+    });
     expect(noTitle.status).toBe(400);
     expect(await noTitle.json()).toEqual({ error: 'title is missing' });
     const anonymous = await api('/projects/alice%2Fhandbook/issues', { method: 'POST', body: { title: 'x' } });
@@ -226,7 +234,9 @@ describe('issues and merge requests', () => {
   it('lists merge requests with a state filter', async () => {
     const all = (await (await api('/projects/alice%2Fhello-forge/merge_requests', { token: alice.access_token })).json()) as Json[];
     expect(all.map((m) => m.state).sort()).toEqual(['merged', 'opened']);
-    const merged = (await (await api('/projects/alice%2Fhello-forge/merge_requests?state=merged', { token: alice.access_token })).json()) as Json[];
+    const merged = (await (
+      await api('/projects/alice%2Fhello-forge/merge_requests?state=merged', { token: alice.access_token })
+    ).json()) as Json[];
     expect(merged).toHaveLength(1);
     expect(merged[0]).toMatchObject({ title: 'Initial import', target_branch: 'main', references: { full: 'alice/hello-forge!2' } });
     const one = await api('/projects/alice%2Fhello-forge/merge_requests/1', { token: alice.access_token });

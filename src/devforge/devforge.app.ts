@@ -25,7 +25,6 @@ import { registerWebRoutes } from './devforge.web.routes.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
 export { devForgeSeed } from './devforge.seed.ts';
-export type { DevForgeSeed } from './devforge.seed.ts';
 
 /** A built dev forge. */
 export interface DevForge {
@@ -66,7 +65,12 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   const accessTokenTtlSeconds = options.accessTokenTtlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
   const stateFile = options.stateFile;
   const state = stateFile ? readDevForgeState(stateFile) : undefined;
-  const store = createDevForgeStore({ users: options.users, applications: options.applications, now: clock(), ...(state ? { restore: state.store } : {}) });
+  const store = createDevForgeStore({
+    users: options.users,
+    applications: options.applications,
+    now: clock(),
+    ...(state ? { restore: state.store } : {}),
+  });
   if (!state) seedSampleProjects(store, clock());
   const shown: Record<string, string> = { ...state?.shown };
   // Seeded users the store did not have yet: their clear password is what the banner prints on every start.
@@ -128,7 +132,10 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   app.setErrorHandler((error: { statusCode?: number }, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, 'dev forge request failed');
-    return sendPage(reply, errorPage(status >= 500 ? 'Something went wrong on our side.' : 'The request could not be understood.', status >= 500 ? 500 : 400));
+    return sendPage(
+      reply,
+      errorPage(status >= 500 ? 'Something went wrong on our side.' : 'The request could not be understood.', status >= 500 ? 500 : 400),
+    );
   });
 
   const userByName = (username: string) => {
@@ -156,7 +163,13 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
       const key = `pat:${user.username.toLowerCase()}:${name}`;
       const remembered = shown[key];
       const record = remembered === undefined ? undefined : store.personalTokens.get(hashSecret(remembered));
-      if (remembered !== undefined && record && record.userId === user.id && record.revokedAt === undefined && (record.expiresAt === undefined || record.expiresAt > clock())) {
+      if (
+        remembered !== undefined &&
+        record &&
+        record.userId === user.id &&
+        record.revokedAt === undefined &&
+        (record.expiresAt === undefined || record.expiresAt > clock())
+      ) {
         return remembered;
       }
       const token = api.createPersonalAccessToken(user.id, scopes, name);

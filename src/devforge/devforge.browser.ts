@@ -63,7 +63,12 @@ export function createForgeBrowser(): ForgeBrowser {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const response = await fetch(target, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const response = await fetch(target, {
+      method: init.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      redirect: 'manual',
+    });
     for (const line of response.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(';');
       const eq = pair?.indexOf('=') ?? -1;

@@ -131,37 +131,41 @@ describe('platform devforge (child process)', () => {
     expect(cli.output().stderr).toContain('DEV_FORGE_PORT: expected');
   });
 
-  it('keeps its state in PLATFORM_DATA_DIR: a restart prints the same password, application id and token, which still work', { timeout: 120_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'devforge-cli-'));
-    const first = startCli(['--port', '0', '--json'], { PLATFORM_DATA_DIR: dataDir });
-    const seed1 = JSON.parse(await first.firstLine()) as SeedJson;
-    expect(seed1.state_file).toBe(join(dataDir, 'devforge.json'));
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
-    expect(statSync(join(dataDir, 'devforge.json')).mode & 0o777).toBe(0o600);
+  it(
+    'keeps its state in PLATFORM_DATA_DIR: a restart prints the same password, application id and token, which still work',
+    { timeout: 120_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'devforge-cli-'));
+      const first = startCli(['--port', '0', '--json'], { PLATFORM_DATA_DIR: dataDir });
+      const seed1 = JSON.parse(await first.firstLine()) as SeedJson;
+      expect(seed1.state_file).toBe(join(dataDir, 'devforge.json'));
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(statSync(join(dataDir, 'devforge.json')).mode & 0o777).toBe(0o600);
 
-    const second = startCli(['--port', '0', '--json'], { PLATFORM_DATA_DIR: dataDir });
-    const seed2 = JSON.parse(await second.firstLine()) as SeedJson;
-    try {
-      expect(seed2.password).toBe(seed1.password);
-      expect(seed2.application_id).toBe(seed1.application_id);
-      expect(seed2.personal_access_token).toBe(seed1.personal_access_token);
-      const user = await fetch(`${seed2.url}/api/v4/user`, { headers: { 'private-token': seed1.personal_access_token } });
-      expect(user.status).toBe(200);
-    } finally {
-      second.child.kill('SIGTERM');
-      await second.exited;
-    }
+      const second = startCli(['--port', '0', '--json'], { PLATFORM_DATA_DIR: dataDir });
+      const seed2 = JSON.parse(await second.firstLine()) as SeedJson;
+      try {
+        expect(seed2.password).toBe(seed1.password);
+        expect(seed2.application_id).toBe(seed1.application_id);
+        expect(seed2.personal_access_token).toBe(seed1.personal_access_token);
+        const user = await fetch(`${seed2.url}/api/v4/user`, { headers: { 'private-token': seed1.personal_access_token } });
+        expect(user.status).toBe(200);
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exited;
+      }
 
-    // --in-memory: a new forge every time, nothing written.
-    const memory = startCli(['--port', '0', '--json', '--in-memory'], { PLATFORM_DATA_DIR: join(dataDir, 'unused') });
-    const seed3 = JSON.parse(await memory.firstLine()) as SeedJson;
-    memory.child.kill('SIGTERM');
-    await memory.exited;
-    expect(seed3.state_file).toBeNull();
-    expect(seed3.application_id).not.toBe(seed1.application_id);
-    expect(() => statSync(join(dataDir, 'unused'))).toThrow();
-  });
+      // --in-memory: a new forge every time, nothing written.
+      const memory = startCli(['--port', '0', '--json', '--in-memory'], { PLATFORM_DATA_DIR: join(dataDir, 'unused') });
+      const seed3 = JSON.parse(await memory.firstLine()) as SeedJson;
+      memory.child.kill('SIGTERM');
+      await memory.exited;
+      expect(seed3.state_file).toBeNull();
+      expect(seed3.application_id).not.toBe(seed1.application_id);
+      expect(() => statSync(join(dataDir, 'unused'))).toThrow();
+    },
+  );
 
   it('prints readable text without --json and stops on SIGINT', async () => {
     const cli = startCli(['--port', '0']);
@@ -177,7 +181,11 @@ describe('platform devforge (child process)', () => {
   });
 
   it('refuses a bad port or redirect URI with a non-zero exit', async () => {
-    for (const args of [['--port', 'abc'], ['--port', '70000'], ['--redirect-uri', 'not a uri']]) {
+    for (const args of [
+      ['--port', 'abc'],
+      ['--port', '70000'],
+      ['--redirect-uri', 'not a uri'],
+    ]) {
       const cli = startCli(args);
       expect(await cli.exited).not.toBe(0);
       expect(cli.output().stderr).toMatch(/invalid/i);

@@ -17,7 +17,7 @@ export interface RunDevForgeOptions {
   port: number;
   /** Redirect URIs of the seeded application; the command passes `{MCP_SERVER_URL or http://127.0.0.1:$MCP_PORT}/callback`, default `http://127.0.0.1:3000/callback`. */
   redirectUris?: string[];
-  json?: boolean;
+  json?: boolean | undefined;
   /** The state file (users, application, tokens survive restarts); absent: in memory. */
   stateFile?: string;
 }
@@ -99,7 +99,8 @@ export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo
     });
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === 'EADDRINUSE') throw new Error(`dev forge: port ${options.port} on ${options.host} is already in use (set --port or DEV_FORGE_PORT)`);
+    if (code === 'EADDRINUSE')
+      throw new Error(`dev forge: port ${options.port} on ${options.host} is already in use (set --port or DEV_FORGE_PORT)`);
     throw err;
   }
   const personalAccessToken = forge.bannerPersonalAccessToken(user.username, ['api'], 'devforge command');
@@ -157,32 +158,35 @@ export function registerDevForgeCommand(program: Command, io: DevForgeCommandIo,
     .addOption(new Option('--host <host>', 'address to listen on (default: PLATFORM_HOST, 127.0.0.1)'))
     .addOption(new Option('--port <port>', 'port to listen on, 0 picks a free one (default: DEV_FORGE_PORT, 3100)').argParser(parsePort))
     .addOption(
-      new Option('--redirect-uri <url...>', 'redirect URI of the seeded application (repeatable; default {MCP_SERVER_URL}/callback)').argParser(
-        collectRedirectUri,
-      ),
+      new Option(
+        '--redirect-uri <url...>',
+        'redirect URI of the seeded application (repeatable; default {MCP_SERVER_URL}/callback)',
+      ).argParser(collectRedirectUri),
     )
     .addOption(new Option('--data-dir <dir>', 'directory of the state file devforge.json (default: PLATFORM_DATA_DIR, ./data)'))
     .option('--in-memory', 'keep no state file: users, application and tokens are new on every start')
     .option('--json', 'print the URL and seeded credentials as one JSON object')
-    .action(async (opts: { host?: string; port?: number; redirectUri?: string[]; json?: boolean; dataDir?: string; inMemory?: boolean }) => {
-      const config = parseEnv(devForgeEnvSpec, io.env);
-      const logger = createLogger(config);
-      await runDevForge(
-        {
-          host: opts.host ?? config.PLATFORM_HOST,
-          port: opts.port ?? config.DEV_FORGE_PORT,
-          redirectUris: opts.redirectUri && opts.redirectUri.length > 0 ? opts.redirectUri : defaultRedirectUris(io.env),
-          json: opts.json,
-          ...(opts.inMemory ? {} : { stateFile: devForgeStateFile(opts.dataDir ?? config.PLATFORM_DATA_DIR) }),
-        },
-        {
-          out: (text) => io.out(text),
-          logger,
-          waitForStop: async () => {
-            const signal = await waitForTerminationSignal();
-            logger.info({ signal }, 'dev forge stopping');
+    .action(
+      async (opts: { host?: string; port?: number; redirectUri?: string[]; json?: boolean; dataDir?: string; inMemory?: boolean }) => {
+        const config = parseEnv(devForgeEnvSpec, io.env);
+        const logger = createLogger(config);
+        await runDevForge(
+          {
+            host: opts.host ?? config.PLATFORM_HOST,
+            port: opts.port ?? config.DEV_FORGE_PORT,
+            redirectUris: opts.redirectUri && opts.redirectUri.length > 0 ? opts.redirectUri : defaultRedirectUris(io.env),
+            json: opts.json,
+            ...(opts.inMemory ? {} : { stateFile: devForgeStateFile(opts.dataDir ?? config.PLATFORM_DATA_DIR) }),
           },
-        },
-      );
-    });
+          {
+            out: (text) => io.out(text),
+            logger,
+            waitForStop: async () => {
+              const signal = await waitForTerminationSignal();
+              logger.info({ signal }, 'dev forge stopping');
+            },
+          },
+        );
+      },
+    );
 }

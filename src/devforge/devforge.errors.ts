@@ -7,15 +7,13 @@
 
 /** Doorkeeper's `error_description` for each error name it answers with. */
 export const OAUTH_ERROR_DESCRIPTIONS = {
-  invalid_request:
-    'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
+  invalid_request: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.',
   invalid_redirect_uri: "The requested redirect uri is malformed or doesn't match client redirect URI.",
   unauthorized_client: 'The client is not authorized to perform this request using this method.',
   access_denied: 'The resource owner or authorization server denied the request.',
   invalid_scope: 'The requested scope is invalid, unknown, or malformed.',
   invalid_code_challenge_method: 'The code challenge method must be plain or S256.',
-  server_error:
-    'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.',
+  server_error: 'The authorization server encountered an unexpected condition which prevented it from fulfilling the request.',
   unsupported_response_type: 'The authorization server does not support this response type.',
   invalid_client:
     'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
@@ -77,7 +75,6 @@ export const API_TOKEN_EXPIRED_DESCRIPTION = 'Token is expired. You can either d
 /** See {@link API_TOKEN_EXPIRED_DESCRIPTION}. */
 export const API_TOKEN_REVOKED_DESCRIPTION = 'Token was revoked. You have to re-authorize from the user.';
 /** rack-oauth2's default description for `insufficient_scope`. */
-export const API_INSUFFICIENT_SCOPE_DESCRIPTION =
-  'The request requires higher privileges than provided by the access token.';
+export const API_INSUFFICIENT_SCOPE_DESCRIPTION = 'The request requires higher privileges than provided by the access token.';
 /** rack-oauth2's default realm, used by GitLab's API guard (not Doorkeeper's). */
 export const API_REALM = 'Protected by OAuth 2.0';

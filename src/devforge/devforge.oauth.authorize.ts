@@ -17,13 +17,13 @@ const CODE_TTL_SECONDS = 600;
 
 /** Parameters of `/oauth/authorize`, as strings (absent when missing or not a string). */
 export interface AuthorizeParams {
-  client_id?: string;
-  redirect_uri?: string;
-  response_type?: string;
-  state?: string;
-  scope?: string;
-  code_challenge?: string;
-  code_challenge_method?: string;
+  client_id?: string | undefined;
+  redirect_uri?: string | undefined;
+  response_type?: string | undefined;
+  state?: string | undefined;
+  scope?: string | undefined;
+  code_challenge?: string | undefined;
+  code_challenge_method?: string | undefined;
 }
 
 /** A validated authorization request (Doorkeeper's `PreAuthorization`). */
@@ -31,10 +31,10 @@ export interface PreAuthorization {
   application: DevForgeApplication;
   redirectUri: string;
   responseType: 'code';
-  state?: string;
+  state?: string | undefined;
   scopes: string[];
-  codeChallenge?: string;
-  codeChallengeMethod?: 'plain' | 'S256';
+  codeChallenge?: string | undefined;
+  codeChallengeMethod?: 'plain' | 'S256' | undefined;
 }
 
 /**
@@ -49,7 +49,9 @@ export type PreAuthResult =
 /** The authorization steps of the OAuth service. */
 export interface AuthorizeFlow {
   /** Checks only the client and its redirect URI (the part that decides whether redirecting is safe at all). */
-  checkClient(params: AuthorizeParams): { kind: 'ok'; application: DevForgeApplication; redirectUri: string } | { kind: 'fatal'; error: OAuthError };
+  checkClient(
+    params: AuthorizeParams,
+  ): { kind: 'ok'; application: DevForgeApplication; redirectUri: string } | { kind: 'fatal'; error: OAuthError };
   /** Full validation of an authorization request. */
   preAuthorize(params: AuthorizeParams): PreAuthResult;
   /** Whether GitLab would skip its authorize page for this user (trusted app, or confidential app already approved). */

@@ -15,11 +15,7 @@ export interface OAuthService extends AuthorizeFlow, TokenEndpoints {
 }
 
 /** Creates the OAuth service over the store. */
-export function createOAuthService(deps: {
-  store: DevForgeStore;
-  clock: () => number;
-  accessTokenTtlSeconds: number;
-}): OAuthService {
+export function createOAuthService(deps: { store: DevForgeStore; clock: () => number; accessTokenTtlSeconds: number }): OAuthService {
   const { store, clock } = deps;
   return {
     ...createAuthorizeFlow(deps),

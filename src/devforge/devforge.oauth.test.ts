@@ -52,11 +52,27 @@ describe('GET /oauth/authorize: client and redirect URI are checked first and ne
     ['an unknown client', { client_id: 'nope', redirect_uri: REDIRECT_URI }, OAUTH_ERROR_DESCRIPTIONS.invalid_client],
     ['a missing client_id', { client_id: undefined, redirect_uri: REDIRECT_URI }, 'Missing required parameter: client_id.'],
     ['an unregistered redirect URI', { redirect_uri: 'https://attacker.example/cb' }, OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri],
-    ['a registered URI with another path', { redirect_uri: 'https://client.example/oauth/callback/extra' }, OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri],
-    ['a registered URI with an added query', { redirect_uri: `${REDIRECT_URI}?next=https://attacker.example` }, OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri],
+    [
+      'a registered URI with another path',
+      { redirect_uri: 'https://client.example/oauth/callback/extra' },
+      OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri,
+    ],
+    [
+      'a registered URI with an added query',
+      { redirect_uri: `${REDIRECT_URI}?next=https://attacker.example` },
+      OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri,
+    ],
     ['a registered URI with a fragment', { redirect_uri: `${REDIRECT_URI}#x` }, OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri],
-    ['a non-loopback URI on another port', { redirect_uri: 'https://client.example:8443/oauth/callback' }, OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri],
-    ['localhost on another port (only IP literals may vary)', { redirect_uri: 'http://localhost:9999/oauth/callback' }, OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri],
+    [
+      'a non-loopback URI on another port',
+      { redirect_uri: 'https://client.example:8443/oauth/callback' },
+      OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri,
+    ],
+    [
+      'localhost on another port (only IP literals may vary)',
+      { redirect_uri: 'http://localhost:9999/oauth/callback' },
+      OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri,
+    ],
     ['a missing redirect URI', {}, OAUTH_ERROR_DESCRIPTIONS.invalid_redirect_uri],
   ])('%s gives a 400 error page without Location', async (_name, params, description) => {
     const query: Record<string, string | undefined> = { client_id: fx.publicApp.uid, response_type: 'code', state: 's', ...params };
@@ -101,10 +117,25 @@ describe('GET /oauth/authorize: errors after the client check go back to the cli
   it.each([
     ['an unknown scope', { scope: 'api sudo' }, 'invalid_scope', OAUTH_ERROR_DESCRIPTIONS.invalid_scope],
     ['a scope the application lacks', { scope: 'write_repository' }, 'invalid_scope', OAUTH_ERROR_DESCRIPTIONS.invalid_scope],
-    ['an unsupported response type', { response_type: 'token' }, 'unsupported_response_type', OAUTH_ERROR_DESCRIPTIONS.unsupported_response_type],
+    [
+      'an unsupported response type',
+      { response_type: 'token' },
+      'unsupported_response_type',
+      OAUTH_ERROR_DESCRIPTIONS.unsupported_response_type,
+    ],
     ['a missing response type', { response_type: undefined }, 'invalid_request', 'Missing required parameter: response_type.'],
-    ['a challenge without method', { code_challenge: 'abc' }, 'invalid_code_challenge_method', OAUTH_ERROR_DESCRIPTIONS.invalid_code_challenge_method],
-    ['an unknown challenge method', { code_challenge: 'abc', code_challenge_method: 'S512' }, 'invalid_code_challenge_method', OAUTH_ERROR_DESCRIPTIONS.invalid_code_challenge_method],
+    [
+      'a challenge without method',
+      { code_challenge: 'abc' },
+      'invalid_code_challenge_method',
+      OAUTH_ERROR_DESCRIPTIONS.invalid_code_challenge_method,
+    ],
+    [
+      'an unknown challenge method',
+      { code_challenge: 'abc', code_challenge_method: 'S512' },
+      'invalid_code_challenge_method',
+      OAUTH_ERROR_DESCRIPTIONS.invalid_code_challenge_method,
+    ],
   ])('%s redirects with error, description and state', async (_name, extra, error, description) => {
     const browser = await signedInBrowser(fx.alice.username, fx.alice.password);
     const res = await browser.request(query(extra));
@@ -137,7 +168,8 @@ describe('POST /oauth/authorize: Authorize, Deny and CSRF', () => {
     expect(res.status).toBe(200);
     const html = await res.text();
     const fields: Record<string, string> = {};
-    const approveForm = /<form action="\/oauth\/authorize" method="post">\n(?!<input type="hidden" name="_method")[\s\S]*?<\/form>/.exec(html)?.[0] ?? '';
+    const approveForm =
+      /<form action="\/oauth\/authorize" method="post">\n(?!<input type="hidden" name="_method")[\s\S]*?<\/form>/.exec(html)?.[0] ?? '';
     for (const m of approveForm.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[m[1] ?? ''] = m[2] ?? '';
     return fields;
   }
@@ -277,7 +309,13 @@ describe('POST /oauth/token: authorization code', () => {
   it('refuses a replayed code with invalid_grant', async () => {
     const { verifier, challenge } = pkcePair();
     const code = await obtainCode(fx, { challenge });
-    const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: fx.publicApp.uid, code_verifier: verifier };
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: fx.publicApp.uid,
+      code_verifier: verifier,
+    };
     expect((await postToken(fx, form)).status).toBe(200);
     await expectInvalidGrant(await postToken(fx, form));
   });
@@ -292,9 +330,7 @@ describe('POST /oauth/token: authorization code', () => {
     expect((await postToken(fx, { ...form, code_verifier: verifier })).status).toBe(200);
 
     const plainCode = await obtainCode(fx, { challenge: 'the-plain-verifier', method: 'plain' });
-    await expectInvalidGrant(
-      await postToken(fx, { ...form, code: plainCode, code_verifier: 'another-verifier' }),
-    );
+    await expectInvalidGrant(await postToken(fx, { ...form, code: plainCode, code_verifier: 'another-verifier' }));
   });
 
   it('a missing verifier for a PKCE code is invalid_request', async () => {
@@ -310,14 +346,25 @@ describe('POST /oauth/token: authorization code', () => {
   it('a verifier for a code issued without a challenge is invalid_grant', async () => {
     const code = await obtainCode(fx);
     await expectInvalidGrant(
-      await postToken(fx, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: fx.publicApp.uid, code_verifier: 'x' }),
+      await postToken(fx, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT_URI,
+        client_id: fx.publicApp.uid,
+        code_verifier: 'x',
+      }),
     );
   });
 
   it('refuses a redirect URI that differs from the authorization request', async () => {
     const code = await obtainCode(fx);
     await expectInvalidGrant(
-      await postToken(fx, { grant_type: 'authorization_code', code, redirect_uri: 'http://localhost:6274/oauth/callback', client_id: fx.publicApp.uid }),
+      await postToken(fx, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: 'http://localhost:6274/oauth/callback',
+        client_id: fx.publicApp.uid,
+      }),
     );
   });
 
@@ -522,7 +569,10 @@ describe('POST /oauth/revoke', () => {
     fetch(`${fx.forge.url}/oauth/revoke`, { method: 'POST', body: new URLSearchParams(form) });
 
   it('answers 200 {} for unknown tokens and for a missing token', async () => {
-    for (const form of [{ client_id: fx.publicApp.uid, token: 'f'.repeat(64) }, { client_id: fx.publicApp.uid }] as Record<string, string>[]) {
+    for (const form of [{ client_id: fx.publicApp.uid, token: 'f'.repeat(64) }, { client_id: fx.publicApp.uid }] as Record<
+      string,
+      string
+    >[]) {
       const res = await revoke(form);
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({});
@@ -542,7 +592,10 @@ describe('POST /oauth/revoke', () => {
 
   it('refuses (403 unauthorized_client) without a client or for a token of another client', async () => {
     const pair = await obtainTokens(fx);
-    for (const form of [{ token: pair.access_token }, { client_id: fx.trustedApp.uid, token: pair.access_token }] as Record<string, string>[]) {
+    for (const form of [{ token: pair.access_token }, { client_id: fx.trustedApp.uid, token: pair.access_token }] as Record<
+      string,
+      string
+    >[]) {
       const res = await revoke(form);
       expect(res.status).toBe(403);
       expect(await res.json()).toEqual({ error: 'unauthorized_client', error_description: 'You are not authorized to revoke this token' });
@@ -569,7 +622,12 @@ describe('skipping the authorize page (GitLab rules)', () => {
     await obtainTokens(fx);
     const browser = await signedInBrowser('alice', fx.alice.password);
     const res = await browser.request(
-      authorizeUrl(fx.forge.url, { client_id: fx.publicApp.uid, redirect_uri: REDIRECT_URI, response_type: 'code', scope: 'api read_user' }),
+      authorizeUrl(fx.forge.url, {
+        client_id: fx.publicApp.uid,
+        redirect_uri: REDIRECT_URI,
+        response_type: 'code',
+        scope: 'api read_user',
+      }),
     );
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('data-testid="authorization-button"');
@@ -623,7 +681,10 @@ describe('counters', () => {
     await fetch(`${fx.forge.url}/oauth/token/info`, { headers: { authorization: `Bearer ${pair.access_token}` } });
     await fetch(`${fx.forge.url}/api/v4/user`, { headers: { authorization: `Bearer ${pair.access_token}` } });
     await fetch(`${fx.forge.url}/api/v4/projects`, { headers: { authorization: `Bearer ${pair.access_token}` } });
-    await fetch(`${fx.forge.url}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ client_id: fx.publicApp.uid, token: pair.access_token }) });
+    await fetch(`${fx.forge.url}/oauth/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ client_id: fx.publicApp.uid, token: pair.access_token }),
+    });
     expect(fx.forge.counters.tokenInfo - c1.tokenInfo).toBe(1);
     expect(fx.forge.counters.user - c1.user).toBe(1);
     expect(fx.forge.counters.api - c1.api).toBe(1);

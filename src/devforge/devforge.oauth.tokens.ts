@@ -20,23 +20,30 @@ interface OAuthHttpAnswer {
 
 /** Client credentials from HTTP Basic or the request body (Doorkeeper's `from_basic, from_params`). */
 export interface ClientCredentials {
-  clientId?: string;
-  clientSecret?: string;
+  clientId?: string | undefined;
+  clientSecret?: string | undefined;
 }
 
 /** Parameters of `POST /oauth/token`. */
 export interface TokenParams {
-  grant_type?: string;
-  code?: string;
-  redirect_uri?: string;
-  code_verifier?: string;
-  refresh_token?: string;
-  scope?: string;
+  grant_type?: string | undefined;
+  code?: string | undefined;
+  redirect_uri?: string | undefined;
+  code_verifier?: string | undefined;
+  refresh_token?: string | undefined;
+  scope?: string | undefined;
 }
 
 /** Splits a scope string like Ruby's `String#split` (runs of whitespace); duplicates collapse. */
 export function parseScopes(scope: string): string[] {
-  return [...new Set(scope.trim().split(/\s+/).filter((s) => s !== ''))];
+  return [
+    ...new Set(
+      scope
+        .trim()
+        .split(/\s+/)
+        .filter((s) => s !== ''),
+    ),
+  ];
 }
 
 /** `BASE64URL(SHA256(verifier))` without padding (RFC 7636 §4.2). */
@@ -209,8 +216,7 @@ export function createTokenEndpoints(deps: { store: DevForgeStore; clock: () => 
       if (!client) return { status: 403, body: { ...REVOKE_UNAUTHORIZED_BODY }, headers: {} };
       if (!token) return { status: 200, body: {}, headers: {} };
       const byAccess = (): AccessTokenRecord | undefined => store.tokens.get(hashSecret(token));
-      const record =
-        tokenTypeHint === 'refresh_token' ? (findByRefresh(token) ?? byAccess()) : (byAccess() ?? findByRefresh(token));
+      const record = tokenTypeHint === 'refresh_token' ? (findByRefresh(token) ?? byAccess()) : (byAccess() ?? findByRefresh(token));
       // RFC 7009 §2.2: an unknown token is answered like a successful revocation.
       if (!record) return { status: 200, body: {}, headers: {} };
       if (record.applicationUid !== client.uid) return { status: 403, body: { ...REVOKE_UNAUTHORIZED_BODY }, headers: {} };

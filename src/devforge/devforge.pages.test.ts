@@ -152,9 +152,7 @@ describe('authorize page', () => {
     const approved = new URL(await createForgeBrowser().authorize(url, { username: 'alice', password: fx.alice.password }));
     expect(approved.searchParams.get('code')).toMatch(/^[0-9a-f]{64}$/);
     expect(approved.searchParams.get('state')).toBe('abc');
-    const denied = new URL(
-      await createForgeBrowser().authorize(url, { username: 'alice', password: fx.alice.password, decision: 'deny' }),
-    );
+    const denied = new URL(await createForgeBrowser().authorize(url, { username: 'alice', password: fx.alice.password, decision: 'deny' }));
     expect(denied.searchParams.get('error')).toBe('access_denied');
     expect(denied.searchParams.get('state')).toBe('abc');
     await expect(createForgeBrowser().authorize(url, { username: 'alice', password: 'nope' })).rejects.toThrow(/sign-in refused/);

@@ -7,12 +7,7 @@ import { randomBytes } from 'node:crypto';
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
 function escapeHtml(value: string): string {
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
+  return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
 /** A rendered page: its HTML and the headers it must be served with. */
@@ -123,7 +118,7 @@ function hidden(name: string, value: string | undefined): string {
 }
 
 /** The sign-in form (GitLab's ids: `#user_login`, `#user_password`, `[data-testid="sign-in-button"]`). */
-export function signInPage(opts: { csrfToken: string; alert?: string; login?: string }): RenderedPage {
+export function signInPage(opts: { csrfToken: string; alert?: string | undefined; login?: string }): RenderedPage {
   const alert = opts.alert ? `<div class="alert" role="alert">${escapeHtml(opts.alert)}</div>` : '';
   return page({
     status: 200,
@@ -152,11 +147,11 @@ ${hidden('authenticity_token', opts.csrfToken)}
 export interface AuthorizeFormFields {
   client_id: string;
   redirect_uri: string;
-  state?: string;
+  state?: string | undefined;
   response_type: string;
   scope: string;
-  code_challenge?: string;
-  code_challenge_method?: string;
+  code_challenge?: string | undefined;
+  code_challenge_method?: string | undefined;
 }
 
 function describeDestination(redirectUri: string): string {
@@ -266,7 +261,7 @@ export function redirectPage(location: string): RenderedPage {
 }
 
 /** A minimal dashboard: who is signed in, and a sign-out button. */
-export function homePage(opts: { username?: string; csrfToken?: string }): RenderedPage {
+export function homePage(opts: { username?: string | undefined; csrfToken?: string | undefined }): RenderedPage {
   const body = opts.username
     ? `<div class="card"><h1>Welcome, @${escapeHtml(opts.username)}</h1>
 <p class="muted">This dev forge serves GitLab's OAuth endpoints and a part of its REST API v4.</p>

@@ -73,7 +73,14 @@ export function seedSampleProjects(store: DevForgeStore, now: number): void {
     store.projects.set(p.id, p);
     return p;
   };
-  const addIssue = (p: ProjectRecord, authorId: number, title: string, description: string, state: 'opened' | 'closed', labels: string[]) => {
+  const addIssue = (
+    p: ProjectRecord,
+    authorId: number,
+    title: string,
+    description: string,
+    state: 'opened' | 'closed',
+    labels: string[],
+  ) => {
     store.issues.push({
       id: store.nextId('issue'),
       iid: p.nextIssueIid++,
@@ -88,13 +95,7 @@ export function seedSampleProjects(store: DevForgeStore, now: number): void {
       closedAt: state === 'closed' ? now : null,
     });
   };
-  const addMergeRequest = (
-    p: ProjectRecord,
-    authorId: number,
-    title: string,
-    sourceBranch: string,
-    state: 'opened' | 'merged',
-  ) => {
+  const addMergeRequest = (p: ProjectRecord, authorId: number, title: string, sourceBranch: string, state: 'opened' | 'merged') => {
     store.mergeRequests.push({
       id: store.nextId('mergeRequest'),
       iid: p.nextMergeRequestIid++,

@@ -31,7 +31,13 @@ async function signInAndGetTokens(forge: StartedDevForge, seed: DevForgeSeed) {
   const code = new URL(location).searchParams.get('code') ?? '';
   const response = await fetch(`${forge.url}/oauth/token`, {
     method: 'POST',
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: app.uid, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: CALLBACK,
+      client_id: app.uid,
+      code_verifier: verifier,
+    }),
   });
   expect(response.status).toBe(200);
   return (await response.json()) as { access_token: string; refresh_token: string };
@@ -85,7 +91,9 @@ describe('dev forge state file', () => {
     forge = await startDevForge({ ...seed2, stateFile: file });
     expect(await whoAmI(forge, tokens.access_token)).toBe(200);
     expect(forge.bannerPersonalAccessToken('dev', ['api'], 'banner')).toBe(pat);
-    const issues = (await (await fetch(`${forge.url}/api/v4/projects/dev%2Fhello-forge/issues`, { headers: { 'private-token': pat } })).json()) as {
+    const issues = (await (
+      await fetch(`${forge.url}/api/v4/projects/dev%2Fhello-forge/issues`, { headers: { 'private-token': pat } })
+    ).json()) as {
       title: string;
     }[];
     expect(issues.map((i) => i.title)).toContain('Survives a restart');
@@ -94,7 +102,11 @@ describe('dev forge state file', () => {
     expect(await whoAmI(forge, again.access_token)).toBe(200);
     const refreshed = await fetch(`${forge.url}/oauth/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: seed2.applications[0]!.uid }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: seed2.applications[0]!.uid,
+      }),
     });
     expect(refreshed.status).toBe(200);
     expect(await whoAmI(forge, tokens.access_token)).toBe(401);
@@ -121,6 +133,8 @@ describe('dev forge state file', () => {
     writeFileSync(other, '{"version":7}');
     expect(() => devForgeSeedFromState(other, [CALLBACK])).toThrow(/is not a version 1 dev forge state; move it away/);
     writeFileSync(other, 'not json');
-    await expect(startDevForge({ ...devForgeSeedFromState(join(dir, 'x.json'), [CALLBACK]), stateFile: other })).rejects.toThrow(/is not valid JSON/);
+    await expect(startDevForge({ ...devForgeSeedFromState(join(dir, 'x.json'), [CALLBACK]), stateFile: other })).rejects.toThrow(
+      /is not valid JSON/,
+    );
   });
 });

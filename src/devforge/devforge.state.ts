@@ -48,7 +48,13 @@ export function readDevForgeState(file: string): DevForgeState | undefined {
     throw new Error(`dev forge: ${file} is not valid JSON; move it away to start with a fresh dev forge`);
   }
   const state = parsed as Partial<DevForgeState> | null;
-  if (!state || state.version !== VERSION || typeof state.shown !== 'object' || typeof state.store !== 'object' || !Array.isArray(state.store.users)) {
+  if (
+    !state ||
+    state.version !== VERSION ||
+    typeof state.shown !== 'object' ||
+    typeof state.store !== 'object' ||
+    !Array.isArray(state.store.users)
+  ) {
     throw new Error(`dev forge: ${file} is not a version ${VERSION} dev forge state; move it away to start with a fresh dev forge`);
   }
   return state as DevForgeState;

@@ -29,7 +29,13 @@ export interface ForgeFixture {
 /** Starts a forge with a fake clock starting at 2025-01-01T00:00:00Z. */
 export async function startFixture(): Promise<ForgeFixture> {
   let now = Date.UTC(2025, 0, 1);
-  const alice: DevForgeUser = { id: 1, username: 'alice', name: 'Alice Example', email: 'alice@example.test', password: 'alice-password-1' };
+  const alice: DevForgeUser = {
+    id: 1,
+    username: 'alice',
+    name: 'Alice Example',
+    email: 'alice@example.test',
+    password: 'alice-password-1',
+  };
   const bob: DevForgeUser = { id: 2, username: 'bob', name: 'Bob Example', email: 'bob@example.test', password: 'bob-password-2' };
   const publicApp: DevForgeApplication = {
     uid: randomBytes(32).toString('hex'),
@@ -91,9 +97,9 @@ export async function obtainCode(
   fx: ForgeFixture,
   opts: {
     app?: DevForgeApplication;
-    user?: DevForgeUser;
+    user?: DevForgeUser | undefined;
     redirectUri?: string;
-    scope?: string;
+    scope?: string | undefined;
     challenge?: string;
     method?: string;
     state?: string;
@@ -134,10 +140,7 @@ export interface TokenBody {
 }
 
 /** Obtains a token pair through the pages and the token endpoint (public app, PKCE S256). */
-export async function obtainTokens(
-  fx: ForgeFixture,
-  opts: { user?: DevForgeUser; scope?: string } = {},
-): Promise<TokenBody> {
+export async function obtainTokens(fx: ForgeFixture, opts: { user?: DevForgeUser; scope?: string } = {}): Promise<TokenBody> {
   const { verifier, challenge } = pkcePair();
   const code = await obtainCode(fx, { user: opts.user, scope: opts.scope, challenge });
   const response = await postToken(fx, {

@@ -64,16 +64,7 @@ export interface DevForgeCounters {
 }
 
 /** The OAuth scopes GitLab knows (forge-facts.md, "Scopes"). */
-export const KNOWN_SCOPES = [
-  'api',
-  'read_api',
-  'read_user',
-  'read_repository',
-  'write_repository',
-  'openid',
-  'profile',
-  'email',
-] as const;
+export const KNOWN_SCOPES = ['api', 'read_api', 'read_user', 'read_repository', 'write_repository', 'openid', 'profile', 'email'] as const;
 
 /** GitLab's default scope when an authorization request names none (`Gitlab::Auth::DEFAULT_SCOPES`). */
 export const DEFAULT_SCOPES = ['api'] as const;
@@ -85,8 +76,8 @@ export interface AccessGrantRecord {
   userId: number;
   redirectUri: string;
   scopes: string[];
-  codeChallenge?: string;
-  codeChallengeMethod?: 'plain' | 'S256';
+  codeChallenge?: string | undefined;
+  codeChallengeMethod?: 'plain' | 'S256' | undefined;
   createdAt: number;
   expiresInSeconds: number;
   revokedAt?: number;
@@ -113,7 +104,7 @@ export interface PersonalAccessTokenRecord {
   name: string;
   scopes: string[];
   createdAt: number;
-  expiresAt?: number;
+  expiresAt?: number | undefined;
   revokedAt?: number;
 }
 
@@ -124,9 +115,9 @@ export interface SessionRecord {
   /** The Rails-style authenticity token bound to this session. */
   csrfToken: string;
   /** Where to go after signing in (a local path, e.g. the `/oauth/authorize?...` URL). */
-  returnTo?: string;
+  returnTo?: string | undefined;
   /** A one-shot message for the next page (Rails' flash). */
-  flash?: string;
+  flash?: string | undefined;
   createdAt: number;
 }
 

@@ -64,7 +64,10 @@ for (const dialect of dialects) {
       const key = Buffer.from((JSON.parse(readFileSync(keyFile, 'utf8')) as { key: string }).key, 'base64url');
 
       // Text (low entropy, with a recognisable phrase) followed by random bytes.
-      const plaintext = Buffer.concat([Buffer.from('CONFIDENTIAL merger plan: acquire Initech for 12 million.\n'.repeat(200)), randomBytes(20_000)]);
+      const plaintext = Buffer.concat([
+        Buffer.from('CONFIDENTIAL merger plan: acquire Initech for 12 million.\n'.repeat(200)),
+        randomBytes(20_000),
+      ]);
       const file = join(dir, 'merger-plan-secret.txt');
       writeFileSync(file, plaintext);
 

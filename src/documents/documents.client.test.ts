@@ -54,7 +54,9 @@ describe('document encryption', () => {
       { ...doc, ciphertext: doc.ciphertext.subarray(0, 10) },
     ];
     for (const attempt of attempts) expect(() => decryptDocument(key, attempt)).toThrow(DocumentsClientError);
-    expect(() => decryptDocument(key, { ...doc, encryption: { ...doc.encryption, key_id: 'ffffffffffffffff' } })).toThrow(/key ffffffffffffffff/);
+    expect(() => decryptDocument(key, { ...doc, encryption: { ...doc.encryption, key_id: 'ffffffffffffffff' } })).toThrow(
+      /key ffffffffffffffff/,
+    );
     expect(() => decryptDocument(key, { ...doc, encryption: { ...doc.encryption, algorithm: 'none' } })).toThrow(/unsupported/);
   });
 
@@ -95,7 +97,9 @@ describe('key files', () => {
     writeFileSync(path, serializeKeyFile(key), { mode: 0o644 });
     if (process.platform !== 'win32') expect((await readKeyFile(path)).loose).toBe(true);
     expect(() => parseKeyFile('nope')).toThrow(DocumentsClientError);
-    expect(() => parseKeyFile(JSON.stringify({ type: 'platform-document-key', version: 1, key: randomBytes(16).toString('base64url') }))).toThrow(/32 bytes/);
+    expect(() =>
+      parseKeyFile(JSON.stringify({ type: 'platform-document-key', version: 1, key: randomBytes(16).toString('base64url') })),
+    ).toThrow(/32 bytes/);
     const damaged = JSON.parse(serializeKeyFile(key)) as Record<string, string>;
     damaged.key_id = '0000000000000000';
     expect(() => parseKeyFile(JSON.stringify(damaged))).toThrow(/damaged/);

@@ -70,7 +70,13 @@ interface KeyFileJson {
 }
 
 export function serializeKeyFile(key: DocumentKey): string {
-  const body: KeyFileJson = { type: 'platform-document-key', version: 1, algorithm: DOCUMENT_ALGORITHM, key_id: key.id, key: key.key.toString('base64url') };
+  const body: KeyFileJson = {
+    type: 'platform-document-key',
+    version: 1,
+    algorithm: DOCUMENT_ALGORITHM,
+    key_id: key.id,
+    key: key.key.toString('base64url'),
+  };
   return `${JSON.stringify(body, null, 2)}\n`;
 }
 
@@ -87,7 +93,8 @@ export function parseKeyFile(text: string): DocumentKey {
   const key = Buffer.from(parsed.key, 'base64url');
   if (key.length !== KEY_BYTES) throw new DocumentsClientError(`the key file's key must be ${KEY_BYTES} bytes`);
   const id = documentKeyId(key);
-  if (parsed.key_id !== undefined && parsed.key_id !== id) throw new DocumentsClientError('the key file is damaged: its key_id does not match its key');
+  if (parsed.key_id !== undefined && parsed.key_id !== id)
+    throw new DocumentsClientError('the key file is damaged: its key_id does not match its key');
   return { id, key };
 }
 
@@ -152,9 +159,13 @@ export function encryptDocument(key: DocumentKey, plaintext: Buffer, metadata: D
 }
 
 /** Decrypts and authenticates a document; throws DocumentsClientError on a wrong key or any alteration. */
-export function decryptDocument(keys: DocumentKey | readonly DocumentKey[], doc: EncryptedDocument): { plaintext: Buffer; metadata: DocumentMetadata } {
+export function decryptDocument(
+  keys: DocumentKey | readonly DocumentKey[],
+  doc: EncryptedDocument,
+): { plaintext: Buffer; metadata: DocumentMetadata } {
   const header = doc.encryption;
-  if (header.algorithm !== DOCUMENT_ALGORITHM) throw new DocumentsClientError(`unsupported document algorithm ${JSON.stringify(header.algorithm)}`);
+  if (header.algorithm !== DOCUMENT_ALGORITHM)
+    throw new DocumentsClientError(`unsupported document algorithm ${JSON.stringify(header.algorithm)}`);
   if (header.nonce.length !== NONCE_BYTES) throw new DocumentsClientError('the document header has a malformed nonce');
   const candidates: readonly DocumentKey[] = 'key' in keys ? [keys] : keys;
   const key = candidates.find((k) => k.id === header.key_id);
@@ -204,7 +215,9 @@ export function createDocumentsHttpClient(options: DocumentsHttpClientOptions) {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
-      throw new DocumentsClientError(`cannot reach ${base}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
+      throw new DocumentsClientError(
+        `cannot reach ${base}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+      );
     }
     const text = await response.text();
     let json: Record<string, unknown> = {};
@@ -246,7 +259,10 @@ export function createDocumentsHttpClient(options: DocumentsHttpClientOptions) {
       if (page.pageSize !== undefined) query.set('page_size', String(page.pageSize));
       if (page.pageToken !== undefined) query.set('page_token', page.pageToken);
       const json = await request('GET', `/platform/v1/documents${query.size > 0 ? `?${query.toString()}` : ''}`);
-      return { documents: (json.documents as DocumentJson[] | undefined) ?? [], ...(typeof json.next_page_token === 'string' ? { next_page_token: json.next_page_token } : {}) };
+      return {
+        documents: (json.documents as DocumentJson[] | undefined) ?? [],
+        ...(typeof json.next_page_token === 'string' ? { next_page_token: json.next_page_token } : {}),
+      };
     },
     /** Every document of the organization, page by page. */
     async *listAll(pageSize = 100): AsyncGenerator<DocumentJson> {

@@ -81,7 +81,8 @@ export function registerDocumentsCommands(program: Command, io: CliIo): void {
       }
       const encrypted = encryptDocument(key, plaintext, { name: opts.name ?? basename(file), size: plaintext.length });
       const created = await run(() => client.create(encrypted));
-      if (opts.json) return printJson(io, { id: created.id, size_bytes: created.size_bytes ?? '0', key_id: key.id, create_time: created.create_time });
+      if (opts.json)
+        return printJson(io, { id: created.id, size_bytes: created.size_bytes ?? '0', key_id: key.id, create_time: created.create_time });
       io.out(created.id);
     });
 
@@ -104,12 +105,22 @@ export function registerDocumentsCommands(program: Command, io: CliIo): void {
               name = undefined;
             }
           }
-          rows.push({ id: doc.id, creator_id: doc.creator_id, size_bytes: doc.size_bytes ?? '0', create_time: doc.create_time, key_id: doc.encryption?.key_id ?? '', ...(name === undefined ? {} : { name }) });
+          rows.push({
+            id: doc.id,
+            creator_id: doc.creator_id,
+            size_bytes: doc.size_bytes ?? '0',
+            create_time: doc.create_time,
+            key_id: doc.encryption?.key_id ?? '',
+            ...(name === undefined ? {} : { name }),
+          });
         }
       });
       if (opts.json) return printJson(io, rows);
       if (rows.length === 0) io.out('No documents.');
-      for (const r of rows) io.out(`${r.id}  ${r.size_bytes.padStart(10)} B  ${r.create_time}  key=${r.key_id || '-'}${r.name === undefined ? '' : `  ${r.name}`}`);
+      for (const r of rows)
+        io.out(
+          `${r.id}  ${r.size_bytes.padStart(10)} B  ${r.create_time}  key=${r.key_id || '-'}${r.name === undefined ? '' : `  ${r.name}`}`,
+        );
     });
 
   documents
@@ -130,9 +141,19 @@ export function registerDocumentsCommands(program: Command, io: CliIo): void {
         await writeFile(opts.out, plaintext, { mode: 0o600, flag: opts.force ? 'w' : 'wx' });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        throw new CliError(code === 'EEXIST' ? `${opts.out} already exists (use --force to overwrite)` : `cannot write ${opts.out}: ${code ?? String(error)}`);
+        throw new CliError(
+          code === 'EEXIST'
+            ? `${opts.out} already exists (use --force to overwrite)`
+            : `cannot write ${opts.out}: ${code ?? String(error)}`,
+        );
       }
-      if (opts.json) return printJson(io, { id, out: opts.out, size: plaintext.length, ...(metadata.name === undefined ? {} : { name: metadata.name }) });
+      if (opts.json)
+        return printJson(io, {
+          id,
+          out: opts.out,
+          size: plaintext.length,
+          ...(metadata.name === undefined ? {} : { name: metadata.name }),
+        });
       io.out(`Wrote ${plaintext.length} bytes to ${opts.out}${metadata.name ? ` (${metadata.name})` : ''}.`);
     });
 

@@ -63,7 +63,10 @@ class RpcFailure extends Error {
 
 interface Api {
   create(token: string | undefined, doc: NewDoc): Promise<Created>;
-  list(token: string | undefined, request?: { page_size?: number; page_token?: string }): Promise<{ documents: Doc[]; next_page_token?: string | undefined }>;
+  list(
+    token: string | undefined,
+    request?: { page_size?: number; page_token?: string },
+  ): Promise<{ documents: Doc[]; next_page_token?: string | undefined }>;
   remove(token: string | undefined, id: string): Promise<void>;
 }
 
@@ -74,14 +77,22 @@ function createdFromGrpc(d: CreateDocumentResponse__Output): Created {
     id: d.id ?? '',
     creator_id: d.creator_id ?? '',
     size_bytes: d.size_bytes ?? '0',
-    encryption: { algorithm: d.encryption?.algorithm ?? '', key_id: d.encryption?.key_id ?? '', nonce: d.encryption?.nonce ?? Buffer.alloc(0) },
+    encryption: {
+      algorithm: d.encryption?.algorithm ?? '',
+      key_id: d.encryption?.key_id ?? '',
+      nonce: d.encryption?.nonce ?? Buffer.alloc(0),
+    },
     request_id: d.request_id || undefined,
     create_time: new Date(Number(d.create_time?.seconds ?? 0) * 1000 + Math.floor((d.create_time?.nanos ?? 0) / 1e6)).toISOString(),
   };
 }
 
 function fromGrpc(d: Document__Output): Doc {
-  return { ...createdFromGrpc(d), ciphertext: d.ciphertext ?? Buffer.alloc(0), encrypted_metadata: d.encrypted_metadata ?? Buffer.alloc(0) };
+  return {
+    ...createdFromGrpc(d),
+    ciphertext: d.ciphertext ?? Buffer.alloc(0),
+    encrypted_metadata: d.encrypted_metadata ?? Buffer.alloc(0),
+  };
 }
 
 function createdFromHttp(d: Record<string, unknown>): Created {
@@ -116,12 +127,14 @@ function grpcApi(client: PlatformDocumentsClient): Api {
   return {
     async create(token, doc) {
       const request = {
-        ciphertext: doc.ciphertext,
-        encryption: doc.encryption,
-        encrypted_metadata: doc.encrypted_metadata,
-        request_id: doc.request_id,
+        ...(doc.ciphertext !== undefined ? { ciphertext: doc.ciphertext } : {}),
+        ...(doc.encryption !== undefined ? { encryption: doc.encryption } : {}),
+        ...(doc.encrypted_metadata !== undefined ? { encrypted_metadata: doc.encrypted_metadata } : {}),
+        ...(doc.request_id !== undefined ? { request_id: doc.request_id } : {}),
       };
-      return createdFromGrpc(await wrap(grpcCall<CreateDocumentResponse__Output>((cb) => client.CreateDocument(request, bearer(token), cb))));
+      return createdFromGrpc(
+        await wrap(grpcCall<CreateDocumentResponse__Output>((cb) => client.CreateDocument(request, bearer(token), cb))),
+      );
     },
     async list(token, request = {}) {
       const page = await wrap(grpcCall<ListDocumentsResponse__Output>((cb) => client.ListDocuments(request, bearer(token), cb)));
@@ -159,7 +172,10 @@ function httpApi(base: string): Api {
       if (request.page_size !== undefined) query.set('page_size', String(request.page_size));
       if (request.page_token !== undefined) query.set('page_token', request.page_token);
       const body = await call(`${base}/platform/v1/documents?${query.toString()}`, { token });
-      return { documents: ((body.documents as Record<string, unknown>[] | undefined) ?? []).map(fromHttp), next_page_token: body.next_page_token as string | undefined };
+      return {
+        documents: ((body.documents as Record<string, unknown>[] | undefined) ?? []).map(fromHttp),
+        next_page_token: body.next_page_token as string | undefined,
+      };
     },
     async remove(token, id) {
       await call(`${base}/platform/v1/documents/${encodeURIComponent(id)}`, { method: 'DELETE', token });
@@ -208,18 +224,28 @@ function chunksFound(secret: Buffer, files: string[]): number {
  * POSTs JSON that declares `declaredLength` bytes but sends only `sent` and never the rest: the answer can only
  * come from a server that did not wait for the body. Rejects when there is none within `waitMs`.
  */
-function answerToIncompleteBody(url: string, headers: Record<string, string>, declaredLength: number, sent: string, waitMs = 3000): Promise<{ status: number; body: string }> {
+function answerToIncompleteBody(
+  url: string,
+  headers: Record<string, string>,
+  declaredLength: number,
+  sent: string,
+  waitMs = 3000,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(declaredLength) } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        clearTimeout(timer);
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(declaredLength) } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => {
+          clearTimeout(timer);
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      },
+    );
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`no answer within ${waitMs} ms while the body was incomplete`));
@@ -306,7 +332,13 @@ for (const dialect of dialects) {
           const existing = await api().create(org.token, sampleDoc());
           const humanId = org.humanId;
           const tokenWithout = async (missing: Capability) =>
-            (await p.platform.ctx.identity.createToken({ humanId, plane: 'platform', capabilities: ALL.filter((c) => c !== missing).concat('CAP_PLATFORM_OSV_READ') })).token;
+            (
+              await p.platform.ctx.identity.createToken({
+                humanId,
+                plane: 'platform',
+                capabilities: ALL.filter((c) => c !== missing).concat('CAP_PLATFORM_OSV_READ'),
+              })
+            ).token;
           const create = await failure(api().create(await tokenWithout('CAP_PLATFORM_DOCUMENTS_CREATE'), sampleDoc()));
           const list = await failure(api().list(await tokenWithout('CAP_PLATFORM_DOCUMENTS_LIST')));
           const remove = await failure(api().remove(await tokenWithout('CAP_PLATFORM_DOCUMENTS_DELETE'), existing.id));
@@ -328,7 +360,11 @@ for (const dialect of dialects) {
           await identity.revoke(revoked.id);
           const session = p.platform.owner.session_bearer;
           for (const token of [member, executor, session, revoked.token, undefined, 'pplat_not-a-real-token', 'x'.repeat(500)]) {
-            for (const attempt of [() => api().list(token), () => api().create(token, sampleDoc()), () => api().remove(token, randomUUID())]) {
+            for (const attempt of [
+              () => api().list(token),
+              () => api().create(token, sampleDoc()),
+              () => api().remove(token, randomUUID()),
+            ]) {
               const refused = await failure(attempt());
               expect(refused.grpcCode).toBe(grpc.status.UNAUTHENTICATED);
               if (transport === 'http') expect(refused.httpStatus).toBe(401);
@@ -364,7 +400,9 @@ for (const dialect of dialects) {
             token = page.next_page_token;
           } while (token);
           expect(sizes).toEqual([3, 3, 1]);
-          const expected = [...created].sort((x, y) => x.create_time.localeCompare(y.create_time) || (x.id < y.id ? -1 : 1)).map((d) => d.id);
+          const expected = [...created]
+            .sort((x, y) => x.create_time.localeCompare(y.create_time) || (x.id < y.id ? -1 : 1))
+            .map((d) => d.id);
           expect(seen).toEqual(expected);
 
           const first = await api().list(org.token, { page_size: 3 });
@@ -420,14 +458,19 @@ for (const dialect of dialects) {
           expect(refused.grpcCode).toBe(grpc.status.RESOURCE_EXHAUSTED);
           if (transport === 'http') {
             expect(refused.httpStatus).toBe(413);
-            expect(refused.body).toEqual({ error: { code: 'payload_too_large', message: `the document is larger than ${MAX_BYTES} bytes` } });
+            expect(refused.body).toEqual({
+              error: { code: 'payload_too_large', message: `the document is larger than ${MAX_BYTES} bytes` },
+            });
           }
           expect((await api().list(org.token)).documents).toHaveLength(1);
         });
 
         it('refuses a NUL or other non-printable character in algorithm and key_id, a NUL in a delete id, and a non-UUID delete id is NOT_FOUND (regression: PostgreSQL answered INTERNAL)', async () => {
           const org = await newOrg();
-          const withHeader = (encryption: { algorithm: string; key_id?: string }) => ({ ...sampleDoc(), encryption: { ...encryption, nonce: randomBytes(12) } });
+          const withHeader = (encryption: { algorithm: string; key_id?: string }) => ({
+            ...sampleDoc(),
+            encryption: { ...encryption, nonce: randomBytes(12) },
+          });
           // NUL is refused at the RPC boundary, for every field alike; other non-printable text by the field's own rule.
           for (const [encryption, message] of [
             [{ algorithm: 'A\u0000B' }, 'encryption.algorithm: contains a character that cannot be stored'],
@@ -441,7 +484,10 @@ for (const dialect of dialects) {
           }
           for (const id of ['abc\u0000def', 'not-a-uuid\u0000']) {
             const refused = await failure(api().remove(org.token, id));
-            expect([refused.grpcCode, refused.message], JSON.stringify(id)).toEqual([grpc.status.INVALID_ARGUMENT, 'id: contains a character that cannot be stored (NUL or an unpaired surrogate)']);
+            expect([refused.grpcCode, refused.message], JSON.stringify(id)).toEqual([
+              grpc.status.INVALID_ARGUMENT,
+              'id: contains a character that cannot be stored (NUL or an unpaired surrogate)',
+            ]);
           }
           // Printable ASCII, spaces included, is accepted.
           const kept = await api().create(org.token, withHeader({ algorithm: 'AES 256 GCM', key_id: 'key #1 (2026)' }));
@@ -460,8 +506,13 @@ for (const dialect of dialects) {
         it('names an invalid field by its proto path, without an HTTP "body." prefix (regression: gRPC errors said body.request_id)', async () => {
           const org = await newOrg();
           const badRequestId = await failure(api().create(org.token, sampleDoc(8, 'has space')));
-          expect([badRequestId.grpcCode, badRequestId.message]).toEqual([grpc.status.INVALID_ARGUMENT, 'request_id: expected 1 to 128 printable ASCII characters without spaces']);
-          const badKeyId = await failure(api().create(org.token, { ...sampleDoc(), encryption: { algorithm: 'x', key_id: 'k'.repeat(129) } }));
+          expect([badRequestId.grpcCode, badRequestId.message]).toEqual([
+            grpc.status.INVALID_ARGUMENT,
+            'request_id: expected 1 to 128 printable ASCII characters without spaces',
+          ]);
+          const badKeyId = await failure(
+            api().create(org.token, { ...sampleDoc(), encryption: { algorithm: 'x', key_id: 'k'.repeat(129) } }),
+          );
           expect(badKeyId.message).toMatch(/^encryption\.key_id: /);
         });
 
@@ -506,7 +557,11 @@ for (const dialect of dialects) {
         expect(malformed).toMatchObject({ status: 400, body: { error: { code: 'parameter_invalid' } } });
         const badQuery = await httpJson(`${p.restUrl}/platform/v1/documents?page_size=abc`, { token });
         expect(badQuery).toMatchObject({ status: 400, body: { error: { code: 'parameter_invalid' } } });
-        const huge = await httpJson(`${p.restUrl}/platform/v1/documents`, { method: 'POST', token, body: { ciphertext: 'A'.repeat(200_000) } });
+        const huge = await httpJson(`${p.restUrl}/platform/v1/documents`, {
+          method: 'POST',
+          token,
+          body: { ciphertext: 'A'.repeat(200_000) },
+        });
         expect(huge).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
       });
 
@@ -524,9 +579,15 @@ for (const dialect of dialects) {
         expect(early.status).toBe(401);
         // With a valid credential the limit still applies, and a missing capability is still PERMISSION_DENIED.
         const token = await tokenWith(p.platform, ALL);
-        expect(await httpJson(url, { method: 'POST', token, body: overLimit })).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large' } } });
+        expect(await httpJson(url, { method: 'POST', token, body: overLimit })).toMatchObject({
+          status: 413,
+          body: { error: { code: 'payload_too_large' } },
+        });
         const listOnly = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
-        expect(await httpJson(url, { method: 'POST', token: listOnly, body: { ciphertext: 'AAAA' } })).toMatchObject({ status: 403, body: { error: { code: 'permission_denied' } } });
+        expect(await httpJson(url, { method: 'POST', token: listOnly, body: { ciphertext: 'AAAA' } })).toMatchObject({
+          status: 403,
+          body: { error: { code: 'permission_denied' } },
+        });
       });
 
       it('accepts lowerCamelCase names and base64url bytes, as proto3 JSON parsers do', async () => {
@@ -587,8 +648,17 @@ for (const dialect of dialects) {
       expect(answer.encryption?.nonce?.equals(nonce)).toBe(true);
 
       const url = `${p.restUrl}/platform/v1/documents`;
-      const body = { ciphertext: ciphertext.toString('base64'), encryption: { algorithm: 'x', nonce: nonce.toString('base64') }, encrypted_metadata: 'AQID', request_id: 'big-1' };
-      const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const body = {
+        ciphertext: ciphertext.toString('base64'),
+        encryption: { algorithm: 'x', nonce: nonce.toString('base64') },
+        encrypted_metadata: 'AQID',
+        request_id: 'big-1',
+      };
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const text = await response.text();
       expect(response.status).toBe(200);
       expect(text.length).toBeLessThan(1024);
@@ -606,21 +676,24 @@ for (const dialect of dialects) {
       for (const stored of listed) expect(stored.ciphertext.equals(ciphertext)).toBe(true);
     });
 
-    it.runIf(dialect === 'sqlite')('leaves no chunk of a deleted ciphertext in the SQLite file or its WAL (regression: the ciphertext stayed in the -wal file)', async () => {
-      const token = await tokenWith(p.platform, ALL);
-      const file = p.platform.database.url.replace(/^sqlite:/, '');
-      const files = [file, `${file}-wal`];
-      const api = grpcApi(p.documentsClient());
-      const doc = sampleDoc(256 * 1024);
-      const ciphertext = doc.ciphertext as Buffer;
-      const created = await api.create(token, doc);
-      // The search works: the stored ciphertext is found before the delete (all but the chunks that straddle an
-      // overflow page's 4-byte link).
-      expect(chunksFound(ciphertext, files)).toBeGreaterThan((ciphertext.length / 16) * 0.9);
-      await httpApi(p.restUrl).remove(token, created.id);
-      expect(chunksFound(ciphertext, files)).toBe(0);
-      expect(chunksFound(doc.encrypted_metadata as Buffer, files)).toBe(0);
-    });
+    it.runIf(dialect === 'sqlite')(
+      'leaves no chunk of a deleted ciphertext in the SQLite file or its WAL (regression: the ciphertext stayed in the -wal file)',
+      async () => {
+        const token = await tokenWith(p.platform, ALL);
+        const file = p.platform.database.url.replace(/^sqlite:/, '');
+        const files = [file, `${file}-wal`];
+        const api = grpcApi(p.documentsClient());
+        const doc = sampleDoc(256 * 1024);
+        const ciphertext = doc.ciphertext as Buffer;
+        const created = await api.create(token, doc);
+        // The search works: the stored ciphertext is found before the delete (all but the chunks that straddle an
+        // overflow page's 4-byte link).
+        expect(chunksFound(ciphertext, files)).toBeGreaterThan((ciphertext.length / 16) * 0.9);
+        await httpApi(p.restUrl).remove(token, created.id);
+        expect(chunksFound(ciphertext, files)).toBe(0);
+        expect(chunksFound(doc.encrypted_metadata as Buffer, files)).toBe(0);
+      },
+    );
 
     it('keeps ListDocuments pages under the 4 MiB default receive limit of gRPC clients (regression: the default page bound was 32 MiB)', async () => {
       const owner = await p.platform.ctx.identity.bootstrap({ accountName: 'Pages', email: `pages-${randomUUID()}@example.test` });
@@ -644,7 +717,10 @@ for (const dialect of dialects) {
       await standard.create(token, sampleDoc(5 * MiB));
       const last = await failure(listAll(standard, token));
       expect(last.grpcCode).toBe(grpc.status.RESOURCE_EXHAUSTED);
-      expect((await listAll(raised, token)).map((d) => d.size_bytes)).toEqual([...Array.from({ length: 5 }, () => String(MiB)), String(5 * MiB)]);
+      expect((await listAll(raised, token)).map((d) => d.size_bytes)).toEqual([
+        ...Array.from({ length: 5 }, () => String(MiB)),
+        String(5 * MiB),
+      ]);
     });
   });
 }

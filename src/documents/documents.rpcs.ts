@@ -13,9 +13,9 @@ import {
   type Document,
   type ListDocumentsRequest,
   type ListDocumentsResponse,
-} from '../grpc/generated/es/platform/v1/documents_pb.ts';
+} from '../grpc/index.ts';
 import { parseRequestMessage } from '../core/validation.ts';
-import type { RpcMethod } from '../grpc/rpc.ts';
+import type { RpcMethod } from '../grpc/index.ts';
 import type { DocumentsConfig } from './documents.config.ts';
 import { createDocumentRequestJson, deleteDocumentRequestJson, listDocumentsRequestJson } from './documents.schemas.ts';
 import type { DocumentsService } from './documents.service.ts';
@@ -105,7 +105,8 @@ export function createDocumentsRpcs(deps: { service: DocumentsService; config: D
     http: { method: 'POST', path: '/platform/v1/documents', body: '*', bodyLimit: createDocumentBodyLimit(deps.config) },
     async handler({ principal, request }) {
       const input = parseRequestMessage(createDocumentRequestJson, createRequestFields(request));
-      if (!input.encryption?.algorithm) throw new AppError('parameter_missing', 'encryption.algorithm is required: documents are encrypted by the client');
+      if (!input.encryption?.algorithm)
+        throw new AppError('parameter_missing', 'encryption.algorithm is required: documents are encrypted by the client');
       const nonce = input.encryption.nonce ?? Buffer.alloc(0);
       if (nonce.length > 64) throw new AppError('parameter_invalid', 'encryption.nonce must be at most 64 bytes');
       const row = await service.create(principal, {
@@ -125,9 +126,15 @@ export function createDocumentsRpcs(deps: { service: DocumentsService; config: D
     capability: 'CAP_PLATFORM_DOCUMENTS_LIST',
     http: { method: 'GET', path: '/platform/v1/documents' },
     async handler({ principal, request }) {
-      const input = parseRequestMessage(listDocumentsRequestJson, { page_size: present(request.pageSize), page_token: present(request.pageToken) });
+      const input = parseRequestMessage(listDocumentsRequestJson, {
+        page_size: present(request.pageSize),
+        page_token: present(request.pageToken),
+      });
       const page = await service.list(principal, { pageSize: input.page_size, pageToken: input.page_token });
-      return create(ListDocumentsResponseSchema, { documents: page.documents.map(documentMessage), nextPageToken: page.nextPageToken ?? '' });
+      return create(ListDocumentsResponseSchema, {
+        documents: page.documents.map(documentMessage),
+        nextPageToken: page.nextPageToken ?? '',
+      });
     },
   };
   const remove: RpcMethod<DeleteDocumentRequest, DeleteDocumentResponse> = {

@@ -30,41 +30,15 @@ export const createDocumentRequestJson = z.object({
     .regex(/^[\x21-\x7e]+$/, 'expected 1 to 128 printable ASCII characters without spaces')
     .optional(),
 });
-export type CreateDocumentRequestJson = z.infer<typeof createDocumentRequestJson>;
 
 export const listDocumentsRequestJson = z.object({
   page_size: z.number().int().optional(),
   page_token: z.string().optional(),
 });
-export type ListDocumentsRequestJson = z.infer<typeof listDocumentsRequestJson>;
 
 export const deleteDocumentRequestJson = z.object({
   id: z.string().max(128).optional(),
 });
-export type DeleteDocumentRequestJson = z.infer<typeof deleteDocumentRequestJson>;
-
-/** A document as a handler returns it (the transports write the Buffers as bytes or base64). */
-export interface DocumentMessage {
-  id: string;
-  creator_id: string;
-  size_bytes: string;
-  ciphertext: Buffer;
-  encryption: { algorithm: string; key_id: string; nonce: Buffer };
-  encrypted_metadata: Buffer;
-  request_id?: string;
-  create_time: string;
-}
-
-/**
- * CreateDocument's answer: the document without `ciphertext` and `encrypted_metadata` (proto
- * CreateDocumentResponse), so that it stays small whatever the upload's size (docs/documents.md, "The API").
- */
-export type CreateDocumentResponseMessage = Omit<DocumentMessage, 'ciphertext' | 'encrypted_metadata'>;
-
-export interface ListDocumentsResponseMessage {
-  documents: DocumentMessage[];
-  next_page_token?: string;
-}
 
 /**
  * A document as the HTTP mapping of ListDocuments writes it. Proto3 JSON leaves out empty values,

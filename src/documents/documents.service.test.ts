@@ -17,7 +17,13 @@ describe('DocumentsService without a database', () => {
       throw new Error(`the database was used (${String(property)})`);
     },
   });
-  const service = createDocumentsService({ db, dialect: 'postgres', clock: fakeClock(), config: parseDocumentsConfig({}), pageTokens: createPageTokenCodec([Buffer.alloc(32, 1)]) });
+  const service = createDocumentsService({
+    db,
+    dialect: 'postgres',
+    clock: fakeClock(),
+    config: parseDocumentsConfig({}),
+    pageTokens: createPageTokenCodec([Buffer.alloc(32, 1)]),
+  });
   const actor = { accountId: 'a', humanId: 'h' };
 
   it('answers NOT_FOUND for a delete id that is not a UUID without a query (regression: a NUL in the id was INTERNAL on PostgreSQL)', async () => {

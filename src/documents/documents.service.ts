@@ -5,7 +5,15 @@ import type { Dialect } from '../core/db/database.ts';
 import type { DocumentsTables } from './documents.table.ts';
 import { AppError } from '../core/errors.ts';
 import type { DocumentsConfig } from './documents.config.ts';
-import { checkpointDeleted, deleteDocument, findDocumentByRequestId, getDocuments, insertDocument, isUniqueViolation, listDocumentPage } from './documents.store.ts';
+import {
+  checkpointDeleted,
+  deleteDocument,
+  findDocumentByRequestId,
+  getDocuments,
+  insertDocument,
+  isUniqueViolation,
+  listDocumentPage,
+} from './documents.store.ts';
 import type { DocumentRow } from './documents.table.ts';
 import type { PageTokenCodec } from './page-token.ts';
 
@@ -115,7 +123,10 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
      * One page of the Account's documents, oldest first: at most `pageSize` documents and at most
      * `PLATFORM_DOCUMENT_PAGE_MAX_BYTES` of ciphertext and metadata (but always one document, however large).
      */
-    async list(actor: DocumentActor, options: { pageSize?: number | undefined; pageToken?: string | undefined }): Promise<{ documents: DocumentRow[]; nextPageToken: string | undefined }> {
+    async list(
+      actor: DocumentActor,
+      options: { pageSize?: number | undefined; pageToken?: string | undefined },
+    ): Promise<{ documents: DocumentRow[]; nextPageToken: string | undefined }> {
       const requested = options.pageSize ?? 0;
       if (requested < 0) throw new AppError('parameter_invalid', 'page_size must not be negative');
       const pageSize = requested === 0 ? DEFAULT_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
@@ -130,10 +141,17 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
         taken.push(entry);
         bytes += size;
       }
-      const documents = await getDocuments(deps.db, actor.accountId, taken.map((e) => e.id));
+      const documents = await getDocuments(
+        deps.db,
+        actor.accountId,
+        taken.map((e) => e.id),
+      );
       const last = taken.at(-1);
       const more = taken.length < candidates.length;
-      return { documents, nextPageToken: more && last ? deps.pageTokens.sign(actor.accountId, { created_at: last.created_at, id: last.id }) : undefined };
+      return {
+        documents,
+        nextPageToken: more && last ? deps.pageTokens.sign(actor.accountId, { created_at: last.created_at, id: last.id }) : undefined,
+      };
     },
 
     /**
@@ -142,7 +160,8 @@ export function createDocumentsService(deps: DocumentsServiceDeps) {
      */
     async remove(actor: DocumentActor, id: string): Promise<void> {
       if (!DOCUMENT_ID.test(id)) throw new AppError('not_found', 'no such document');
-      if (!(await deleteDocument(deps.db, deps.dialect, actor.accountId, id.toLowerCase()))) throw new AppError('not_found', 'no such document');
+      if (!(await deleteDocument(deps.db, deps.dialect, actor.accountId, id.toLowerCase())))
+        throw new AppError('not_found', 'no such document');
       // "Deleting removes the ciphertext for good" (issue 5): on SQLite also from the write-ahead log.
       await checkpointDeleted(deps.db, deps.dialect);
     },

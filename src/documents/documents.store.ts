@@ -38,11 +38,13 @@ export async function findDocumentByRequestId(db: Executor, accountId: string, r
  * Up to `limit` documents of an Account after `after`, in (created_at, id) order, without their blobs: the
  * service decides from the sizes how many fit the page before reading any ciphertext.
  */
-export async function listDocumentPage(db: Executor, accountId: string, after: PageCursor | undefined, limit: number): Promise<DocumentPageEntry[]> {
-  let query = db
-    .selectFrom('documents')
-    .select(['id', 'created_at', 'size_bytes', 'metadata_bytes'])
-    .where('account_id', '=', accountId);
+export async function listDocumentPage(
+  db: Executor,
+  accountId: string,
+  after: PageCursor | undefined,
+  limit: number,
+): Promise<DocumentPageEntry[]> {
+  let query = db.selectFrom('documents').select(['id', 'created_at', 'size_bytes', 'metadata_bytes']).where('account_id', '=', accountId);
   if (after) {
     query = query.where((eb) =>
       eb.or([eb('created_at', '>', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '>', after.id)])]),

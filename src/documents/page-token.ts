@@ -51,7 +51,14 @@ export function createPageTokenCodec(secrets: readonly Buffer[]): PageTokenCodec
       }
       if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
       const [version, account, createdAt, id] = parsed as unknown[];
-      if (version !== VERSION || account !== accountId || typeof createdAt !== 'number' || !Number.isSafeInteger(createdAt) || typeof id !== 'string') throw invalid();
+      if (
+        version !== VERSION ||
+        account !== accountId ||
+        typeof createdAt !== 'number' ||
+        !Number.isSafeInteger(createdAt) ||
+        typeof id !== 'string'
+      )
+        throw invalid();
       return { created_at: createdAt, id };
     },
   };

@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../core/errors.ts';
 import { JSON_WRITE, requestFromJson, responseFromJson } from './codec.ts';
 import { DocumentSchema, ListDocumentsRequestSchema } from './generated/es/platform/v1/documents_pb.ts';
-import { BatchQuerySchema, BatchVulnerabilityListSchema, QuerySchema, SeveritySchema, VulnerabilityListSchema, VulnerabilitySchema, type Query, type Vulnerability } from './generated/es/platform/v1/osv_pb.ts';
+import {
+  BatchQuerySchema,
+  BatchVulnerabilityListSchema,
+  QuerySchema,
+  SeveritySchema,
+  VulnerabilityListSchema,
+  VulnerabilitySchema,
+  type Query,
+  type Vulnerability,
+} from './generated/es/platform/v1/osv_pb.ts';
 
 /**
  * The RPC layer over the generated codec: one message for handlers whatever the transport, proto3 JSON as OSV.dev
@@ -27,7 +36,13 @@ const record = {
   affected: [
     {
       package: { name: 'jinja2', ecosystem: 'PyPI', purl: 'pkg:pypi/jinja2' },
-      ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '3.1.4' }], database_specific: { source: 'x', n: 1.5, ok: true, none: null, list: [1, 'a', { b: [] }] } }],
+      ranges: [
+        {
+          type: 'ECOSYSTEM',
+          events: [{ introduced: '0' }, { fixed: '3.1.4' }],
+          database_specific: { source: 'x', n: 1.5, ok: true, none: null, list: [1, 'a', { b: [] }] },
+        },
+      ],
       versions: ['3.1.3'],
       ecosystem_specific: { severity: 'HIGH' },
       database_specific: { nested: { deep: { er: 'yes' } } },
@@ -43,7 +58,11 @@ describe('the RPC layer over the generated codec', () => {
     const http = json(VulnerabilitySchema, record);
     expect(http).toEqual(record);
     expect(Object.keys(http as object)).toEqual(Object.keys(record));
-    const wire = toJson(VulnerabilitySchema, fromBinary(VulnerabilitySchema, toBinary(VulnerabilitySchema, responseFromJson(VulnerabilitySchema, record, true) as Vulnerability)), JSON_WRITE);
+    const wire = toJson(
+      VulnerabilitySchema,
+      fromBinary(VulnerabilitySchema, toBinary(VulnerabilitySchema, responseFromJson(VulnerabilitySchema, record, true) as Vulnerability)),
+      JSON_WRITE,
+    );
     expect(JSON.stringify(wire)).toBe(JSON.stringify(http));
   });
 
@@ -53,7 +72,10 @@ describe('the RPC layer over the generated codec', () => {
     expect(request(QuerySchema, { version: '', package: {} })).toEqual({ version: '', package: {} });
     expect(json(SeveritySchema, { type: 'TYPE_UNSPECIFIED', score: '' })).toEqual({});
     expect(request(QuerySchema, { page_token: null, package: null })).toEqual({});
-    const wire = fromBinary(QuerySchema, toBinary(QuerySchema, requestFromJson(QuerySchema, { version: '', package: {} }, 'body') as Query));
+    const wire = fromBinary(
+      QuerySchema,
+      toBinary(QuerySchema, requestFromJson(QuerySchema, { version: '', package: {} }, 'body') as Query),
+    );
     expect(toJson(QuerySchema, wire, JSON_WRITE)).toEqual({ version: '', package: {} });
   });
 
@@ -72,7 +94,9 @@ describe('the RPC layer over the generated codec', () => {
     expect(refuse(QuerySchema, { package: { name: 'x', nmae: 'y' } })).toBe('body.package.nmae: unknown field');
     expect(refuse(QuerySchema, { version: 1 })).toBe('body.version: expected string, got 1');
     expect(refuse(QuerySchema, [])).toBe('body: expected a JSON object');
-    expect(refuse(BatchQuerySchema, { queries: [{}, { package: { name: 2 } }] })).toBe('body.queries[1].package.name: expected string, got 2');
+    expect(refuse(BatchQuerySchema, { queries: [{}, { package: { name: 2 } }] })).toBe(
+      'body.queries[1].package.name: expected string, got 2',
+    );
     expect(refuse(ListDocumentsRequestSchema, { page_size: 1.5 })).toContain('body.page_size: expected number (int32)');
     expect(refuse(ListDocumentsRequestSchema, { page_size: 2 ** 31 })).toContain('out of range');
     expect(refuse(ListDocumentsRequestSchema, { page_size: 1, pageSize: 2 })).toBe('body.pageSize: field page_size is given twice');
@@ -81,7 +105,9 @@ describe('the RPC layer over the generated codec', () => {
     expect(refuse(SeveritySchema, { type: 'CVSS_V5' })).toContain('body.type:');
     expect(refuse(VulnerabilitySchema, { database_specific: [1] })).toContain('body.database_specific:');
     expect(refuse(VulnerabilitySchema, { aliases: ['a', null] })).toBe('body.aliases: list item must not be null');
-    expect(refuse(QuerySchema, { version: 'a\u0000' })).toBe('version: contains a character that cannot be stored (NUL or an unpaired surrogate)');
+    expect(refuse(QuerySchema, { version: 'a\u0000' })).toBe(
+      'version: contains a character that cannot be stored (NUL or an unpaired surrogate)',
+    );
   });
 
   it('drops unknown fields of imported records only, and fails on them in any other response', () => {

@@ -1,7 +1,16 @@
 // The RPC layer's use of the generated codec (@bufbuild/protobuf with protoc-gen-es's schemas): how requests are
 // read from JSON with field paths in their errors, how JSON is written, and the unstorable-text check over decoded
 // messages. Accepting or refusing a value is always the generated codec's decision; this module only names where.
-import { fromJson, isMessage, ScalarType, toJson, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
+import {
+  fromJson,
+  isMessage,
+  ScalarType,
+  toJson,
+  type DescField,
+  type DescMessage,
+  type JsonValue,
+  type Message,
+} from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { AppError } from '../core/errors.ts';
 import { assertStorableText, isUnstorableText } from '../core/storable-text.ts';
@@ -102,7 +111,8 @@ function withProtoNames(desc: DescMessage, value: unknown, path: string): unknow
     if (!field) throw new AppError('parameter_invalid', `${path}.${key}: unknown field`);
     if (Object.hasOwn(out, field.name)) throw new AppError('parameter_invalid', `${path}.${key}: field ${field.name} is given twice`);
     const item = value[key];
-    const message = field.fieldKind === 'message' || (field.fieldKind === 'list' && field.listKind === 'message') ? field.message : undefined;
+    const message =
+      field.fieldKind === 'message' || (field.fieldKind === 'list' && field.listKind === 'message') ? field.message : undefined;
     if (message && Array.isArray(item)) out[field.name] = item.map((x, i) => withProtoNames(message, x, `${path}.${key}[${i}]`));
     else out[field.name] = message ? withProtoNames(message, item, `${path}.${key}`) : item;
   }
@@ -136,7 +146,9 @@ function locateFailure(desc: DescMessage, value: unknown, path: string, error: u
         try {
           fromJson(message, item[i] as JsonValue);
         } catch (itemError) {
-          return item[i] === null ? `${path}.${key}[${i}]: ${reasonOf(itemError)}` : locateFailure(message, item[i], `${path}.${key}[${i}]`, itemError);
+          return item[i] === null
+            ? `${path}.${key}[${i}]: ${reasonOf(itemError)}`
+            : locateFailure(message, item[i], `${path}.${key}[${i}]`, itemError);
         }
       }
       return `${path}.${key}: ${reasonOf(memberError)}`;

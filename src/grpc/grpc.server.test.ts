@@ -7,7 +7,16 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { bearer, grpcError, httpJson, loadTestingProtos, startGrpcTestPlatform, testingClient, tokenWith, type GrpcTestPlatform } from '../../test/grpc/grpc-support.ts';
+import {
+  bearer,
+  grpcError,
+  httpJson,
+  loadTestingProtos,
+  startGrpcTestPlatform,
+  testingClient,
+  tokenWith,
+  type GrpcTestPlatform,
+} from '../../test/grpc/grpc-support.ts';
 import { openTestPlatform } from '../../test/support/platform.ts';
 import { startPlatform } from '../app/serve.ts';
 import { createGrpcServer } from './grpc.server.ts';
@@ -18,12 +27,19 @@ import { createGrpcServer } from './grpc.server.ts';
  * unimplemented methods answer UNIMPLEMENTED.
  */
 
-type Unary = (request: object, metadata: grpc.Metadata, options: grpc.CallOptions, callback: (error: grpc.ServiceError | null, value?: Record<string, unknown>) => void) => grpc.ClientUnaryCall;
+type Unary = (
+  request: object,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (error: grpc.ServiceError | null, value?: Record<string, unknown>) => void,
+) => grpc.ClientUnaryCall;
 
 /** A client of the standard health service. */
 function healthClient(address: string): grpc.Client {
   const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String });
-  const loaded = grpc.loadPackageDefinition(healthDefinition) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+  const loaded = grpc.loadPackageDefinition(healthDefinition) as unknown as {
+    grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
+  };
   return new loaded.grpc.health.v1.Health(address, grpc.credentials.createInsecure());
 }
 
@@ -31,12 +47,25 @@ function healthClient(address: string): grpc.Client {
 function reflectionClient(address: string): grpc.Client {
   const require = createRequire(import.meta.url);
   const reflectionDir = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto', 'grpc', 'reflection', 'v1');
-  const definition = protoLoader.loadSync(join(reflectionDir, 'reflection.proto'), { keepCase: true, longs: String, defaults: false, oneofs: true });
-  const loaded = grpc.loadPackageDefinition(definition) as unknown as { grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } } };
+  const definition = protoLoader.loadSync(join(reflectionDir, 'reflection.proto'), {
+    keepCase: true,
+    longs: String,
+    defaults: false,
+    oneofs: true,
+  });
+  const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+    grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
+  };
   return new loaded.grpc.reflection.v1.ServerReflection(address, grpc.credentials.createInsecure());
 }
 
-function unary(client: grpc.Client, method: string, request: object, metadata = new grpc.Metadata(), options: grpc.CallOptions = {}): Promise<Record<string, unknown>> {
+function unary(
+  client: grpc.Client,
+  method: string,
+  request: object,
+  metadata = new grpc.Metadata(),
+  options: grpc.CallOptions = {},
+): Promise<Record<string, unknown>> {
   const fn = (client as unknown as Record<string, Unary>)[method];
   if (!fn) throw new Error(`no method ${method}`);
   return new Promise((resolve, reject) => {
@@ -69,16 +98,35 @@ describe('gRPC server', () => {
   it('logs each call with its RPC and transport: gRPC once answered, HTTP on the request logger itself', async () => {
     const parsed = () => p.platform.logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     await unary(testing, 'Ping', { text: 'logged over grpc' }, bearer(token));
-    await expect.poll(() => parsed().some((l) => l.msg === 'rpc completed' && l.rpc === 'platform.testing.v1.PlatformTesting/Ping' && l.transport === 'grpc' && l.code === 0)).toBe(true);
+    await expect
+      .poll(() =>
+        parsed().some(
+          (l) =>
+            l.msg === 'rpc completed' && l.rpc === 'platform.testing.v1.PlatformTesting/Ping' && l.transport === 'grpc' && l.code === 0,
+        ),
+      )
+      .toBe(true);
     const http = await httpJson(`${p.restUrl}/platform/testing/v1/ping`, { method: 'POST', token, body: { text: 'logged over http' } });
     expect(http.status).toBe(200);
     // The request's own line carries the RPC too: the route's request logger is the RPC's logger.
-    await expect.poll(() => parsed().some((l) => l.msg === 'request completed' && l.rpc === 'platform.testing.v1.PlatformTesting/Ping' && l.transport === 'http' && typeof l.request_id === 'string')).toBe(true);
+    await expect
+      .poll(() =>
+        parsed().some(
+          (l) =>
+            l.msg === 'request completed' &&
+            l.rpc === 'platform.testing.v1.PlatformTesting/Ping' &&
+            l.transport === 'http' &&
+            typeof l.request_id === 'string',
+        ),
+      )
+      .toBe(true);
   });
 
   it('answers the standard health service for the server and each service', async () => {
     const healthDefinition = protoLoader.loadSync(healthProtoPath, { keepCase: true, enums: String });
-    const loaded = grpc.loadPackageDefinition(healthDefinition) as unknown as { grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } } };
+    const loaded = grpc.loadPackageDefinition(healthDefinition) as unknown as {
+      grpc: { health: { v1: { Health: grpc.ServiceClientConstructor } } };
+    };
     const health = new loaded.grpc.health.v1.Health(p.grpcAddress, grpc.credentials.createInsecure());
     try {
       await expect(unary(health, 'Check', { service: '' })).resolves.toEqual({ status: 'SERVING' });
@@ -94,12 +142,21 @@ describe('gRPC server', () => {
   it('answers server reflection: lists the services and describes them with snake_case JSON names', async () => {
     const require = createRequire(import.meta.url);
     const reflectionDir = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto', 'grpc', 'reflection', 'v1');
-    const definition = protoLoader.loadSync(join(reflectionDir, 'reflection.proto'), { keepCase: true, longs: String, defaults: false, oneofs: true });
-    const loaded = grpc.loadPackageDefinition(definition) as unknown as { grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } } };
+    const definition = protoLoader.loadSync(join(reflectionDir, 'reflection.proto'), {
+      keepCase: true,
+      longs: String,
+      defaults: false,
+      oneofs: true,
+    });
+    const loaded = grpc.loadPackageDefinition(definition) as unknown as {
+      grpc: { reflection: { v1: { ServerReflection: grpc.ServiceClientConstructor } } };
+    };
     const client = new loaded.grpc.reflection.v1.ServerReflection(p.grpcAddress, grpc.credentials.createInsecure());
     const ask = (request: object) =>
       new Promise<Record<string, unknown>>((resolve, reject) => {
-        const stream = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Record<string, unknown>> }).ServerReflectionInfo();
+        const stream = (
+          client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Record<string, unknown>> }
+        ).ServerReflectionInfo();
         stream.on('data', (message: Record<string, unknown>) => {
           resolve(message);
           stream.end();
@@ -109,14 +166,20 @@ describe('gRPC server', () => {
       });
     try {
       const listed = await ask({ list_services: '' });
-      const names = ((listed.list_services_response as { service: { name: string }[] }).service).map((s) => s.name);
+      const names = (listed.list_services_response as { service: { name: string }[] }).service.map((s) => s.name);
       expect(names).toEqual(expect.arrayContaining(['platform.v1.PlatformDocuments', 'platform.v1.PlatformOSV', 'grpc.health.v1.Health']));
 
       const described = await ask({ file_containing_symbol: 'platform.v1.PlatformDocuments' });
       const files = (described.file_descriptor_response as { file_descriptor_proto: Buffer[] }).file_descriptor_proto;
       expect(files.length).toBeGreaterThan(0);
       const descriptor = (await import('protobufjs/ext/descriptor/index.js')).default;
-      const decoded = files.map((f) => descriptor.FileDescriptorProto.decode(f) as unknown as { name: string; messageType: { name: string; field: { name: string; jsonName: string }[] }[] });
+      const decoded = files.map(
+        (f) =>
+          descriptor.FileDescriptorProto.decode(f) as unknown as {
+            name: string;
+            messageType: { name: string; field: { name: string; jsonName: string }[] }[];
+          },
+      );
       const listResponse = decoded.flatMap((f) => f.messageType).find((m) => m.name === 'ListDocumentsResponse');
       expect(listResponse?.field.map((f) => [f.name, f.jsonName])).toEqual([
         ['documents', 'documents'],
@@ -139,7 +202,8 @@ describe('gRPC server', () => {
 
   it('tells the handler to stop when the client goes away mid-call, on both transports', async () => {
     const before = p.probe.sleepAborted.length;
-    const sleep = (testing as unknown as Record<string, (r: object, m: grpc.Metadata, cb: (e: unknown) => void) => grpc.ClientUnaryCall>).Sleep!;
+    const sleep = (testing as unknown as Record<string, (r: object, m: grpc.Metadata, cb: (e: unknown) => void) => grpc.ClientUnaryCall>)
+      .Sleep!;
     const call = sleep.call(testing, {}, bearer(token), () => undefined);
     await new Promise((resolve) => setTimeout(resolve, 200));
     call.cancel();
@@ -147,7 +211,12 @@ describe('gRPC server', () => {
     expect(p.probe.sleepAborted.at(-1)).toBe(true);
 
     const gone = new AbortController();
-    const request = fetch(`${p.restUrl}/platform/testing/v1/sleep`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}', signal: gone.signal });
+    const request = fetch(`${p.restUrl}/platform/testing/v1/sleep`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+      signal: gone.signal,
+    });
     await new Promise((resolve) => setTimeout(resolve, 200));
     gone.abort();
     await expect(request).rejects.toThrow();
@@ -172,9 +241,19 @@ describe('gRPC server', () => {
   });
 
   it('answers UNIMPLEMENTED for a declared RPC without an implementation', async () => {
-    const bare = createGrpcServer({ protos: p.protos, rpcs: [], auth: p.platform.ctx.auth, log: p.platform.ctx.log, maxDeadlineMs: 1000, maxReceiveMessageBytes: 1 << 20, maxSendMessageBytes: 1 << 20 });
+    const bare = createGrpcServer({
+      protos: p.protos,
+      rpcs: [],
+      auth: p.platform.ctx.auth,
+      log: p.platform.ctx.log,
+      maxDeadlineMs: 1000,
+      maxReceiveMessageBytes: 1 << 20,
+      maxSendMessageBytes: 1 << 20,
+    });
     const { port } = await bare.listen({ host: '127.0.0.1', port: 0 });
-    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { v1: { PlatformOSV: grpc.ServiceClientConstructor } } };
+    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as {
+      platform: { v1: { PlatformOSV: grpc.ServiceClientConstructor } };
+    };
     const client = new loaded.platform.v1.PlatformOSV(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
     try {
       const error = await grpcError(unary(client, 'GetVuln', { id: 'GHSA-xxxx' }, bearer(token)));
@@ -212,26 +291,55 @@ describe('gRPC server deadline over HTTP', () => {
 describe('gRPC listener in startPlatform, with TLS', () => {
   it('serves the platform services over TLS on PLATFORM_GRPC_PORT and names its URL', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'grpc-tls-'));
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { encoding: 'utf8' });
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      ],
+      { encoding: 'utf8' },
+    );
     if (made.status !== 0) {
       if (process.env.CI === 'true') throw new Error(`openssl could not make a test certificate: ${made.stderr}`);
       console.warn('\n*** openssl is not available: the gRPC TLS test is SKIPPED. ***\n');
       return;
     }
     const platform = await openTestPlatform('sqlite', {
-      env: { PLATFORM_HTTP_PORT: '0', PLATFORM_GRPC_PORT: '0', PLATFORM_TLS_CERT: join(dir, 'cert.pem'), PLATFORM_TLS_KEY: join(dir, 'key.pem') },
+      env: {
+        PLATFORM_HTTP_PORT: '0',
+        PLATFORM_GRPC_PORT: '0',
+        PLATFORM_TLS_CERT: join(dir, 'cert.pem'),
+        PLATFORM_TLS_KEY: join(dir, 'key.pem'),
+      },
     });
     const running = await startPlatform(platform.ctx, new Set(['grpc']));
     try {
       const listener = running.listeners.find((l) => l.name === 'grpc');
       expect(listener?.url).toMatch(/^grpcs:\/\/127\.0\.0\.1:\d+$/);
       const address = (listener?.url ?? '').replace('grpcs://', '');
-      const loaded = grpc.loadPackageDefinition(loadTestingProtos().packageDefinition) as unknown as { platform: { v1: { PlatformDocuments: grpc.ServiceClientConstructor } } };
+      const loaded = grpc.loadPackageDefinition(loadTestingProtos().packageDefinition) as unknown as {
+        platform: { v1: { PlatformDocuments: grpc.ServiceClientConstructor } };
+      };
       const secure = new loaded.platform.v1.PlatformDocuments(address, grpc.credentials.createSsl(readFileSync(join(dir, 'cert.pem'))));
       const plain = new loaded.platform.v1.PlatformDocuments(address, grpc.credentials.createInsecure());
       try {
         await expect(unary(secure, 'ListDocuments', {}, bearer(platform.owner.platform_token))).resolves.toEqual({});
-        const refused = await grpcError(unary(plain, 'ListDocuments', {}, bearer(platform.owner.platform_token), { deadline: Date.now() + 2000 }));
+        const refused = await grpcError(
+          unary(plain, 'ListDocuments', {}, bearer(platform.owner.platform_token), { deadline: Date.now() + 2000 }),
+        );
         expect([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]).toContain(refused.code);
       } finally {
         secure.close();
@@ -248,7 +356,9 @@ describe('gRPC graceful shutdown', () => {
   it('lets calls in flight finish, then refuses new ones', async () => {
     const p = await startGrpcTestPlatform('sqlite');
     const token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
-    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
+    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as {
+      platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } };
+    };
     const client = new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
     try {
       const inFlight = unary(client, 'Sleep', { millis: 400 }, bearer(token));
@@ -277,7 +387,9 @@ describe('gRPC graceful shutdown', () => {
       await expect.poll(() => statuses).toEqual(['SERVING']);
 
       // A reflection stream a client keeps open (an IDE, a long-lived grpcurl session) must not hold shutdown either.
-      const info = (reflection as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Record<string, unknown>> }).ServerReflectionInfo();
+      const info = (
+        reflection as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Record<string, unknown>> }
+      ).ServerReflectionInfo();
       const answered = new Promise((resolve) => info.once('data', resolve));
       info.on('error', () => undefined);
       info.write({ list_services: '' });
@@ -299,7 +411,9 @@ describe('gRPC graceful shutdown', () => {
   it('cancels calls still running when the shutdown timeout passes', async () => {
     const p = await startGrpcTestPlatform('sqlite');
     const token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_LIST']);
-    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
+    const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as {
+      platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } };
+    };
     const client = new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
     try {
       const stuck = grpcError(unary(client, 'Sleep', {}, bearer(token)));

@@ -68,9 +68,12 @@ const SERVED_CONTENT_TYPE = /^application\/grpc(\+proto)?\s*(;.*)?$/i;
  * in grpc-js 1.14 and checked at start), which runs before a call exists, so nothing of such a request is read.
  */
 function refuseOtherCodecs(server: grpc.Server): void {
-  const internals = server as unknown as { _verifyContentType?: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean };
+  const internals = server as unknown as {
+    _verifyContentType?: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => boolean;
+  };
   const original = internals._verifyContentType;
-  if (typeof original !== 'function') throw new Error('@grpc/grpc-js has no _verifyContentType: the content-type check cannot be installed');
+  if (typeof original !== 'function')
+    throw new Error('@grpc/grpc-js has no _verifyContentType: the content-type check cannot be installed');
   internals._verifyContentType = function (stream, headers) {
     const type = headers['content-type'];
     if (typeof type === 'string' && type.toLowerCase().startsWith('application/grpc') && !SERVED_CONTENT_TYPE.test(type)) {
@@ -99,7 +102,8 @@ function refuseOtherCodecs(server: grpc.Server): void {
 const compressedFlagGuard: grpc.ServerInterceptor = (_method, call) => {
   const internals = call as unknown as { decompressMessage?: (frame: Buffer, encoding: string) => Buffer | Promise<Buffer> };
   const original = internals.decompressMessage;
-  if (typeof original !== 'function') throw new Error('@grpc/grpc-js has no decompressMessage: the compressed-flag check cannot be installed');
+  if (typeof original !== 'function')
+    throw new Error('@grpc/grpc-js has no decompressMessage: the compressed-flag check cannot be installed');
   internals.decompressMessage = (frame, encoding) => {
     if (encoding === 'identity' && frame[0] === 1) {
       // grpc-js sends a rejection of this method as the call's status, so it must be a status object.
@@ -185,7 +189,8 @@ function serviceDefinition(methods: Iterable<LoadedMethod>): grpc.ServiceDefinit
 
 /** The request message of a gRPC call; bytes that did not decode are INVALID_ARGUMENT. */
 function decodeGrpcRequest(request: Message | MalformedRequest): Message {
-  if (request instanceof MalformedRequest) throw new AppError('parameter_invalid', 'request: not a valid protobuf message of the request type', { cause: request.cause });
+  if (request instanceof MalformedRequest)
+    throw new AppError('parameter_invalid', 'request: not a valid protobuf message of the request type', { cause: request.cause });
   return request;
 }
 
@@ -281,7 +286,9 @@ export function createGrpcServer(options: GrpcServerOptions): PlatformGrpcServer
   return {
     server,
     async listen({ host, port, tls }) {
-      const credentials = tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false) : grpc.ServerCredentials.createInsecure();
+      const credentials = tls
+        ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false)
+        : grpc.ServerCredentials.createInsecure();
       const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
       const boundPort = await new Promise<number>((resolve, reject) => {
         server.bindAsync(address, credentials, (error, p) => (error ? reject(error) : resolve(p)));

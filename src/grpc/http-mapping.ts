@@ -26,7 +26,6 @@ export function sendRpcError(reply: FastifyReply, error: AppError, style: HttpEr
   return reply.status(error.httpStatus).send(body);
 }
 
-
 /** Scalar text from a path or query parameter, typed for the field so the codec can check it. */
 function paramValue(field: DescField, text: string): JsonValue {
   if (field.scalar === ScalarType.BOOL) {
@@ -40,7 +39,10 @@ function paramValue(field: DescField, text: string): JsonValue {
 
 /** The field a parameter names: by its proto name or in lowerCamelCase. */
 function paramField(desc: DescMessage, name: string): DescField | undefined {
-  return desc.fields.find((f) => f.name === name) ?? desc.fields.find((f) => f.name.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) === name);
+  return (
+    desc.fields.find((f) => f.name === name) ??
+    desc.fields.find((f) => f.name.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase()) === name)
+  );
 }
 
 /**
@@ -95,7 +97,8 @@ function authorizationHeader(request: FastifyRequest): string | undefined {
  * malformed percent-escape or an over-long parameter, run no hook and stay in the app's envelope: docs/grpc.md.)
  */
 function statusStylePaths(bound: readonly BoundRpc[]): (path: string) => boolean {
-  const patternOf = (path: string) => new RegExp('^' + path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]*') + '/?$');
+  const patternOf = (path: string) =>
+    new RegExp('^' + path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]*') + '/?$');
   const status = bound.filter((b) => b.rpc.http.errorStyle === 'status').map((b) => b.rpc.http.path);
   if (status.length === 0) return () => false;
   const patterns = status.map(patternOf);

@@ -13,7 +13,8 @@ import { withDependencies, type Schema } from './descriptors.ts';
 /** A reflection request as proto-loader decodes it (`keepCase`, `oneofs`). */
 interface ReflectionRequest {
   host?: string;
-  message_request?: 'file_by_filename' | 'file_containing_symbol' | 'file_containing_extension' | 'all_extension_numbers_of_type' | 'list_services';
+  message_request?:
+    'file_by_filename' | 'file_containing_symbol' | 'file_containing_extension' | 'all_extension_numbers_of_type' | 'list_services';
   file_by_filename?: string;
   file_containing_symbol?: string;
   file_containing_extension?: { containing_type?: string; extension_number?: number };
@@ -43,7 +44,14 @@ class ReflectionError extends Error {
 function reflectionDefinitions(): protoLoader.ServiceDefinition[] {
   const require = createRequire(import.meta.url);
   const protoDir = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto');
-  const options: protoLoader.Options = { keepCase: true, longs: Number, enums: Number, defaults: false, oneofs: true, includeDirs: [protoDir] };
+  const options: protoLoader.Options = {
+    keepCase: true,
+    longs: Number,
+    enums: Number,
+    defaults: false,
+    oneofs: true,
+    includeDirs: [protoDir],
+  };
   const out: protoLoader.ServiceDefinition[] = [];
   for (const version of ['v1', 'v1alpha']) {
     const definition = protoLoader.loadSync(`grpc/reflection/${version}/reflection.proto`, options);
@@ -97,7 +105,12 @@ export class ReflectionIndex {
     if (service?.methods.some((m) => m.name === member)) return service.file;
     const message = this.registry.getMessage(parent);
     // Map entry messages (`FieldsEntry`) are nested types of the descriptor without a registry entry of their own.
-    if (message && (message.fields.some((f) => f.name === member) || message.oneofs.some((o) => o.name === member) || message.proto.nestedType.some((n) => n.name === member))) {
+    if (
+      message &&
+      (message.fields.some((f) => f.name === member) ||
+        message.oneofs.some((o) => o.name === member) ||
+        message.proto.nestedType.some((n) => n.name === member))
+    ) {
       return message.file;
     }
     for (const type of this.registry) {

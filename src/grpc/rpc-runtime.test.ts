@@ -15,16 +15,20 @@ describe('bindRpcs', () => {
   };
 
   it('accepts an RpcMethod matching its google.api.http annotation', () => {
-    expect(bindRpcs(protos, [getVuln]).map((b) => [b.proto.requestType, b.proto.responseType])).toEqual([['platform.v1.GetVulnRequest', 'platform.v1.Vulnerability']]);
+    expect(bindRpcs(protos, [getVuln]).map((b) => [b.proto.requestType, b.proto.responseType])).toEqual([
+      ['platform.v1.GetVulnRequest', 'platform.v1.Vulnerability'],
+    ]);
   });
 
   it('refuses unknown methods, duplicates and HTTP mappings that differ from the proto', () => {
     expect(() => bindRpcs(protos, [{ ...getVuln, method: 'GetVulnById' }])).toThrow(/not declared in the protos/);
     expect(() => bindRpcs(protos, [getVuln, getVuln])).toThrow(/registered twice/);
-    expect(() => bindRpcs(protos, [{ ...getVuln, http: { method: 'GET', path: '/v1/vulns/:id' } }])).toThrow(/differs from the proto annotation/);
+    expect(() => bindRpcs(protos, [{ ...getVuln, http: { method: 'GET', path: '/v1/vulns/:id' } }])).toThrow(
+      /differs from the proto annotation/,
+    );
     expect(() => bindRpcs(protos, [{ ...getVuln, http: { method: 'POST', path: '/platform/v1/osv/vulns/:id' } }])).toThrow(/differs/);
-    expect(() =>
-      bindRpcs(protos, [{ ...getVuln, method: 'Query', http: { method: 'POST', path: '/platform/v1/osv/query' } }]),
-    ).toThrow(/differs/);
+    expect(() => bindRpcs(protos, [{ ...getVuln, method: 'Query', http: { method: 'POST', path: '/platform/v1/osv/query' } }])).toThrow(
+      /differs/,
+    );
   });
 });

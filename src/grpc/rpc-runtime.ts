@@ -6,7 +6,14 @@ import type { Logger } from '../core/logger.ts';
 import { assertStorableMessage, isMessageOf, messageToJson, responseFromJson } from './codec.ts';
 import type { LoadedMethod, LoadedProtos } from './protos.ts';
 import { fastifyPathOf, type RpcMethod } from './rpc.ts';
-import { prepareElement, sharedElementsOf, splicedBytes, splicedJson, type PreparedElement, type SharedElements } from './spliced-answers.ts';
+import {
+  prepareElement,
+  sharedElementsOf,
+  splicedBytes,
+  splicedJson,
+  type PreparedElement,
+  type SharedElements,
+} from './spliced-answers.ts';
 
 /** An RpcMethod checked against the protos, with the proto method it implements. */
 export interface BoundRpc {
@@ -41,10 +48,13 @@ export function bindRpcs(protos: LoadedProtos, rpcs: readonly RpcMethod[]): Boun
     const rule = proto.http;
     if (!rule) throw new Error(`RpcMethod ${name}: the proto declares no google.api.http mapping`);
     const expected = { method: rule.method, path: fastifyPathOf(rule.template), body: rule.body === '*' ? '*' : undefined };
-    if (rule.body !== '' && rule.body !== '*') throw new Error(`RpcMethod ${name}: body "${rule.body}" is not supported (only "*" or none)`);
+    if (rule.body !== '' && rule.body !== '*')
+      throw new Error(`RpcMethod ${name}: body "${rule.body}" is not supported (only "*" or none)`);
     const actual = { method: rpc.http.method, path: rpc.http.path, body: rpc.http.body };
     if (expected.method !== actual.method || expected.path !== actual.path || expected.body !== actual.body) {
-      throw new Error(`RpcMethod ${name}: HTTP mapping ${JSON.stringify(actual)} differs from the proto annotation ${JSON.stringify(expected)}`);
+      throw new Error(
+        `RpcMethod ${name}: HTTP mapping ${JSON.stringify(actual)} differs from the proto annotation ${JSON.stringify(expected)}`,
+      );
     }
     const shared = rpc.sharedElements === undefined ? undefined : sharedElementsOf(proto.output, rpc.sharedElements, name);
     return { rpc, proto, shared };
@@ -107,7 +117,8 @@ function convertResponse(bound: BoundRpc, response: unknown): RpcResponse {
   const { output } = bound.proto;
   if (isMessageOf(response, output)) return { message: response };
   const shared = bound.shared;
-  const list: unknown = shared && typeof response === 'object' && response !== null ? (response as Record<string, unknown>)[shared.field.name] : undefined;
+  const list: unknown =
+    shared && typeof response === 'object' && response !== null ? (response as Record<string, unknown>)[shared.field.name] : undefined;
   const records = bound.rpc.recordData === 'response';
   if (!shared || !Array.isArray(list)) return { message: responseFromJson(output, response, records) };
   const restInput: Record<string, unknown> = { ...(response as Record<string, unknown>) };
@@ -157,7 +168,10 @@ class CallCancellation {
 /** `invokeRpc`, keeping a response with shared elements split so the transport can assemble it from cached pieces. */
 export async function invokeRpcResponse(deps: RpcRuntimeDeps, bound: BoundRpc, call: RpcInvocation): Promise<RpcResponse> {
   const { rpc } = bound;
-  const principal = requireCapability(call.authenticated ?? (await deps.auth.authenticate({ authorization: call.authorization })), rpc.capability);
+  const principal = requireCapability(
+    call.authenticated ?? (await deps.auth.authenticate({ authorization: call.authorization })),
+    rpc.capability,
+  );
   const request = call.decode();
   // Text neither database can store (NUL, an unpaired surrogate) is refused once per call at the boundary shared by
   // both transports, naming the field by its proto path (`id`, `queries.3.package.name`). Without it PostgreSQL

@@ -6,7 +6,15 @@ import { JSON_WRITE } from './codec.ts';
 import { QuerySchema, VulnerabilityListSchema, VulnerabilitySchema } from './generated/es/platform/v1/osv_pb.ts';
 import { loadProtos } from './protos.ts';
 import { EncodedMessage, type RpcMethod } from './rpc.ts';
-import { bindRpcs, grpcResponseBytes, httpResponseBody, invokeRpc, invokeRpcResponse, type RpcInvocation, type RpcRuntimeDeps } from './rpc-runtime.ts';
+import {
+  bindRpcs,
+  grpcResponseBytes,
+  httpResponseBody,
+  invokeRpc,
+  invokeRpcResponse,
+  type RpcInvocation,
+  type RpcRuntimeDeps,
+} from './rpc-runtime.ts';
 
 /**
  * `sharedElements`: a response assembled from per-object cached pieces must be exactly what the field-by-field
@@ -34,10 +42,21 @@ describe('sharedElements', () => {
     summary: '',
     not_in_proto: 1,
     aliases: ['CVE-2021-0001'],
-    affected: [{ package: { name: 'jinja2', ecosystem: 'PyPI' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '3.1.4' }] }], ecosystem_specific: { severity: 'HIGH', list: [1, null] } }],
+    affected: [
+      {
+        package: { name: 'jinja2', ecosystem: 'PyPI' },
+        ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '3.1.4' }] }],
+        ecosystem_specific: { severity: 'HIGH', list: [1, null] },
+      },
+    ],
     references: [{ type: 'ADVISORY', url: 'https://example.test/a' }],
   };
-  const second = { id: 'PYSEC-2021-1', modified: '2021-01-01T00:00:00Z', details: 'Details ü', credits: [{ name: 'Someone', type: 'FINDER' }] };
+  const second = {
+    id: 'PYSEC-2021-1',
+    modified: '2021-01-01T00:00:00Z',
+    details: 'Details ü',
+    credits: [{ name: 'Someone', type: 'FINDER' }],
+  };
   let response: Record<string, unknown> = {};
 
   const query: RpcMethod = {
@@ -51,7 +70,13 @@ describe('sharedElements', () => {
   };
   const [plain] = bindRpcs(protos, [query]);
   const [shared] = bindRpcs(protos, [{ ...query, sharedElements: 'vulns', recordData: 'elements' }]);
-  const call = (transport: 'grpc' | 'http'): RpcInvocation => ({ authorization: 'Bearer x', authenticated, decode: () => create(QuerySchema), transport, log: silentLogger() });
+  const call = (transport: 'grpc' | 'http'): RpcInvocation => ({
+    authorization: 'Bearer x',
+    authenticated,
+    decode: () => create(QuerySchema),
+    transport,
+    log: silentLogger(),
+  });
   const decode = (bytes: Uint8Array) => toJson(VulnerabilityListSchema, fromBinary(VulnerabilityListSchema, bytes), JSON_WRITE);
 
   it('refuses a field that is not a repeated message field', () => {

@@ -16,8 +16,8 @@ import { EncodedMessage } from './rpc.ts';
  */
 export interface PreparedElement {
   message?: Message;
-  json?: string | Buffer;
-  bytes?: Uint8Array;
+  json?: string | Buffer | undefined;
+  bytes?: Uint8Array | undefined;
 }
 
 /** The repeated message field an RPC's answers are spliced around, with the per-object cache of its elements. */
@@ -67,7 +67,12 @@ function elementMessage(shared: SharedElements, e: PreparedElement): Message {
  * element's text written once and reused, then the members of `rest`. Elements that arrived as UTF-8 bytes are
  * spliced as bytes (a large answer is then one Buffer, never a large string).
  */
-export function splicedJson(output: DescMessage, rest: Message, shared: SharedElements, elements: readonly PreparedElement[]): string | Buffer {
+export function splicedJson(
+  output: DescMessage,
+  rest: Message,
+  shared: SharedElements,
+  elements: readonly PreparedElement[],
+): string | Buffer {
   const restText = JSON.stringify(messageToJson(output, rest));
   if (elements.length === 0) return restText;
   const texts = elements.map((e) => (e.json ??= JSON.stringify(messageToJson(shared.element, elementMessage(shared, e)))));

@@ -61,7 +61,13 @@ export function mcpSettingsFromConfig(
 ): McpSettings {
   const forgeUrl = forge?.forgeUrl ?? config.FORGE_URL;
   if (forgeUrl === undefined) throw new Error('no forge: set FORGE_URL or run the dev forge');
-  const mode: McpSettings['mode'] = forge ? 'callback_proxy' : !config.FORGE_MCP_OAUTH ? 'none' : config.FORGE_OAUTH_CALLBACK_PROXY ? 'callback_proxy' : 'passthrough';
+  const mode: McpSettings['mode'] = forge
+    ? 'callback_proxy'
+    : !config.FORGE_MCP_OAUTH
+      ? 'none'
+      : config.FORGE_OAUTH_CALLBACK_PROXY
+        ? 'callback_proxy'
+        : 'passthrough';
   return {
     mode,
     serverUrl: forge?.serverUrl ?? config.MCP_SERVER_URL,
@@ -110,7 +116,12 @@ export interface McpApp {
 /** Builds the listener's app (not yet listening). */
 export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
   const { settings, log, clock } = deps;
-  const app = createHttpApp({ log, trustProxy: settings.trustProxy, bodyLimit: settings.bodyLimit, ...(deps.https ? { https: deps.https } : {}) });
+  const app = createHttpApp({
+    log,
+    trustProxy: settings.trustProxy,
+    bodyLimit: settings.bodyLimit,
+    ...(deps.https ? { https: deps.https } : {}),
+  });
   await app.register(fastifyFormbody);
   const bases = settings.serverUrl ? [...new Set(['', serverPathPrefix(settings.serverUrl)])] : [''];
   let replay: ReplayCache | undefined;
@@ -190,7 +201,9 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
     const metadataSettings: MetadataSettings = { serverUrl, scopes: settings.scopes, mode: settings.mode };
     // The CSRF key follows the sealing secrets: tokens are made with the current one and accepted with any, so a
     // consent page rendered before a rotation (or by a replica not yet rotated) can still be submitted.
-    const csrfKeys = [secret, ...previous].map((s) => Buffer.from(hkdfSync('sha256', s, Buffer.alloc(0), 'platform mcp consent csrf v1', 32)));
+    const csrfKeys = [secret, ...previous].map((s) =>
+      Buffer.from(hkdfSync('sha256', s, Buffer.alloc(0), 'platform mcp consent csrf v1', 32)),
+    );
     await app.register(async (scope) => {
       // OAuth endpoints answer in RFC 6749 form, also for bodies Fastify could not parse (STYLE.md 7).
       scope.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -198,7 +211,9 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
         if (status >= 500) request.log.error({ err: error }, 'OAuth endpoint failed');
         return sendOAuthJson(
           reply,
-          status >= 500 ? oauthError(500, 'server_error', 'Internal error.') : oauthError(status === 413 || status === 415 ? status : 400, 'invalid_request', 'Malformed request.'),
+          status >= 500
+            ? oauthError(500, 'server_error', 'Internal error.')
+            : oauthError(status === 413 || status === 415 ? status : 400, 'invalid_request', 'Malformed request.'),
         );
       });
       registerOAuthRoutes(scope, { service, metadata: metadataSettings, forgeUrl: settings.forgeUrl, csrfKeys, bases });

@@ -15,8 +15,7 @@ import type { ForgeOAuth } from './oauth/oauth.forge.ts';
 export const MAX_VALIDATION_TTL_MS = 60_000;
 
 export type BearerResult =
-  | { ok: true; authInfo: AuthInfo }
-  | { ok: false; reason: 'invalid' | 'expired' | 'wrong_application' | 'unavailable' };
+  { ok: true; authInfo: AuthInfo } | { ok: false; reason: 'invalid' | 'expired' | 'wrong_application' | 'unavailable' };
 
 export interface BearerValidator {
   validate(token: string): Promise<BearerResult>;
@@ -44,7 +43,12 @@ export function createBearerValidator(deps: {
   max?: number;
 }): BearerValidator {
   const ttl = Math.min(deps.ttlMs ?? MAX_VALIDATION_TTL_MS, MAX_VALIDATION_TTL_MS);
-  const cache = new LRUCache<string, { authInfo: AuthInfo; validUntil: number }>({ max: deps.max ?? 10_000, ttl: Math.max(ttl, 1), ttlResolution: 0, perf: { now: () => deps.clock.now() } });
+  const cache = new LRUCache<string, { authInfo: AuthInfo; validUntil: number }>({
+    max: deps.max ?? 10_000,
+    ttl: Math.max(ttl, 1),
+    ttlResolution: 0,
+    perf: { now: () => deps.clock.now() },
+  });
   const inflight = new Map<string, Promise<BearerResult>>();
   // Refusals are remembered too: a token the forge refused never becomes valid, and a client (or an attacker)
   // repeating a bad token must not cost a forge request each time.

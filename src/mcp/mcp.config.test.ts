@@ -97,6 +97,8 @@ describe('MCP configuration', () => {
     expect(parseMcpConfig({ FORGE_OAUTH_TOKEN_PATH: '/tmp/t.json' }).FORGE_OAUTH_TOKEN_PATH).toBe('/tmp/t.json');
     const env = { PLATFORM_DATA_DIR: '/srv/platform', FORGE_URL: 'https://f.example', FORGE_PERSONAL_ACCESS_TOKEN: 'glpat-x' };
     // The local flow gets its own default from the parsed configuration alone (no look at the raw variable).
-    expect(resolveLocalSettings(parseMcpConfig(env), { HOME: '/home/u' }).tokenPath).toBe(join('/home/u', '.config', 'platform', 'forge-token.json'));
+    expect(resolveLocalSettings(parseMcpConfig(env), { HOME: '/home/u' }).tokenPath).toBe(
+      join('/home/u', '.config', 'platform', 'forge-token.json'),
+    );
   });
 });

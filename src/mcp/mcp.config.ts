@@ -9,32 +9,44 @@ import { parseAllowlist, type Allowlist } from './oauth/oauth.allowlist.ts';
 
 /** A URL kept exactly as written (a redirect URI's trailing slash matters for exact matching). */
 function exactUrl(): ReturnType<typeof env.custom<string | undefined>> {
-  return env.custom<string | undefined>('an absolute http:// or https:// URL', (raw) => {
-    try {
-      const url = new URL(raw);
-      return url.protocol === 'http:' || url.protocol === 'https:' ? raw : invalid;
-    } catch {
-      return invalid;
-    }
-  }, undefined);
+  return env.custom<string | undefined>(
+    'an absolute http:// or https:// URL',
+    (raw) => {
+      try {
+        const url = new URL(raw);
+        return url.protocol === 'http:' || url.protocol === 'https:' ? raw : invalid;
+      } catch {
+        return invalid;
+      }
+    },
+    undefined,
+  );
 }
 
 /** The public base URL: http(s), no query or fragment, no trailing slash. */
-const serverUrl = env.custom<string | undefined>('an absolute http:// or https:// URL without query or fragment', (raw) => {
-  try {
-    const url = new URL(raw);
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) return invalid;
-    return raw.replace(/\/+$/, '');
-  } catch {
-    return invalid;
-  }
-}, undefined);
+const serverUrl = env.custom<string | undefined>(
+  'an absolute http:// or https:// URL without query or fragment',
+  (raw) => {
+    try {
+      const url = new URL(raw);
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) return invalid;
+      return raw.replace(/\/+$/, '');
+    } catch {
+      return invalid;
+    }
+  },
+  undefined,
+);
 
 /** Space-separated OAuth scopes as the forge names them. */
-const scopes = env.custom<string>('space-separated scope names such as "api read_user"', (raw) => {
-  const words = raw.split(/\s+/).filter(Boolean);
-  return words.length > 0 && words.every((w) => /^[a-z_]+$/.test(w)) ? words.join(' ') : invalid;
-}, 'api read_user');
+const scopes = env.custom<string>(
+  'space-separated scope names such as "api read_user"',
+  (raw) => {
+    const words = raw.split(/\s+/).filter(Boolean);
+    return words.length > 0 && words.every((w) => /^[a-z_]+$/.test(w)) ? words.join(' ') : invalid;
+  },
+  'api read_user',
+);
 
 export const mcpEnvSpec = {
   /** Enables remote MCP OAuth (spec "What the service does" 1). */
@@ -56,7 +68,11 @@ export const mcpEnvSpec = {
   /** The secret being rotated out: still opens values sealed with it, never seals. */
   OAUTH_STATELESS_PREVIOUS_SECRET: env.base64Key(32),
   /** `redis://…`: consumed sealed codes and states are remembered across replicas. */
-  OAUTH_REPLAY_CACHE_URL: env.custom<string | undefined>('a redis:// or rediss:// URL', (raw) => (/^rediss?:\/\/.+/.test(raw) ? raw : invalid), undefined),
+  OAUTH_REPLAY_CACHE_URL: env.custom<string | undefined>(
+    'a redis:// or rediss:// URL',
+    (raw) => (/^rediss?:\/\/.+/.test(raw) ? raw : invalid),
+    undefined,
+  ),
   /** Local (stdio) OAuth flow, src/mcp/local (spec 4). */
   FORGE_USE_OAUTH: env.boolean(false),
   /** Loopback redirect URI of the local flow only. */
@@ -93,14 +109,18 @@ export function parseMcpConfig(source: Env): McpConfig {
   const problems: string[] = [];
   const notices: string[] = [];
   if (config.FORGE_MCP_OAUTH && config.FORGE_URL !== undefined) {
-    if (config.MCP_SERVER_URL === undefined) problems.push('MCP_SERVER_URL: required when FORGE_MCP_OAUTH=true (the public base URL of this MCP server)');
-    if (config.FORGE_OAUTH_APP_ID === undefined) problems.push('FORGE_OAUTH_APP_ID: required when FORGE_MCP_OAUTH=true (the id of the forge OAuth application)');
+    if (config.MCP_SERVER_URL === undefined)
+      problems.push('MCP_SERVER_URL: required when FORGE_MCP_OAUTH=true (the public base URL of this MCP server)');
+    if (config.FORGE_OAUTH_APP_ID === undefined)
+      problems.push('FORGE_OAUTH_APP_ID: required when FORGE_MCP_OAUTH=true (the id of the forge OAuth application)');
   }
   if (config.FORGE_OAUTH_CALLBACK_PROXY && !config.FORGE_MCP_OAUTH && config.FORGE_URL !== undefined) {
     problems.push('FORGE_OAUTH_CALLBACK_PROXY: needs FORGE_MCP_OAUTH=true (callback proxy is a mode of remote OAuth)');
   }
   if (config.OAUTH_STATELESS_MODE && config.OAUTH_STATELESS_SECRET === undefined) {
-    problems.push('OAUTH_STATELESS_SECRET: required when OAUTH_STATELESS_MODE=true (base64 of at least 32 random bytes, the same on every replica)');
+    problems.push(
+      'OAUTH_STATELESS_SECRET: required when OAUTH_STATELESS_MODE=true (base64 of at least 32 random bytes, the same on every replica)',
+    );
   }
   if (config.OAUTH_STATELESS_PREVIOUS_SECRET !== undefined && config.OAUTH_STATELESS_SECRET === undefined) {
     problems.push('OAUTH_STATELESS_PREVIOUS_SECRET: set only together with OAUTH_STATELESS_SECRET (it is the secret being rotated out)');
@@ -109,13 +129,17 @@ export function parseMcpConfig(source: Env): McpConfig {
   try {
     allowlist = parseAllowlist(config.FORGE_OAUTH_ALLOWED_REDIRECT_URIS);
   } catch (error) {
-    problems.push(`FORGE_OAUTH_ALLOWED_REDIRECT_URIS: ${(error as Error).message} (entries: "defaults", "*", exact URIs, https prefixes ending in "/*")`);
+    problems.push(
+      `FORGE_OAUTH_ALLOWED_REDIRECT_URIS: ${(error as Error).message} (entries: "defaults", "*", exact URIs, https prefixes ending in "/*")`,
+    );
   }
   if (problems.length > 0 || !allowlist) throw new ConfigError(problems);
 
   if (config.FORGE_OAUTH_REDIRECT_URI !== undefined && config.FORGE_MCP_OAUTH) {
     // Spec "What the service does" 4: only the local flow reads it.
-    notices.push('FORGE_OAUTH_REDIRECT_URI is read only by the local OAuth flow (FORGE_USE_OAUTH); it does not affect remote OAuth, whose forge callback is {MCP_SERVER_URL}/callback in callback proxy mode');
+    notices.push(
+      'FORGE_OAUTH_REDIRECT_URI is read only by the local OAuth flow (FORGE_USE_OAUTH); it does not affect remote OAuth, whose forge callback is {MCP_SERVER_URL}/callback in callback proxy mode',
+    );
   }
   if (allowlist.any) {
     notices.push('FORGE_OAUTH_ALLOWED_REDIRECT_URIS=* disables the redirect allowlist: any client callback is accepted (not recommended)');

@@ -49,7 +49,13 @@ describe('MCP listener under serve', () => {
     const withNotice = {
       ...deps,
       log: logs.logger,
-      config: config({ FORGE_URL: 'http://127.0.0.1:9', FORGE_MCP_OAUTH: 'true', MCP_SERVER_URL: 'http://127.0.0.1:9', FORGE_OAUTH_APP_ID: 'x', FORGE_OAUTH_REDIRECT_URI: 'http://127.0.0.1:7/cb' }),
+      config: config({
+        FORGE_URL: 'http://127.0.0.1:9',
+        FORGE_MCP_OAUTH: 'true',
+        MCP_SERVER_URL: 'http://127.0.0.1:9',
+        FORGE_OAUTH_APP_ID: 'x',
+        FORGE_OAUTH_REDIRECT_URI: 'http://127.0.0.1:7/cb',
+      }),
     };
     const started = await startMcpServices(withNotice, { mcp: true, devforge: true });
     try {

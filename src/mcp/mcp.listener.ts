@@ -98,8 +98,16 @@ export async function startMcpServices(deps: McpServiceDeps, select: { mcp: bool
 
     const settings: McpSettings = mcpSettingsFromConfig(mcp, core, deps.localSecret, forgeOverride);
     const https =
-      core.PLATFORM_TLS_CERT && core.PLATFORM_TLS_KEY ? { cert: readFileSync(core.PLATFORM_TLS_CERT), key: readFileSync(core.PLATFORM_TLS_KEY) } : undefined;
-    const built = await buildMcpApp({ settings, log: deps.log.child({ service: 'mcp' }), clock: deps.clock, fetch: deps.fetch, ...(https ? { https } : {}) });
+      core.PLATFORM_TLS_CERT && core.PLATFORM_TLS_KEY
+        ? { cert: readFileSync(core.PLATFORM_TLS_CERT), key: readFileSync(core.PLATFORM_TLS_KEY) }
+        : undefined;
+    const built = await buildMcpApp({
+      settings,
+      log: deps.log.child({ service: 'mcp' }),
+      clock: deps.clock,
+      fetch: deps.fetch,
+      ...(https ? { https } : {}),
+    });
     try {
       await built.app.listen({ host, port: mcpPort });
     } catch (error) {
@@ -112,7 +120,9 @@ export async function startMcpServices(deps: McpServiceDeps, select: { mcp: bool
     const details =
       settings.mode === 'none'
         ? ['  remote OAuth off: /mcp takes a forge token as bearer']
-        : [`  ${settings.mode === 'callback_proxy' ? 'callback proxy' : 'passthrough'} OAuth${settings.stateless ? ', stateless' : ''}; public URL ${settings.serverUrl}/mcp`];
+        : [
+            `  ${settings.mode === 'callback_proxy' ? 'callback proxy' : 'passthrough'} OAuth${settings.stateless ? ', stateless' : ''}; public URL ${settings.serverUrl}/mcp`,
+          ];
     started.push({
       name: 'mcp',
       url,

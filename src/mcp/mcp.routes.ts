@@ -86,14 +86,23 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     }
     const server = acquire();
     let reusable = true;
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    // No sessionIdGenerator: that is what puts the SDK transport in stateless mode.
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     // The reply is written by the transport from here on; headers set so far are copied to the raw response.
     reply.hijack();
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     const startedAt = performance.now();
     reply.raw.on('close', () => {
       // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
-      request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.raw.statusCode, ms: Math.round(performance.now() - startedAt) }, 'request completed');
+      request.log.info(
+        {
+          method: request.method,
+          path: request.url.split('?')[0],
+          status: reply.raw.statusCode,
+          ms: Math.round(performance.now() - startedAt),
+        },
+        'request completed',
+      );
       void transport.close().then(() => {
         if (reusable && idle.length < MAX_IDLE_SERVERS && !idle.includes(server)) idle.push(server);
       });

@@ -6,9 +6,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import { Writable } from 'node:stream';
-import { fakeClock, type Clock } from '../core/clock.ts';
+import { fakeClock } from '../core/clock.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
-import { createForgeBrowser, startDevForge, type DevForgeApplication, type DevForgeUser, type ForgeBrowser, type StartedDevForge } from '../devforge/index.ts';
+import {
+  createForgeBrowser,
+  startDevForge,
+  type DevForgeApplication,
+  type DevForgeUser,
+  type ForgeBrowser,
+  type StartedDevForge,
+} from '../devforge/index.ts';
 import { buildMcpApp, type McpApp, type McpSettings } from './mcp.app.ts';
 import { parseAllowlist } from './oauth/oauth.allowlist.ts';
 import type { FetchedDocument } from './oauth/oauth.client-metadata.ts';
@@ -67,7 +74,13 @@ export interface TestForge {
 
 /** A dev forge with one user and one public application registered for `redirectUris`, on a fake clock. */
 export async function startTestForge(redirectUris: string[], clock: FakeClock = fakeClock(Date.now())): Promise<TestForge> {
-  const user: DevForgeUser = { id: 1, username: 'dana', name: 'Dana Developer', email: 'dana@example.test', password: `pw-${randomBytes(9).toString('base64url')}` };
+  const user: DevForgeUser = {
+    id: 1,
+    username: 'dana',
+    name: 'Dana Developer',
+    email: 'dana@example.test',
+    password: `pw-${randomBytes(9).toString('base64url')}`,
+  };
   const app: DevForgeApplication = {
     uid: randomBytes(32).toString('hex'),
     name: 'Forge MCP server (test)',
@@ -128,7 +141,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const forge =
     options.forge ??
     (await startTestForge(
-      options.mode === 'callback_proxy' ? [`${serverUrl}/callback`, ...(options.forgeRedirectUris ?? [])] : [CLIENT_CALLBACK, ...(options.forgeRedirectUris ?? [])],
+      options.mode === 'callback_proxy'
+        ? [`${serverUrl}/callback`, ...(options.forgeRedirectUris ?? [])]
+        : [CLIENT_CALLBACK, ...(options.forgeRedirectUris ?? [])],
     ));
   const logs = captureLogger();
   const settings: McpSettings = {
@@ -182,7 +197,11 @@ export async function register(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
-  const response = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${base}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
 }
 
@@ -195,7 +214,10 @@ export function authorizeUrl(serverUrl: string, params: Record<string, string | 
 }
 
 /** POST /token with a form; returns status, JSON body and headers. */
-export async function token(base: string, form: Record<string, string | undefined>): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+export async function token(
+  base: string,
+  form: Record<string, string | undefined>,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(form)) if (v !== undefined) body.set(k, v);
   const response = await fetch(`${base}/token`, { method: 'POST', body });
@@ -207,7 +229,12 @@ export function consentFields(html: string): { request: string; csrf: string } {
   const field = (name: string) => {
     const match = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html);
     if (!match?.[1]) throw new Error(`consent page without ${name}`);
-    return match[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+    return match[1]
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>');
   };
   return { request: field('request'), csrf: field('csrf') };
 }
@@ -244,7 +271,9 @@ export async function walkSignIn(
     walk.consentHtml = html;
     const fields = consentFields(html);
     const action = /<form method="post" action="([^"]*)"/.exec(html)?.[1] ?? `${ours}/authorize`;
-    response = await browser.request(new URL(new URL(action.replace(/&amp;/g, '&')).pathname, authorize).href, { form: { ...fields, decision: options.consent ?? 'approve' } });
+    response = await browser.request(new URL(new URL(action.replace(/&amp;/g, '&')).pathname, authorize).href, {
+      form: { ...fields, decision: options.consent ?? 'approve' },
+    });
   }
   if (response.status !== 302) throw new Error(`authorize answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
   const next = new URL(response.headers.get('location') ?? '', authorize);
@@ -277,8 +306,14 @@ export async function approveConsent(browser: ForgeBrowser, serverUrl: string, p
 
 /** Registers a client for CLIENT_CALLBACK and returns its id. */
 export async function registerClient(base: string, redirectUris: string[] = [CLIENT_CALLBACK], name = 'Test client'): Promise<string> {
-  const answer = await register(base, { redirect_uris: redirectUris, client_name: name, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'] });
-  if (answer.status !== 201 || typeof answer.body.client_id !== 'string') throw new Error(`register failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  const answer = await register(base, {
+    redirect_uris: redirectUris,
+    client_name: name,
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+  });
+  if (answer.status !== 201 || typeof answer.body.client_id !== 'string')
+    throw new Error(`register failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body.client_id;
 }
 
@@ -294,12 +329,22 @@ export async function completeFlow(
   const clientId = options.clientId ?? (await registerClient(base));
   const { verifier, challenge } = pkce();
   const state = options.state ?? randomBytes(8).toString('hex');
-  const walk = await walkSignIn(authorizeUrl(base, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state, scope: 'api read_user' }), stack.forge.user, {
-    ...(options.browser ? { browser: options.browser } : {}),
-  });
+  const walk = await walkSignIn(
+    authorizeUrl(base, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state, scope: 'api read_user' }),
+    stack.forge.user,
+    {
+      ...(options.browser ? { browser: options.browser } : {}),
+    },
+  );
   const code = walk.clientRedirect.searchParams.get('code');
   if (!code) throw new Error(`no code at the client: ${walk.clientRedirect.href}`);
-  const answer = await token(base, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+  const answer = await token(base, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: CLIENT_CALLBACK,
+  });
   if (answer.status !== 200) throw new Error(`token failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   return { tokens: answer.body, walk, clientId, verifier };
 }
@@ -325,8 +370,6 @@ export const INITIALIZE = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
 };
 
-export type { Clock };
-
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Whether Redis answers; in CI a missing Redis fails the run instead of skipping. */
@@ -350,13 +393,14 @@ export async function redisAvailable(url = REDIS_URL): Promise<boolean> {
   return up;
 }
 
-
 /** Calls one tool through the official SDK client with a bearer token; returns the result and closes. */
 export async function callTool(serverUrl: string, bearer: string, name: string, args: Record<string, unknown> = {}) {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${serverUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${serverUrl}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+  });
   await client.connect(transport);
   try {
     return await client.callTool({ name, arguments: args });

@@ -12,7 +12,8 @@ describe.each(dialects)('member model discovery on %s', (dialect) => {
   });
   afterAll(async () => h.close());
 
-  const memberRefs = async (token: string, query = '') => (await h.call('GET', `/agent_api/v1/models${query}`, { token })).body.models.map((m: { ref: string }) => m.ref);
+  const memberRefs = async (token: string, query = '') =>
+    (await h.call('GET', `/agent_api/v1/models${query}`, { token })).body.models.map((m: { ref: string }) => m.ref);
   const adminPut = (path: string, command: unknown) => h.call('PUT', path, { token: h.token, body: { command } });
 
   it('[ADM-MEM-1] serves member-plane and executor tokens; hidden and invalid models are absent', async () => {
@@ -24,7 +25,9 @@ describe.each(dialects)('member model discovery on %s', (dialect) => {
       expect(r.status).toBe(200);
       expect(r.body.models.map((m: { ref: string }) => m.ref)).toEqual(['alpha/a-2', 'alpha/emb', 'beta/b-1', 'local/l-1']);
       // The same row as admin discovery.
-      const admin = (await h.call('GET', '/api/v1/admin/models', { token: h.token })).body.models.find((m: { ref: string }) => m.ref === 'alpha/a-2');
+      const admin = (await h.call('GET', '/api/v1/admin/models', { token: h.token })).body.models.find(
+        (m: { ref: string }) => m.ref === 'alpha/a-2',
+      );
       expect(r.body.models[0]).toEqual(admin);
     }
     expect(await memberRefs(member.member, '?available=true')).toEqual(['alpha/a-2', 'alpha/emb']);
@@ -64,7 +67,17 @@ describe.each(dialects)('member model discovery on %s', (dialect) => {
         expect(r.body.error.code).toBe('method_not_allowed');
       }
     }
-    for (const suffix of ['', '/lane', '/model_visibility', '/model_availability', '/api_key', '/definition', '/model_definition', '/model_discovery', '/model_test']) {
+    for (const suffix of [
+      '',
+      '/lane',
+      '/model_visibility',
+      '/model_availability',
+      '/api_key',
+      '/definition',
+      '/model_definition',
+      '/model_discovery',
+      '/model_test',
+    ]) {
       for (const method of ['GET', 'PUT', 'POST', 'DELETE']) {
         const body = method === 'GET' ? {} : { body: { command: { enabled: false, model: 'alpha/a-2', visible: false } } };
         const r = await h.call(method, `/agent_api/v1/model_providers/alpha${suffix}`, { token: member.member, ...body });

@@ -1,6 +1,7 @@
-import { memberProvidersResponseSchema, modelsQuerySchema, modelsResponseSchema } from '../admin/admin.schemas.ts';
-import { defineRoute, JsonText, type AnyApiRoute } from '../core/http/api-route.ts';
-import type { ModelPlane } from '../admin/model-plane.ts';
+import type { FastifyInstance } from 'fastify';
+import { memberProvidersResponseSchema, modelsQuerySchema, modelsResponseSchema, type ModelPlane } from '../admin/index.ts';
+import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../core/http/api-route.ts';
+import type { Authenticator } from '../core/identity/auth.ts';
 
 /** Base path of the member plane (spec: Versioning). */
 const MEMBER_BASE = '/agent_api/v1';
@@ -44,4 +45,9 @@ export function memberRoutes(plane: ModelPlane): AnyApiRoute[] {
       handler: async ({ principal }) => ({ model_providers: await plane.memberProviders(principal.accountId) }),
     }),
   ];
+}
+
+/** Mounts the member plane's routes; the admin service's OpenAPI document lists them with its own. */
+export function registerMemberRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
+  registerApiRoutes(app, memberRoutes(deps.plane), { auth: deps.auth });
 }

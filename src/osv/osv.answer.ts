@@ -9,8 +9,8 @@ import type { Kysely } from 'kysely';
 import type { OsvTables } from './osv.table.ts';
 import type { Logger } from '../core/logger.ts';
 import { fromJson, toBinary, toJsonString, type JsonValue } from '@bufbuild/protobuf';
-import { JSON_WRITE } from '../grpc/codec.ts';
-import { VulnerabilitySchema } from '../grpc/generated/es/platform/v1/osv_pb.ts';
+import { JSON_WRITE } from '../grpc/index.ts';
+import { VulnerabilitySchema } from '../grpc/index.ts';
 import { isClosedDatabaseError } from './osv.loader.ts';
 import type { OsvRecord } from './osv.schema.ts';
 import { recordsWithoutAnswers, storeAnswers } from './osv.store.ts';
@@ -43,7 +43,10 @@ export interface AnswerPass {
 const SLICE = 200;
 
 /** One pass over the records without answers, in id order, one transaction per slice. */
-export async function encodePendingAnswers(db: Kysely<OsvTables>, options: { signal?: AbortSignal; log?: Logger; slice?: number } = {}): Promise<AnswerPass> {
+export async function encodePendingAnswers(
+  db: Kysely<OsvTables>,
+  options: { signal?: AbortSignal; log?: Logger; slice?: number } = {},
+): Promise<AnswerPass> {
   const started = Date.now();
   const pass: AnswerPass = { encoded: 0, failed: 0, ms: 0 };
   let after = '';
@@ -56,7 +59,10 @@ export async function encodePendingAnswers(db: Kysely<OsvTables>, options: { sig
         answers.push({ id: row.id, modifiedKey: row.modified_key, ...encodeAnswer(JSON.parse(row.record) as OsvRecord) });
       } catch (error) {
         pass.failed++;
-        options.log?.warn({ id: row.id, reason: error instanceof Error ? error.message : String(error) }, 'OSV record does not encode; it is converted per call');
+        options.log?.warn(
+          { id: row.id, reason: error instanceof Error ? error.message : String(error) },
+          'OSV record does not encode; it is converted per call',
+        );
       }
     }
     pass.encoded += await db.transaction().execute((trx) => storeAnswers(trx, answers));

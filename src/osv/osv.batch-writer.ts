@@ -37,7 +37,12 @@ export interface RecordWrite {
  * Inserts records or replaces stored ones whose `modified` is older (osv-facts.md: the newer copy wins; an equal
  * one is left alone, so re-running an import changes nothing). Returns the ids actually written.
  */
-async function upsertRecords(trx: Transaction<OsvTables>, records: readonly RecordWrite[], generation: number, now: number): Promise<Set<string>> {
+async function upsertRecords(
+  trx: Transaction<OsvTables>,
+  records: readonly RecordWrite[],
+  generation: number,
+  now: number,
+): Promise<Set<string>> {
   const written = new Set<string>();
   for (const part of chunks(records)) {
     const rows = await trx
@@ -88,7 +93,11 @@ async function storedModifiedKeys(db: Db, ids: readonly string[]): Promise<Map<s
 }
 
 /** Replaces the index rows of `ids` with `rows` (withdrawn records get none). */
-async function replaceIndexRows(trx: Transaction<OsvTables>, ids: readonly string[], rows: readonly { vulnId: string; row: IndexRowData }[]): Promise<void> {
+async function replaceIndexRows(
+  trx: Transaction<OsvTables>,
+  ids: readonly string[],
+  rows: readonly { vulnId: string; row: IndexRowData }[],
+): Promise<void> {
   for (const part of chunks(ids)) await trx.deleteFrom('osv_affected').where('vuln_id', 'in', part).execute();
   for (const part of chunks(rows)) {
     await trx
@@ -110,7 +119,11 @@ async function replaceIndexRows(trx: Transaction<OsvTables>, ids: readonly strin
 }
 
 /** Replaces the aliases of `ids`. */
-async function replaceAliases(trx: Transaction<OsvTables>, ids: readonly string[], aliases: readonly { vulnId: string; alias: string }[]): Promise<void> {
+async function replaceAliases(
+  trx: Transaction<OsvTables>,
+  ids: readonly string[],
+  aliases: readonly { vulnId: string; alias: string }[],
+): Promise<void> {
   for (const part of chunks(ids)) await trx.deleteFrom('osv_aliases').where('vuln_id', 'in', part).execute();
   for (const part of chunks(aliases)) {
     await trx
@@ -120,7 +133,6 @@ async function replaceAliases(trx: Transaction<OsvTables>, ids: readonly string[
       .execute();
   }
 }
-
 
 /** One record of an import batch with what goes beside it. */
 interface BatchItem {
@@ -146,11 +158,27 @@ function kyselyBatchWriter(db: Kysely<OsvTables>): BatchWriter {
     async write(items, now) {
       return db.transaction().execute(async (trx) => {
         const generation = await nextGeneration(trx, now);
-        const stored = await storedModifiedKeys(trx, items.map((p) => p.write.id));
-        const written = await upsertRecords(trx, items.map((p) => p.write), generation, now);
+        const stored = await storedModifiedKeys(
+          trx,
+          items.map((p) => p.write.id),
+        );
+        const written = await upsertRecords(
+          trx,
+          items.map((p) => p.write),
+          generation,
+          now,
+        );
         const ids = items.filter((p) => written.has(p.write.id));
-        await replaceIndexRows(trx, ids.map((p) => p.write.id), ids.flatMap((p) => p.rows.map((row) => ({ vulnId: p.write.id, row }))));
-        await replaceAliases(trx, ids.map((p) => p.write.id), ids.flatMap((p) => p.aliases.map((alias) => ({ vulnId: p.write.id, alias }))));
+        await replaceIndexRows(
+          trx,
+          ids.map((p) => p.write.id),
+          ids.flatMap((p) => p.rows.map((row) => ({ vulnId: p.write.id, row }))),
+        );
+        await replaceAliases(
+          trx,
+          ids.map((p) => p.write.id),
+          ids.flatMap((p) => p.aliases.map((alias) => ({ vulnId: p.write.id, alias }))),
+        );
         return { stored, written };
       });
     },
@@ -172,7 +200,9 @@ function sqliteBatchWriter(path: string): BatchWriter {
   // Bulk writing: a larger page cache, and checkpoints every ~40 MB of WAL instead of every 4 MB (fewer fsyncs).
   connection.pragma('cache_size = -65536');
   connection.pragma('wal_autocheckpoint = 10000');
-  const bump = connection.prepare<[number]>('update osv_corpus set generation = generation + 1, updated_at = ? where id = 1 returning generation');
+  const bump = connection.prepare<[number]>(
+    'update osv_corpus set generation = generation + 1, updated_at = ? where id = 1 returning generation',
+  );
   const find = connection.prepare<[string]>('select modified_key from osv_records where id = ?');
   const upsert = connection.prepare<[string, string, string, number, string, number, number]>(
     `insert into osv_records (id, modified, modified_key, withdrawn, record, imported_at, generation) values (?, ?, ?, ?, ?, ?, ?)
@@ -226,7 +256,10 @@ function postgresBatchWriter(db: Kysely<OsvTables>): BatchWriter {
       return db.transaction().execute(async (trx) => {
         const generation = await nextGeneration(trx, now);
         const ids = items.map((p) => p.write.id);
-        const before = await sql<{ id: string; modified_key: string }>`select id, modified_key from osv_records where id = any(${ids}::text[])`.execute(trx);
+        const before = await sql<{
+          id: string;
+          modified_key: string;
+        }>`select id, modified_key from osv_records where id = any(${ids}::text[])`.execute(trx);
         const stored = new Map(before.rows.map((r) => [r.id, r.modified_key]));
         const upserted = await sql<{ id: string }>`
           insert into osv_records (id, modified, modified_key, withdrawn, record, imported_at, generation)

@@ -18,13 +18,22 @@ describe('[OSV-IMPORT-SOURCES] import progress', () => {
     view.update({ read: 7000, written: 5000, invalid: 2, elapsedMs: 7000 });
     view.update({ read: 12_000, written: 10_000, invalid: 3, elapsedMs: 12_000 });
     view.stop();
-    expect(err).toEqual(['importing: 6000/20000 records read, 5000 written, 2 invalid, 1000 records/s', 'importing: 12000/20000 records read, 10000 written, 3 invalid, 1000 records/s']);
+    expect(err).toEqual([
+      'importing: 6000/20000 records read, 5000 written, 2 invalid, 1000 records/s',
+      'importing: 12000/20000 records read, 10000 written, 3 invalid, 1000 records/s',
+    ]);
   });
 
   it('draws a bar with records/s on a terminal, and nothing when quiet', async () => {
     const { io: cli, err } = io();
     const chunks: string[] = [];
-    const stream = Object.assign(new PassThrough(), { isTTY: true, columns: 160, cursorTo: () => true, clearLine: () => true, moveCursor: () => true }) as unknown as NodeJS.WriteStream;
+    const stream = Object.assign(new PassThrough(), {
+      isTTY: true,
+      columns: 160,
+      cursorTo: () => true,
+      clearLine: () => true,
+      moveCursor: () => true,
+    }) as unknown as NodeJS.WriteStream;
     stream.on('data', (c: Buffer) => chunks.push(c.toString()));
     const view = progressView(cli, 100, false, stream);
     view.update({ read: 50, written: 0, invalid: 1, elapsedMs: 500 });

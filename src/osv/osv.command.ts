@@ -53,7 +53,9 @@ export function progressView(io: CliIo, total: number, quiet: boolean, stderr: N
     update(p) {
       if (p.elapsedMs - last < PLAIN_PROGRESS_MS) return;
       last = p.elapsedMs;
-      io.err(`importing: ${p.read}/${total} records read, ${p.written} written, ${p.invalid} invalid, ${rate(p.read, p.elapsedMs)} records/s`);
+      io.err(
+        `importing: ${p.read}/${total} records read, ${p.written} written, ${p.invalid} invalid, ${rate(p.read, p.elapsedMs)} records/s`,
+      );
     },
     stop: () => undefined,
   };
@@ -91,7 +93,8 @@ export function registerOsvCommands(program: Command, io: CliIo, withCorpus: Wit
     .option('--json', 'print the import report as one JSON object')
     .action(async (paths: string[], opts: { batchSize: string; strict?: boolean; quiet?: boolean; json?: boolean }) => {
       const batchSize = Number(opts.batchSize);
-      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 50_000) throw new CliError('--batch-size: expected an integer from 1 to 50000', 2);
+      if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 50_000)
+        throw new CliError('--batch-size: expected an integer from 1 to 50000', 2);
       let files;
       try {
         files = await listSourceFiles(paths);
@@ -131,7 +134,8 @@ export function registerOsvCommands(program: Command, io: CliIo, withCorpus: Wit
       if (opts.json) printJson(io, report);
       else {
         for (const r of report.rejected.slice(0, REJECTED_PRINTED)) io.err(describeRejected(r));
-        if (report.invalid > REJECTED_PRINTED) io.err(`… and ${report.invalid - REJECTED_PRINTED} more invalid records (use --json to list them)`);
+        if (report.invalid > REJECTED_PRINTED)
+          io.err(`… and ${report.invalid - REJECTED_PRINTED} more invalid records (use --json to list them)`);
         io.out(summary(report));
         if (report.interrupted) io.out('Every finished batch is stored; run the same command again to import the rest.');
       }

@@ -20,7 +20,9 @@ describe('docs/osv.md', () => {
 
   it('shows only commands and options that exist', () => {
     const program = new Command('platform');
-    registerOsvCommands(program, { env: {}, out: () => undefined, err: () => undefined }, () => Promise.reject(new Error('no command runs in this test')));
+    registerOsvCommands(program, { env: {}, out: () => undefined, err: () => undefined }, () =>
+      Promise.reject(new Error('no command runs in this test')),
+    );
     const osv = program.commands.find((c) => c.name() === 'osv');
     const commands = new Map(osv?.commands.map((c) => [c.name(), c.options.map((o) => o.long)]) ?? []);
     for (const m of doc.matchAll(/platform osv (\w+)([^\n`]*)/gu)) {

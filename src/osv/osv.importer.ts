@@ -104,7 +104,17 @@ export async function importRecords<DB extends OsvTables>(
   const maxListed = options.maxRejectedListed ?? 1000;
   const started = clock.now();
   const report: ImportReport = {
-    read: 0, inserted: 0, updated: 0, unchanged: 0, older: 0, withdrawn: 0, invalid: 0, rejected: [], batches: 0, interrupted: false, ms: 0,
+    read: 0,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    older: 0,
+    withdrawn: 0,
+    invalid: 0,
+    rejected: [],
+    batches: 0,
+    interrupted: false,
+    ms: 0,
   };
   let written = 0;
 

@@ -71,7 +71,10 @@ function ecosystemKeys(ecosystem: string): string[] {
   const base = ecosystemBase(ecosystem);
   if (base !== ecosystem) keys.push(base);
   if (base === 'Ubuntu') {
-    const variant = ecosystem.split(':').filter((part, i) => i === 0 || (part !== 'Pro' && part !== 'LTS')).join(':');
+    const variant = ecosystem
+      .split(':')
+      .filter((part, i) => i === 0 || (part !== 'Pro' && part !== 'LTS'))
+      .join(':');
     if (!keys.includes(variant)) keys.push(variant);
   }
   return keys;
@@ -208,7 +211,10 @@ export class CorpusIndex {
     for (const data of rows) {
       if (data.kind === 'C') {
         (entry.commits ??= []).push(data.name);
-        insertSorted(getOrCreate(this.commits, data.name, () => []), entry);
+        insertSorted(
+          getOrCreate(this.commits, data.name, () => []),
+          entry,
+        );
         continue;
       }
       const eco = this.ecoInfo(data.ecosystem);
@@ -227,7 +233,15 @@ export class CorpusIndex {
       };
       entry.rows.push(row);
       this.rowCount++;
-      for (const key of eco.keys) insertRow(getOrCreate(getOrCreate(this.byEco, key, () => new Map<string, IndexRow[]>()), name, () => []), row);
+      for (const key of eco.keys)
+        insertRow(
+          getOrCreate(
+            getOrCreate(this.byEco, key, () => new Map<string, IndexRow[]>()),
+            name,
+            () => [],
+          ),
+          row,
+        );
     }
   }
 

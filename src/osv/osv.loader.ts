@@ -7,7 +7,16 @@ import type { Logger } from '../core/logger.ts';
 import { compareIds, CorpusIndex } from './osv.index.ts';
 import type { IndexRowData } from './osv.rows.ts';
 import { warmLookups } from './osv.paging.ts';
-import { changedRecordIds, indexRowFromStored, readGeneration, readIndexRowsBetween, readIndexRowsOf, readRecordHeads, readRecordHeadsOf, type RecordHead } from './osv.store.ts';
+import {
+  changedRecordIds,
+  indexRowFromStored,
+  readGeneration,
+  readIndexRowsBetween,
+  readIndexRowsOf,
+  readRecordHeads,
+  readRecordHeadsOf,
+  type RecordHead,
+} from './osv.store.ts';
 import type { OsvAffectedRow } from './osv.table.ts';
 
 /** Records per page while loading. */

@@ -45,7 +45,12 @@ interface ScalibrCases {
     unaffected_versions: string[];
     empty_version_is_affected: boolean | null;
   }[];
-  other_cases: { name: string; affected: OsvAffected; query: { ecosystem?: string; name?: string; version: string; purl_type?: string }; want: boolean }[];
+  other_cases: {
+    name: string;
+    affected: OsvAffected;
+    query: { ecosystem?: string; name?: string; version: string; purl_type?: string };
+    want: boolean;
+  }[];
 }
 
 const read = <T>(file: string): T => JSON.parse(readFileSync(fixturePath('osv', 'matching-cases', file), 'utf8')) as T;
@@ -91,7 +96,12 @@ describe('[OSV-MATCH-EVENTS] [OSV-MATCH-STRING] [OSV-MATCH-BARE-DISTRO] [OSV-MAT
     const c = matchCases.pagination_cases.find((x) => x.commit_index);
     const idx = new CorpusIndex();
     for (const entry of c?.commit_index ?? []) {
-      if (entry.vuln === 'active') idx.applyVuln(entry.vuln_id, '2024-01-01T00:00:00Z', entry.commits.map((name, seq) => ({ seq, kind: 'C', ecosystem: 'GIT', name, coarseMin: null, coarseMax: null })));
+      if (entry.vuln === 'active')
+        idx.applyVuln(
+          entry.vuln_id,
+          '2024-01-01T00:00:00Z',
+          entry.commits.map((name, seq) => ({ seq, kind: 'C', ecosystem: 'GIT', name, coarseMin: null, coarseMax: null })),
+        );
       if (entry.vuln === 'withdrawn') idx.applyVuln(entry.vuln_id, '2024-01-01T00:00:00Z', null);
     }
     expect(matchCommit(idx, c?.query.commit ?? '', limits()).vulns.map((v) => v.id)).toEqual(c?.want_ids);
@@ -100,7 +110,10 @@ describe('[OSV-MATCH-EVENTS] [OSV-MATCH-STRING] [OSV-MATCH-BARE-DISTRO] [OSV-MAT
   it('pages commit matches', () => {
     const c = matchCases.pagination_cases.find((x) => x.query.commit && x.pages);
     const idx = new CorpusIndex();
-    for (const id of c?.ids ?? []) idx.applyVuln(id, '2024-01-01T00:00:00Z', [{ seq: 0, kind: 'C', ecosystem: 'GIT', name: c?.query.commit ?? '', coarseMin: null, coarseMax: null }]);
+    for (const id of c?.ids ?? [])
+      idx.applyVuln(id, '2024-01-01T00:00:00Z', [
+        { seq: 0, kind: 'C', ecosystem: 'GIT', name: c?.query.commit ?? '', coarseMin: null, coarseMax: null },
+      ]);
     const pages: string[][] = [];
     let after: string | undefined;
     for (let i = 0; i < (c?.pages ?? []).length; i++) {
@@ -145,7 +158,11 @@ describe('matching details', () => {
   it('[OSV-MATCH-STRING] compares canonical forms in string mode', () => {
     expect(canonicalizeVersion('V1_0-RC.1')).toBe('v1.0.rc.1');
     const index = indexOfRecords([
-      { id: 'OSV-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'OSS-Fuzz', name: 'proj' }, versions: ['release-1_2_3', 'v2.0'] }] },
+      {
+        id: 'OSV-1',
+        modified: '2024-01-01T00:00:00Z',
+        affected: [{ package: { ecosystem: 'OSS-Fuzz', name: 'proj' }, versions: ['release-1_2_3', 'v2.0'] }],
+      },
     ]);
     expect(query(index, 'OSS-Fuzz', 'proj', 'release-1_2_3').ids).toEqual(['OSV-1']);
     expect(query(index, 'OSS-Fuzz', 'proj', '1.2.3').ids).toEqual(['OSV-1']);
@@ -155,8 +172,16 @@ describe('matching details', () => {
 
   it('[OSV-MATCH-VERSIONS-FIRST] [OSV-MATCH-PEP503] uses equality of the comparator for listed versions (PyPI 3.1 == 3.1.0, NuGet 4 parts)', () => {
     const index = indexOfRecords([
-      { id: 'PYSEC-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'PyPI', name: 'Crypto_Graphy' }, versions: ['3.0', '3.1', '3.3'] }] },
-      { id: 'GHSA-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'NuGet', name: 'SkiaSharp' }, versions: ['2.80.3'] }] },
+      {
+        id: 'PYSEC-1',
+        modified: '2024-01-01T00:00:00Z',
+        affected: [{ package: { ecosystem: 'PyPI', name: 'Crypto_Graphy' }, versions: ['3.0', '3.1', '3.3'] }],
+      },
+      {
+        id: 'GHSA-1',
+        modified: '2024-01-01T00:00:00Z',
+        affected: [{ package: { ecosystem: 'NuGet', name: 'SkiaSharp' }, versions: ['2.80.3'] }],
+      },
     ]);
     expect(query(index, 'PyPI', 'crypto-graphy', '3.1.0').ids).toEqual(['PYSEC-1']);
     expect(query(index, 'PyPI', 'crypto.graphy', '3.2').ids).toEqual([]);
@@ -169,7 +194,15 @@ describe('matching details', () => {
       {
         id: 'OSV-1',
         modified: '2024-01-01T00:00:00Z',
-        affected: [{ package: { ecosystem: 'npm', name: 'p' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '1.0.0' }, { limit: '1.5.0' }] }, { type: 'SEMVER', events: [{ introduced: '2.0.0' }, { fixed: '2.1.0' }] }] }],
+        affected: [
+          {
+            package: { ecosystem: 'npm', name: 'p' },
+            ranges: [
+              { type: 'SEMVER', events: [{ introduced: '1.0.0' }, { limit: '1.5.0' }] },
+              { type: 'SEMVER', events: [{ introduced: '2.0.0' }, { fixed: '2.1.0' }] },
+            ],
+          },
+        ],
       },
     ]);
     const hit = (v: string) => query(index, 'npm', 'p', v).ids;
@@ -182,7 +215,17 @@ describe('matching details', () => {
 
   it('[OSV-MATCH-KEYS] [OSV-MATCH-BARE-DISTRO] files Ubuntu rows under the release without :Pro/:LTS and under the base', () => {
     const index = indexOfRecords([
-      { id: 'UBUNTU-CVE-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'Ubuntu:Pro:18.04:LTS', name: 'openssl' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.1.1-1ubuntu2.1~18.04.23' }] }], versions: ['1.1.1-1ubuntu2.1~18.04.20'] }] },
+      {
+        id: 'UBUNTU-CVE-1',
+        modified: '2024-01-01T00:00:00Z',
+        affected: [
+          {
+            package: { ecosystem: 'Ubuntu:Pro:18.04:LTS', name: 'openssl' },
+            ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.1.1-1ubuntu2.1~18.04.23' }] }],
+            versions: ['1.1.1-1ubuntu2.1~18.04.20'],
+          },
+        ],
+      },
     ]);
     expect(query(index, 'Ubuntu:18.04', 'openssl', '1.1.1-1ubuntu2.1~18.04.21').ids).toEqual(['UBUNTU-CVE-1']);
     expect(query(index, 'Ubuntu:Pro:18.04:LTS', 'openssl', '1.1.1-1ubuntu2.1~18.04.21').ids).toEqual(['UBUNTU-CVE-1']);
@@ -193,7 +236,11 @@ describe('matching details', () => {
   });
 
   it('[OSV-REFRESH] applies refreshes in place: replaced and withdrawn records leave no rows behind', () => {
-    const rec = (id: string, fixed: string): OsvRecord => ({ id, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name: 'p' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed }] }] }] });
+    const rec = (id: string, fixed: string): OsvRecord => ({
+      id,
+      modified: '2024-01-01T00:00:00Z',
+      affected: [{ package: { ecosystem: 'npm', name: 'p' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed }] }] }],
+    });
     const index = indexOfRecords([rec('GHSA-a', '2.0.0'), rec('GHSA-c', '2.0.0')]);
     index.applyVuln('GHSA-b', '2024-01-02T00:00:00Z', computeIndexRows(rec('GHSA-b', '3.0.0')));
     expect(query(index, 'npm', 'p', '1.0.0').ids).toEqual(['GHSA-a', 'GHSA-b', 'GHSA-c']);

@@ -259,7 +259,9 @@ function eventsAffect(types: string, values: readonly string[], p: Prepared, sor
       const x = cache.parse(eventVersionText(types[i] as string, values[i] as string));
       if (x !== undefined) keyed.push({ i, x });
     }
-    keyed.sort((a, b) => order.compare(a.x, b.x) || (TYPE_RANK[types[a.i] as string] as number) - (TYPE_RANK[types[b.i] as string] as number));
+    keyed.sort(
+      (a, b) => order.compare(a.x, b.x) || (TYPE_RANK[types[a.i] as string] as number) - (TYPE_RANK[types[b.i] as string] as number),
+    );
     indexes = keyed.map((k) => k.i);
   }
   const n = indexes === undefined ? values.length : indexes.length;

@@ -10,13 +10,19 @@ import type { OsvRecord } from './osv.schema.ts';
 /** An index of `records`, applied in id order and sealed. */
 export function indexOfRecords(records: readonly OsvRecord[]): CorpusIndex {
   const index = new CorpusIndex();
-  for (const r of [...records].sort((a, b) => (a.id < b.id ? -1 : 1))) index.applyVuln(r.id, r.modified, r.withdrawn ? null : computeIndexRows(r));
+  for (const r of [...records].sort((a, b) => (a.id < b.id ? -1 : 1)))
+    index.applyVuln(r.id, r.modified, r.withdrawn ? null : computeIndexRows(r));
   index.seal();
   return index;
 }
 
 /** Page limits without a deadline. */
-export const limits = (pageSize = 3000, after?: string): PageLimits => ({ pageSize, after, deadline: Number.MAX_SAFE_INTEGER, now: () => 0 });
+export const limits = (pageSize = 3000, after?: string): PageLimits => ({
+  pageSize,
+  after,
+  deadline: Number.MAX_SAFE_INTEGER,
+  now: () => 0,
+});
 
 /** The ids a query finds, as the service looks rows up (§4.2 step 1). */
 export function query(index: CorpusIndex, ecosystem: string, name: string, version: string, pageSize?: number, after?: string) {

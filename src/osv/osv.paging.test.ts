@@ -10,7 +10,11 @@ import type { OsvRecord } from './osv.schema.ts';
 
 describe('paged matching', () => {
   it('[OSV-MATCH-STRING] [OSV-PAGES] looks large packages up by version in string mode, with pages, deadlines and refreshes', () => {
-    const rec = (i: number, versions: string[]): OsvRecord => ({ id: `OSV-2020-${String(i).padStart(4, '0')}`, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'OSS-Fuzz', name: 'big' }, versions }] });
+    const rec = (i: number, versions: string[]): OsvRecord => ({
+      id: `OSV-2020-${String(i).padStart(4, '0')}`,
+      modified: '2024-01-01T00:00:00Z',
+      affected: [{ package: { ecosystem: 'OSS-Fuzz', name: 'big' }, versions }],
+    });
     const records = Array.from({ length: 300 }, (_, i) => rec(i, i % 3 === 0 ? ['release-1.2.3', `r${i}`] : [`r${i}`]));
     const index = indexOfRecords(records);
     const want = records.filter((_, i) => i % 3 === 0).map((r) => r.id);
@@ -39,15 +43,28 @@ describe('paged matching', () => {
     expect(matchRows(rows, matcher, limits()).vulns.map((v) => v.id)).toEqual(['OSV-2020-0005']);
     const everything = Array.from({ length: 600 }, (_, i) => rec(i, ['v1']));
     const all = indexOfRecords(everything);
-    const first = matchRows(all.packageRows('OSS-Fuzz', 'big'), new RowMatcher({ ecosystem: 'OSS-Fuzz', version: 'v1' }), { pageSize: 3000, after: undefined, deadline: 10, now: () => (calls++ < 1 ? 0 : 100) });
+    const first = matchRows(all.packageRows('OSS-Fuzz', 'big'), new RowMatcher({ ecosystem: 'OSS-Fuzz', version: 'v1' }), {
+      pageSize: 3000,
+      after: undefined,
+      deadline: 10,
+      now: () => (calls++ < 1 ? 0 : 100),
+    });
     expect(first.timedOut).toBe(true);
     expect(first.cursor).toBe(first.vulns[first.vulns.length - 1]?.id);
-    const rest = matchRows(all.packageRows('OSS-Fuzz', 'big'), new RowMatcher({ ecosystem: 'OSS-Fuzz', version: 'v1' }), limits(3000, first.cursor));
+    const rest = matchRows(
+      all.packageRows('OSS-Fuzz', 'big'),
+      new RowMatcher({ ecosystem: 'OSS-Fuzz', version: 'v1' }),
+      limits(3000, first.cursor),
+    );
     expect(first.vulns.length + rest.vulns.length).toBe(600);
   });
 
   it('[OSV-MATCH-STRING] builds the lookups of large string-mode packages ahead of queries, with the same answers', async () => {
-    const rec = (i: number, ecosystem: string, name: string, versions: string[]): OsvRecord => ({ id: `OSV-2021-${String(i).padStart(4, '0')}`, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem, name }, versions }] });
+    const rec = (i: number, ecosystem: string, name: string, versions: string[]): OsvRecord => ({
+      id: `OSV-2021-${String(i).padStart(4, '0')}`,
+      modified: '2024-01-01T00:00:00Z',
+      affected: [{ package: { ecosystem, name }, versions }],
+    });
     const big = Array.from({ length: 100 }, (_, i) => rec(i, 'OSS-Fuzz', 'big', i % 4 === 0 ? ['release-2.0.0'] : [`r${i}`]));
     // Small: never worth a lookup.
     const small = Array.from({ length: 10 }, (_, i) => rec(200 + i, 'OSS-Fuzz', 'small', ['release-2.0.0']));
@@ -73,7 +90,13 @@ describe('paged matching', () => {
     const rec = (i: number): OsvRecord => ({
       id: `OSV-2022-${String(i).padStart(4, '0')}`,
       modified: '2024-01-01T00:00:00Z',
-      affected: [{ package: { ecosystem: 'npm', name: 'warm-pad' }, versions: [`77.${i}.0`], ranges: [{ type: 'SEMVER', events: [{ introduced: `77.${i}.1` }, { fixed: `77.${i}.9` }] }] }],
+      affected: [
+        {
+          package: { ecosystem: 'npm', name: 'warm-pad' },
+          versions: [`77.${i}.0`],
+          ranges: [{ type: 'SEMVER', events: [{ introduced: `77.${i}.1` }, { fixed: `77.${i}.9` }] }],
+        },
+      ],
     });
     const records = Array.from({ length: 100 }, (_, i) => rec(i));
     const small = indexOfRecords(records.slice(0, 10));
@@ -95,7 +118,12 @@ describe('paged matching', () => {
 
   it('[OSV-DEADLINE] stops at the deadline with a cursor after the last record judged', () => {
     const records: OsvRecord[] = [];
-    for (let i = 0; i < 1000; i++) records.push({ id: `OSV-${String(i).padStart(4, '0')}`, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name: 'p' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }] }] }] });
+    for (let i = 0; i < 1000; i++)
+      records.push({
+        id: `OSV-${String(i).padStart(4, '0')}`,
+        modified: '2024-01-01T00:00:00Z',
+        affected: [{ package: { ecosystem: 'npm', name: 'p' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }] }] }],
+      });
     const index = indexOfRecords(records);
     let calls = 0;
     const page = matchRows(index.packageRows('npm', 'p'), new RowMatcher({ ecosystem: 'npm', version: '1.0.0' }), {
@@ -107,7 +135,11 @@ describe('paged matching', () => {
     expect(page.timedOut).toBe(true);
     expect(page.vulns.length).toBeGreaterThan(0);
     expect(page.cursor).toBe(page.vulns[page.vulns.length - 1]?.id);
-    const rest = matchRows(index.packageRows('npm', 'p'), new RowMatcher({ ecosystem: 'npm', version: '1.0.0' }), limits(3000, page.cursor));
+    const rest = matchRows(
+      index.packageRows('npm', 'p'),
+      new RowMatcher({ ecosystem: 'npm', version: '1.0.0' }),
+      limits(3000, page.cursor),
+    );
     expect(page.vulns.length + rest.vulns.length).toBe(1000);
   });
 });

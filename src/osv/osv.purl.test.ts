@@ -5,7 +5,13 @@ import { fixturePath } from '../../test/support/shared.ts';
 import { PurlError, purlToPackage, UNKNOWN_PURL_TYPE } from './osv.purl.ts';
 
 interface PurlCases {
-  parse_cases: { purl: string; want_ecosystem: string | null; want_name: string | null; want_version: string | null; error: false | string }[];
+  parse_cases: {
+    purl: string;
+    want_ecosystem: string | null;
+    want_name: string | null;
+    want_version: string | null;
+    error: false | string;
+  }[];
   type_namespace_to_ecosystem: { purl_type: string; namespace: string | null; ecosystem: string }[];
 }
 
@@ -37,14 +43,30 @@ describe('purl mapping', () => {
   });
 
   it('joins namespaces the way each ecosystem names packages', () => {
-    expect(purlToPackage('pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1')).toEqual({ ecosystem: 'Maven', name: 'org.apache.logging.log4j:log4j-core', version: '2.14.1' });
-    expect(purlToPackage('pkg:golang/github.com/gin-gonic/gin#binding')).toEqual({ ecosystem: 'Go', name: 'github.com/gin-gonic/gin/binding', version: '' });
+    expect(purlToPackage('pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1')).toEqual({
+      ecosystem: 'Maven',
+      name: 'org.apache.logging.log4j:log4j-core',
+      version: '2.14.1',
+    });
+    expect(purlToPackage('pkg:golang/github.com/gin-gonic/gin#binding')).toEqual({
+      ecosystem: 'Go',
+      name: 'github.com/gin-gonic/gin/binding',
+      version: '',
+    });
     expect(purlToPackage('pkg:npm/@babel/core@7.0.0')).toEqual({ ecosystem: 'npm', name: '@babel/core', version: '7.0.0' });
     expect(purlToPackage('pkg:npm/%40babel/core')).toEqual({ ecosystem: 'npm', name: '@babel/core', version: '' });
-    expect(purlToPackage('pkg:composer/league/flysystem@1.0.8')).toEqual({ ecosystem: 'Packagist', name: 'league/flysystem', version: '1.0.8' });
+    expect(purlToPackage('pkg:composer/league/flysystem@1.0.8')).toEqual({
+      ecosystem: 'Packagist',
+      name: 'league/flysystem',
+      version: '1.0.8',
+    });
     expect(purlToPackage('pkg:deb/debian/curl@1?distro=debian-12')).toEqual({ ecosystem: 'Debian:12', name: 'curl', version: '1' });
     expect(purlToPackage('pkg:deb/debian/curl@1?distro=sid')).toEqual({ ecosystem: 'Debian', name: 'curl', version: '1' });
-    expect(purlToPackage('pkg:apk/alpine/busybox@1.36.1-r2?distro=3.19')).toEqual({ ecosystem: 'Alpine', name: 'busybox', version: '1.36.1-r2' });
+    expect(purlToPackage('pkg:apk/alpine/busybox@1.36.1-r2?distro=3.19')).toEqual({
+      ecosystem: 'Alpine',
+      name: 'busybox',
+      version: '1.36.1-r2',
+    });
     expect(purlToPackage('pkg:rpm/redhat/bash@1:5.1-6')).toEqual({ ecosystem: 'Red Hat', name: 'bash', version: '1:5.1-6' });
   });
 

@@ -82,9 +82,26 @@ function parsePurl(purl: string): ParsedPurl {
 
 /** Debian release numbers by codename (for the `distro` qualifier). */
 const DEBIAN_RELEASES: Record<string, string> = {
-  buzz: '1.1', rex: '1.2', bo: '1.3', hamm: '2.0', slink: '2.1', potato: '2.2', woody: '3.0', sarge: '3.1', etch: '4.0',
-  lenny: '5.0', squeeze: '6.0', wheezy: '7', jessie: '8', stretch: '9', buster: '10', bullseye: '11', bookworm: '12',
-  trixie: '13', forky: '14', duke: '15',
+  buzz: '1.1',
+  rex: '1.2',
+  bo: '1.3',
+  hamm: '2.0',
+  slink: '2.1',
+  potato: '2.2',
+  woody: '3.0',
+  sarge: '3.1',
+  etch: '4.0',
+  lenny: '5.0',
+  squeeze: '6.0',
+  wheezy: '7',
+  jessie: '8',
+  stretch: '9',
+  buster: '10',
+  bullseye: '11',
+  bookworm: '12',
+  trixie: '13',
+  forky: '14',
+  duke: '15',
 };
 
 function debianEcosystem(qualifiers: Map<string, string>): string {

@@ -29,10 +29,19 @@ function messageOf(fn: () => unknown): string {
 describe('query validation (§2)', () => {
   it('[OSV-VALIDATION-ORDER] [OSV-GETVULN-ERRORS] follows the Go server unit cases', () => {
     const cases = readCases<GoUnitCases>('osvdev-go-unit-cases.json');
-    for (const c of cases.query_affected_validation) expect(messageOf(() => parseQuery(c.query)), c.name).toBe(`parameter_invalid: ${c.message_contains}`);
+    for (const c of cases.query_affected_validation)
+      expect(
+        messageOf(() => parseQuery(c.query)),
+        c.name,
+      ).toBe(`parameter_invalid: ${c.message_contains}`);
     for (const c of cases.query_affected_batch_validation) {
-      const queries = Array.isArray(c.queries) ? c.queries : Array.from({ length: 1001 }, () => ({ package: { name: 'a', ecosystem: 'npm' }, version: '1' }));
-      expect(messageOf(() => parseBatch({ queries })), c.name).toBe(`parameter_invalid: ${c.message ?? c.message_contains}`);
+      const queries = Array.isArray(c.queries)
+        ? c.queries
+        : Array.from({ length: 1001 }, () => ({ package: { name: 'a', ecosystem: 'npm' }, version: '1' }));
+      expect(
+        messageOf(() => parseBatch({ queries })),
+        c.name,
+      ).toBe(`parameter_invalid: ${c.message ?? c.message_contains}`);
     }
   });
 
@@ -70,7 +79,9 @@ describe('query validation (§2)', () => {
 
   it('[OSV-BATCH-LIMIT] [OSV-BATCH-ITEM-ERROR] checks the batch size after parsing every item, before the first item error', () => {
     const valid = { package: { name: 'a', ecosystem: 'npm' }, version: '1' };
-    expect(messageOf(() => parseBatch({ queries: [valid, { commit: '' }, ...Array.from({ length: 999 }, () => valid)] }))).toBe('parameter_invalid: too many queries');
+    expect(messageOf(() => parseBatch({ queries: [valid, { commit: '' }, ...Array.from({ length: 999 }, () => valid)] }))).toBe(
+      'parameter_invalid: too many queries',
+    );
     expect(messageOf(() => parseBatch({ queries: Array.from({ length: 1000 }, () => valid) }))).toBe('ok');
     expect(messageOf(() => parseBatch({ queries: [valid, { package: {} }, { commit: '' }] }))).toBe(
       'parameter_invalid: error in query at index 1: rpc error: code = InvalidArgument desc = invalid query',

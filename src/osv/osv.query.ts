@@ -73,7 +73,8 @@ export function decodePageToken(kind: 'package' | 'commit', token: string): stri
   const body = token.slice(2);
   if (!token.startsWith(prefix) || !/^[A-Za-z0-9_-]+$/u.test(body)) throw invalidArgument('invalid cursor');
   const id = Buffer.from(body, 'base64url').toString('utf8');
-  if (id === '' || Buffer.byteLength(id) > MAX_ID_BYTES || Buffer.from(id, 'utf8').toString('base64url') !== body) throw invalidArgument('invalid cursor');
+  if (id === '' || Buffer.byteLength(id) > MAX_ID_BYTES || Buffer.from(id, 'utf8').toString('base64url') !== body)
+    throw invalidArgument('invalid cursor');
   return id;
 }
 

@@ -67,7 +67,12 @@ interface Parsed<T> {
 }
 
 /** Sorts values by `order`: parseable first in ascending order (ties by `tie`), unparseable after them in input order. */
-function sortByOrder<T>(items: T[], text: (t: T) => string, order: VersionOrder | undefined, tie?: (a: T, b: T) => number): { sorted: T[]; parsed: Parsed<T>[] } {
+function sortByOrder<T>(
+  items: T[],
+  text: (t: T) => string,
+  order: VersionOrder | undefined,
+  tie?: (a: T, b: T) => number,
+): { sorted: T[]; parsed: Parsed<T>[] } {
   if (order === undefined) return { sorted: items, parsed: [] };
   const parsed: Parsed<T>[] = [];
   const rest: T[] = [];
@@ -80,8 +85,19 @@ function sortByOrder<T>(items: T[], text: (t: T) => string, order: VersionOrder 
   return { sorted: [...parsed.map((p) => p.value), ...rest], parsed };
 }
 
-function rangeRow(seq: number, ecosystem: string, name: string, events: { type: string; value: string }[], order: VersionOrder | undefined): IndexRowData {
-  const { sorted, parsed } = sortByOrder(events, (e) => eventVersionText(e.type, e.value), order, (a, b) => EVENT_TYPE_ORDER.indexOf(a.type) - EVENT_TYPE_ORDER.indexOf(b.type));
+function rangeRow(
+  seq: number,
+  ecosystem: string,
+  name: string,
+  events: { type: string; value: string }[],
+  order: VersionOrder | undefined,
+): IndexRowData {
+  const { sorted, parsed } = sortByOrder(
+    events,
+    (e) => eventVersionText(e.type, e.value),
+    order,
+    (a, b) => EVENT_TYPE_ORDER.indexOf(a.type) - EVENT_TYPE_ORDER.indexOf(b.type),
+  );
   let coarseMin: string | null = null;
   let coarseMax: string | null = null;
   if (order?.coarse !== undefined) {
@@ -185,7 +201,8 @@ export function computeIndexRows(record: OsvRecord): IndexRowData[] {
       }
     }
   }
-  for (const commit of commits) rows.push({ seq: rows.length, kind: 'C', ecosystem: 'GIT', name: commit, coarseMin: null, coarseMax: null });
+  for (const commit of commits)
+    rows.push({ seq: rows.length, kind: 'C', ecosystem: 'GIT', name: commit, coarseMin: null, coarseMax: null });
   return rows;
 }
 

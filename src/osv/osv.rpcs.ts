@@ -1,10 +1,10 @@
 // PlatformOSV's three RPCs for the gRPC server and their HTTP mappings (proto/platform/v1/osv.proto). Errors on the
 // HTTP side use OSV.dev's `{"code": <gRPC code>, "message"}` body (osv-facts.md §1).
 import { toJson, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
-import { JSON_WRITE } from '../grpc/codec.ts';
-import type { BatchQuery, GetVulnRequest, Query } from '../grpc/generated/es/platform/v1/osv_pb.ts';
-import { BatchQuerySchema, GetVulnRequestSchema, QuerySchema } from '../grpc/generated/es/platform/v1/osv_pb.ts';
-import type { RpcMethod } from '../grpc/rpc.ts';
+import { JSON_WRITE } from '../grpc/index.ts';
+import type { BatchQuery, GetVulnRequest, Query } from '../grpc/index.ts';
+import { BatchQuerySchema, GetVulnRequestSchema, QuerySchema } from '../grpc/index.ts';
+import type { RpcMethod } from '../grpc/index.ts';
 import type { BatchVulnerabilityListJson, EncodedVulnerabilityList, OsvService, VulnJson } from './osv.service.ts';
 
 const SERVICE = 'platform.v1.PlatformOSV';

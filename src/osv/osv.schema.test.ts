@@ -62,22 +62,54 @@ const MUTATIONS: { name: string; apply: (r: Record<string, unknown>) => void }[]
   { name: 'range without events', apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER' }] }]) },
   { name: 'range with empty events', apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER', events: [] }] }]) },
   { name: 'range without introduced', apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER', events: [{ fixed: '1' }] }] }]) },
-  { name: 'event with two kinds', apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER', events: [{ introduced: '0', fixed: '1' }] }] }]) },
+  {
+    name: 'event with two kinds',
+    apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER', events: [{ introduced: '0', fixed: '1' }] }] }]),
+  },
   { name: 'event with none', apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, {}] }] }]) },
   { name: 'event value number', apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER', events: [{ introduced: 0 }] }] }]) },
-  { name: 'fixed and last_affected', apply: (r) => (r.affected = [{ ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1' }, { last_affected: '2' }] }] }]) },
-  { name: 'limit event', apply: (r) => (r.affected = [{ ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { limit: '2' }] }] }]) },
+  {
+    name: 'fixed and last_affected',
+    apply: (r) =>
+      (r.affected = [{ ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1' }, { last_affected: '2' }] }] }]),
+  },
+  {
+    name: 'limit event',
+    apply: (r) => (r.affected = [{ ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { limit: '2' }] }] }]),
+  },
   { name: 'unknown range type', apply: (r) => (r.affected = [{ ranges: [{ type: 'SVN', events: [{ introduced: '0' }] }] }]) },
   { name: 'GIT without repo', apply: (r) => (r.affected = [{ ranges: [{ type: 'GIT', events: [{ introduced: '0' }] }] }]) },
-  { name: 'GIT short hash', apply: (r) => (r.affected = [{ ranges: [{ type: 'GIT', repo: 'https://x', events: [{ introduced: 'abc123' }] }] }]) },
-  { name: 'GIT upper-case hash', apply: (r) => (r.affected = [{ ranges: [{ type: 'GIT', repo: 'https://x', events: [{ introduced: 'A'.repeat(40) }] }] }]) },
-  { name: 'GIT full hash', apply: (r) => (r.affected = [{ ranges: [{ type: 'GIT', repo: 'https://x', events: [{ introduced: '0' }, { fixed: 'a'.repeat(64) }] }] }]) },
-  { name: 'range database_specific array', apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }], database_specific: [] }] }]) },
-  { name: 'severity CVSS_V3 ok', apply: (r) => (r.severity = [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }]) },
+  {
+    name: 'GIT short hash',
+    apply: (r) => (r.affected = [{ ranges: [{ type: 'GIT', repo: 'https://x', events: [{ introduced: 'abc123' }] }] }]),
+  },
+  {
+    name: 'GIT upper-case hash',
+    apply: (r) => (r.affected = [{ ranges: [{ type: 'GIT', repo: 'https://x', events: [{ introduced: 'A'.repeat(40) }] }] }]),
+  },
+  {
+    name: 'GIT full hash',
+    apply: (r) =>
+      (r.affected = [{ ranges: [{ type: 'GIT', repo: 'https://x', events: [{ introduced: '0' }, { fixed: 'a'.repeat(64) }] }] }]),
+  },
+  {
+    name: 'range database_specific array',
+    apply: (r) => (r.affected = [{ ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }], database_specific: [] }] }]),
+  },
+  {
+    name: 'severity CVSS_V3 ok',
+    apply: (r) => (r.severity = [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H' }]),
+  },
   { name: 'severity CVSS_V3 bad', apply: (r) => (r.severity = [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:Q' }]) },
   { name: 'severity CVSS_V2 ok', apply: (r) => (r.severity = [{ type: 'CVSS_V2', score: 'AV:N/AC:L/Au:N/C:P/I:P/A:P' }]) },
-  { name: 'severity CVSS_V4 ok', apply: (r) => (r.severity = [{ type: 'CVSS_V4', score: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' }]) },
-  { name: 'severity CVSS_V4 bad order', apply: (r) => (r.severity = [{ type: 'CVSS_V4', score: 'CVSS:4.0/AC:L/AV:N/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' }]) },
+  {
+    name: 'severity CVSS_V4 ok',
+    apply: (r) => (r.severity = [{ type: 'CVSS_V4', score: 'CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' }]),
+  },
+  {
+    name: 'severity CVSS_V4 bad order',
+    apply: (r) => (r.severity = [{ type: 'CVSS_V4', score: 'CVSS:4.0/AC:L/AV:N/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N' }]),
+  },
   { name: 'severity Ubuntu', apply: (r) => (r.severity = [{ type: 'Ubuntu', score: 'medium' }]) },
   { name: 'severity Ubuntu bad', apply: (r) => (r.severity = [{ type: 'Ubuntu', score: 'huge' }]) },
   { name: 'severity free text type', apply: (r) => (r.severity = [{ type: 'CVSS', score: '9.8' }]) },
@@ -148,7 +180,11 @@ describe('OSV record validation', () => {
   });
 
   it('names the failing path and the id in its reason', () => {
-    const result = validateOsvRecord({ id: 'GHSA-x', modified: '2024-01-01T00:00:00Z', affected: [{ ranges: [{ type: 'SEMVER', events: [{ fixed: '1' }] }] }] });
+    const result = validateOsvRecord({
+      id: 'GHSA-x',
+      modified: '2024-01-01T00:00:00Z',
+      affected: [{ ranges: [{ type: 'SEMVER', events: [{ fixed: '1' }] }] }],
+    });
     expect(result).toEqual({ ok: false, id: 'GHSA-x', reason: 'affected[0].ranges[0].events: must contain an introduced event' });
     expect(validateOsvRecord('nope')).toEqual({ ok: false, id: undefined, reason: 'record: must be an object' });
   });

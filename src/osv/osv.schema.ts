@@ -66,10 +66,63 @@ const TIMESTAMP_PATTERN = /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}
 
 /** Home-database id prefixes of the schema (`$defs.prefix`), plus `x_` for private databases. */
 const ID_PREFIXES = [
-  'ASB-A', 'PUB-A', 'ALPINE', 'ALSA', 'ALBA', 'ALEA', 'AZL', 'BELL', 'BIT', 'CGA', 'CLEANSTART', 'CLSA', 'CURL', 'CVE',
-  'DEBIAN', 'DHI', 'DRUPAL', 'DSA', 'DLA', 'ELA', 'DTSA', 'ECHO', 'EEF', 'FreeBSD', 'GHSA', 'GO', 'GSD', 'HSEC', 'JLSEC',
-  'KUBE', 'LBSEC', 'LSN', 'MAL', 'MINI', 'MGASA', 'OESA', 'OSEC', 'OSV', 'openSUSE-SU', 'PHSA', 'PSF', 'PYSEC', 'RHBA',
-  'RHEA', 'RHSA', 'RLSA', 'RXSA', 'RSEC', 'ROOT', 'RUSTSEC', 'SUSE-SU', 'SUSE-RU', 'SUSE-FU', 'SUSE-OU', 'UBUNTU', 'USN', 'V8',
+  'ASB-A',
+  'PUB-A',
+  'ALPINE',
+  'ALSA',
+  'ALBA',
+  'ALEA',
+  'AZL',
+  'BELL',
+  'BIT',
+  'CGA',
+  'CLEANSTART',
+  'CLSA',
+  'CURL',
+  'CVE',
+  'DEBIAN',
+  'DHI',
+  'DRUPAL',
+  'DSA',
+  'DLA',
+  'ELA',
+  'DTSA',
+  'ECHO',
+  'EEF',
+  'FreeBSD',
+  'GHSA',
+  'GO',
+  'GSD',
+  'HSEC',
+  'JLSEC',
+  'KUBE',
+  'LBSEC',
+  'LSN',
+  'MAL',
+  'MINI',
+  'MGASA',
+  'OESA',
+  'OSEC',
+  'OSV',
+  'openSUSE-SU',
+  'PHSA',
+  'PSF',
+  'PYSEC',
+  'RHBA',
+  'RHEA',
+  'RHSA',
+  'RLSA',
+  'RXSA',
+  'RSEC',
+  'ROOT',
+  'RUSTSEC',
+  'SUSE-SU',
+  'SUSE-RU',
+  'SUSE-FU',
+  'SUSE-OU',
+  'UBUNTU',
+  'USN',
+  'V8',
 ];
 const ID_PREFIX_SET = new Set(ID_PREFIXES);
 
@@ -99,27 +152,93 @@ const EVENT_KEYS = ['introduced', 'fixed', 'last_affected', 'limit'] as const;
 
 // CVSS vectors as the schema constrains them: a list of metric:value pairs separated by `/` (v2, v3 after the
 // `CVSS:3.x/` header; the order is free), or v4's fixed-order vector.
-const CVSS2_METRIC = '(AV:[NAL]|AC:[LMH]|Au:[MSN]|[CIA]:[NPC]|E:(U|POC|F|H|ND)|RL:(OF|TF|W|U|ND)|RC:(UC|UR|C|ND)|CDP:(N|L|LM|MH|H|ND)|TD:(N|L|M|H|ND)|[CIA]R:(L|M|H|ND))';
+const CVSS2_METRIC =
+  '(AV:[NAL]|AC:[LMH]|Au:[MSN]|[CIA]:[NPC]|E:(U|POC|F|H|ND)|RL:(OF|TF|W|U|ND)|RC:(UC|UR|C|ND)|CDP:(N|L|LM|MH|H|ND)|TD:(N|L|M|H|ND)|[CIA]R:(L|M|H|ND))';
 const CVSS2 = new RegExp(`^(${CVSS2_METRIC}/)*${CVSS2_METRIC}$`, 'u');
-const CVSS3_METRIC = '(AV:[NALP]|AC:[LH]|PR:[NLH]|UI:[NR]|S:[UC]|[CIA]:[NLH]|E:[XUPFH]|RL:[XOTWU]|RC:[XURC]|[CIA]R:[XLMH]|MAV:[XNALP]|MAC:[XLH]|MPR:[XNLH]|MUI:[XNR]|MS:[XUC]|M[CIA]:[XNLH])';
+const CVSS3_METRIC =
+  '(AV:[NALP]|AC:[LH]|PR:[NLH]|UI:[NR]|S:[UC]|[CIA]:[NLH]|E:[XUPFH]|RL:[XOTWU]|RC:[XURC]|[CIA]R:[XLMH]|MAV:[XNALP]|MAC:[XLH]|MPR:[XNLH]|MUI:[XNR]|MS:[XUC]|M[CIA]:[XNLH])';
 const CVSS3 = new RegExp(`^CVSS:3[.][01]/(${CVSS3_METRIC}/)*${CVSS3_METRIC}$`, 'u');
-const CVSS4_REQUIRED = ['AV:[NALP]', 'AC:[LH]', 'AT:[NP]', 'PR:[NLH]', 'UI:[NPA]', 'VC:[HLN]', 'VI:[HLN]', 'VA:[HLN]', 'SC:[HLN]', 'SI:[HLN]', 'SA:[HLN]'];
+const CVSS4_REQUIRED = [
+  'AV:[NALP]',
+  'AC:[LH]',
+  'AT:[NP]',
+  'PR:[NLH]',
+  'UI:[NPA]',
+  'VC:[HLN]',
+  'VI:[HLN]',
+  'VA:[HLN]',
+  'SC:[HLN]',
+  'SI:[HLN]',
+  'SA:[HLN]',
+];
 const CVSS4_OPTIONAL = [
-  'E:[XAPU]', 'CR:[XHML]', 'IR:[XHML]', 'AR:[XHML]', 'MAV:[XNALP]', 'MAC:[XLH]', 'MAT:[XNP]', 'MPR:[XNLH]', 'MUI:[XNPA]',
-  'MVC:[XNLH]', 'MVI:[XNLH]', 'MVA:[XNLH]', 'MSC:[XNLH]', 'MSI:[XNLHS]', 'MSA:[XNLHS]', 'S:[XNP]', 'AU:[XNY]', 'R:[XAUI]',
-  'V:[XDC]', 'RE:[XLMH]', 'U:(X|Clear|Green|Amber|Red)',
+  'E:[XAPU]',
+  'CR:[XHML]',
+  'IR:[XHML]',
+  'AR:[XHML]',
+  'MAV:[XNALP]',
+  'MAC:[XLH]',
+  'MAT:[XNP]',
+  'MPR:[XNLH]',
+  'MUI:[XNPA]',
+  'MVC:[XNLH]',
+  'MVI:[XNLH]',
+  'MVA:[XNLH]',
+  'MSC:[XNLH]',
+  'MSI:[XNLHS]',
+  'MSA:[XNLHS]',
+  'S:[XNP]',
+  'AU:[XNY]',
+  'R:[XAUI]',
+  'V:[XDC]',
+  'RE:[XLMH]',
+  'U:(X|Clear|Green|Amber|Red)',
 ];
 const CVSS4 = new RegExp(`^CVSS:4[.]0/${CVSS4_REQUIRED.join('/')}${CVSS4_OPTIONAL.map((m) => `(/${m})?`).join('')}$`, 'u');
 const UBUNTU_PRIORITIES = new Set(['negligible', 'low', 'medium', 'high', 'critical']);
 const SEVERITY_TYPES = new Set(['CVSS_V2', 'CVSS_V3', 'CVSS_V4', 'Ubuntu']);
 const RANGE_TYPES = new Set(['GIT', 'SEMVER', 'ECOSYSTEM']);
-const REFERENCE_TYPES = new Set(['ADVISORY', 'ARTICLE', 'DETECTION', 'DISCUSSION', 'REPORT', 'FIX', 'INTRODUCED', 'GIT', 'PACKAGE', 'EVIDENCE', 'WEB']);
+const REFERENCE_TYPES = new Set([
+  'ADVISORY',
+  'ARTICLE',
+  'DETECTION',
+  'DISCUSSION',
+  'REPORT',
+  'FIX',
+  'INTRODUCED',
+  'GIT',
+  'PACKAGE',
+  'EVIDENCE',
+  'WEB',
+]);
 const CREDIT_TYPES = new Set([
-  'FINDER', 'REPORTER', 'ANALYST', 'COORDINATOR', 'REMEDIATION_DEVELOPER', 'REMEDIATION_REVIEWER', 'REMEDIATION_VERIFIER', 'TOOL', 'SPONSOR', 'OTHER',
+  'FINDER',
+  'REPORTER',
+  'ANALYST',
+  'COORDINATOR',
+  'REMEDIATION_DEVELOPER',
+  'REMEDIATION_REVIEWER',
+  'REMEDIATION_VERIFIER',
+  'TOOL',
+  'SPONSOR',
+  'OTHER',
 ]);
 const TOP_LEVEL_KEYS = new Set([
-  'schema_version', 'id', 'modified', 'published', 'withdrawn', 'aliases', 'related', 'upstream', 'summary', 'details',
-  'severity', 'affected', 'references', 'credits', 'database_specific',
+  'schema_version',
+  'id',
+  'modified',
+  'published',
+  'withdrawn',
+  'aliases',
+  'related',
+  'upstream',
+  'summary',
+  'details',
+  'severity',
+  'affected',
+  'references',
+  'credits',
+  'database_specific',
 ]);
 
 /** Thrown inside the validator with the first failing path; never escapes `validateOsvRecord`. */
@@ -146,7 +265,8 @@ function checkObject(v: Json, path: string): asserts v is Record<string, Json> {
 function checkTimestamp(v: Json, path: string): void {
   checkString(v, path);
   const s = v as string;
-  if (!dateTime.validate(s) || !TIMESTAMP_PATTERN.test(s)) fail(path, 'must be an RFC 3339 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fraction]Z)');
+  if (!dateTime.validate(s) || !TIMESTAMP_PATTERN.test(s))
+    fail(path, 'must be an RFC 3339 UTC timestamp (YYYY-MM-DDTHH:MM:SS[.fraction]Z)');
 }
 
 function checkSeverity(v: Json, path: string): void {
@@ -164,9 +284,12 @@ function checkSeverity(v: Json, path: string): void {
     if (!('score' in item)) fail(p, 'score is required');
     const score = item.score as string;
     const ok =
-      item.type === 'CVSS_V2' ? CVSS2.test(score)
-        : item.type === 'CVSS_V3' ? CVSS3.test(score)
-          : item.type === 'CVSS_V4' ? CVSS4.test(score)
+      item.type === 'CVSS_V2'
+        ? CVSS2.test(score)
+        : item.type === 'CVSS_V3'
+          ? CVSS3.test(score)
+          : item.type === 'CVSS_V4'
+            ? CVSS4.test(score)
             : UBUNTU_PRIORITIES.has(score);
     if (!ok) fail(`${p}.score`, `is not a valid ${String(item.type)} score`);
   });
@@ -208,7 +331,8 @@ function checkRange(range: Json, path: string): void {
     checkObject(event, p);
     for (const key of EVENT_KEYS) if (key in event && typeof event[key] !== 'string') fail(`${p}.${key}`, 'must be a string');
     if (eventKindsPresent(event, false) !== 1) fail(p, 'must have exactly one of introduced, fixed, last_affected, limit');
-    if (git && eventKindsPresent(event, true) !== 1) fail(p, 'GIT events must be full-length commit hashes (40 or 64 lower-case hex) or "0"');
+    if (git && eventKindsPresent(event, true) !== 1)
+      fail(p, 'GIT events must be full-length commit hashes (40 or 64 lower-case hex) or "0"');
     if ('introduced' in event) introduced = true;
     if ('fixed' in event) hasFixed = true;
     if ('last_affected' in event) hasLastAffected = true;

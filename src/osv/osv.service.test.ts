@@ -14,7 +14,12 @@ import { FIRST_PAGE_TOKEN } from './osv.query.ts';
 import { createOsvService, type OsvService, type VulnerabilityListJson } from './osv.service.ts';
 
 function record(id: string, name: string, events: { introduced?: string; fixed?: string }[], extra: Partial<OsvRecord> = {}): OsvRecord {
-  return { id, modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name }, ranges: [{ type: 'SEMVER', events }] }], ...extra };
+  return {
+    id,
+    modified: '2024-01-01T00:00:00Z',
+    affected: [{ package: { ecosystem: 'npm', name }, ranges: [{ type: 'SEMVER', events }] }],
+    ...extra,
+  };
 }
 
 /** A stepping clock: every reading is `step` ms after the previous one. */
@@ -40,11 +45,21 @@ for (const dialect of dialects) {
       const records: OsvRecord[] = [];
       // Five records for `paged`, one of them with two matching ranges (returned once, also across pages).
       for (const id of ['GHSA-a', 'GHSA-b', 'GHSA-c', 'GHSA-d', 'GHSA-e']) records.push(record(id, 'paged', [{ introduced: '0' }]));
-      records[1] = { ...records[1]!, affected: [...(records[1]!.affected ?? []), { package: { ecosystem: 'npm', name: 'paged' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '1.0.0' }] }] }] };
+      records[1] = {
+        ...records[1]!,
+        affected: [
+          ...(records[1]!.affected ?? []),
+          { package: { ecosystem: 'npm', name: 'paged' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '1.0.0' }] }] },
+        ],
+      };
       // 600 records for `big`, to run into deadlines.
-      for (let i = 0; i < 600; i++) records.push(record(`GHSA-big-${String(i).padStart(3, '0')}`, 'big', [{ introduced: '0' }], { details: 'x'.repeat(500) }));
+      for (let i = 0; i < 600; i++)
+        records.push(record(`GHSA-big-${String(i).padStart(3, '0')}`, 'big', [{ introduced: '0' }], { details: 'x'.repeat(500) }));
       records.push(record('GHSA-gone', 'paged', [{ introduced: '0' }], { withdrawn: '2024-02-01T00:00:00Z' }));
-      const report = await importRecords(database.db, records.map((value, i) => ({ source: `r${i}`, value })));
+      const report = await importRecords(
+        database.db,
+        records.map((value, i) => ({ source: `r${i}`, value })),
+      );
       expect(report).toMatchObject({ inserted: 606, invalid: 0, withdrawn: 1 });
     });
 
@@ -57,7 +72,11 @@ for (const dialect of dialects) {
       const pages: string[][] = [];
       let token: string | undefined;
       do {
-        const page: VulnerabilityListJson = await s.query({ package: { ecosystem: 'npm', name: 'paged' }, version: '2.0.0', ...(token ? { page_token: token } : {}) });
+        const page: VulnerabilityListJson = await s.query({
+          package: { ecosystem: 'npm', name: 'paged' },
+          version: '2.0.0',
+          ...(token ? { page_token: token } : {}),
+        });
         pages.push(ids(page));
         token = page.next_page_token;
       } while (token !== undefined && pages.length < 10);
@@ -68,15 +87,26 @@ for (const dialect of dialects) {
       const first = await (await service({ OSV_QUERY_PAGE_SIZE: 2 })).query({ package: { ecosystem: 'npm', name: 'paged' } });
       expect(first.next_page_token).toBeDefined();
       const restarted = await service({ OSV_QUERY_PAGE_SIZE: 2 });
-      expect(ids(await restarted.query({ package: { ecosystem: 'npm', name: 'paged' }, page_token: first.next_page_token! }))).toEqual(['GHSA-c', 'GHSA-d']);
+      expect(ids(await restarted.query({ package: { ecosystem: 'npm', name: 'paged' }, page_token: first.next_page_token! }))).toEqual([
+        'GHSA-c',
+        'GHSA-d',
+      ]);
     });
 
     it('[OSV-PAGES] [OSV-API-SHAPES] [OSV-API-EMPTY] pages each batch item on its own and leaves exhausted items without a token', async () => {
       const s = await service({ OSV_BATCH_PAGE_SIZE: 2 });
       const q = { package: { ecosystem: 'npm', name: 'paged' } };
-      const first = await s.queryBatch({ queries: [q, { package: { ecosystem: 'npm', name: 'nothing' }, version: '1' }, { package: { purl: 'pkg:unknown/x@1' } }] });
+      const first = await s.queryBatch({
+        queries: [q, { package: { ecosystem: 'npm', name: 'nothing' }, version: '1' }, { package: { purl: 'pkg:unknown/x@1' } }],
+      });
       expect(first.results).toEqual([
-        { vulns: [{ id: 'GHSA-a', modified: '2024-01-01T00:00:00Z' }, { id: 'GHSA-b', modified: '2024-01-01T00:00:00Z' }], next_page_token: expect.any(String) as string },
+        {
+          vulns: [
+            { id: 'GHSA-a', modified: '2024-01-01T00:00:00Z' },
+            { id: 'GHSA-b', modified: '2024-01-01T00:00:00Z' },
+          ],
+          next_page_token: expect.any(String) as string,
+        },
         {},
         {},
       ]);
@@ -91,7 +121,12 @@ for (const dialect of dialects) {
       const first = await s.queryBatch({ queries: [q, q] });
       expect(first.results?.[0]?.vulns?.map((v) => v.id)).toEqual(['GHSA-a', 'GHSA-b', 'GHSA-c']);
       expect(first.results?.[1]).toEqual({ next_page_token: FIRST_PAGE_TOKEN });
-      const next = await s.queryBatch({ queries: [{ ...q, page_token: first.results![0]!.next_page_token! }, { ...q, page_token: first.results![1]!.next_page_token! }] });
+      const next = await s.queryBatch({
+        queries: [
+          { ...q, page_token: first.results![0]!.next_page_token! },
+          { ...q, page_token: first.results![1]!.next_page_token! },
+        ],
+      });
       expect(next.results?.[0]?.vulns?.map((v) => v.id)).toEqual(['GHSA-d', 'GHSA-e']);
       expect(next.results?.[0]?.next_page_token).toBeUndefined();
       expect(next.results?.[1]?.vulns?.map((v) => v.id)).toEqual(['GHSA-a']);
@@ -104,7 +139,11 @@ for (const dialect of dialects) {
       let token: string | undefined;
       let pages = 0;
       do {
-        const page = await s.query({ package: { ecosystem: 'npm', name: 'big' }, version: '1.0.0', ...(token ? { page_token: token } : {}) });
+        const page = await s.query({
+          package: { ecosystem: 'npm', name: 'big' },
+          version: '1.0.0',
+          ...(token ? { page_token: token } : {}),
+        });
         seen.push(...ids(page));
         token = page.next_page_token;
         pages++;
@@ -116,7 +155,9 @@ for (const dialect of dialects) {
 
     it('[OSV-DEADLINE] [OSV-TOKENS-INVALID] gives batch items that could not start before the deadline the start-over token', async () => {
       const s = await service({ OSV_BATCH_TIMEOUT_MS: 0 }, steppingClock(1));
-      const result = await s.queryBatch({ queries: [{ package: { ecosystem: 'npm', name: 'paged' } }, { package: { purl: 'pkg:yeet/x' } }] });
+      const result = await s.queryBatch({
+        queries: [{ package: { ecosystem: 'npm', name: 'paged' } }, { package: { purl: 'pkg:yeet/x' } }],
+      });
       expect(result.results).toEqual([{ next_page_token: FIRST_PAGE_TOKEN }, {}]);
       // The start-over token is accepted and means "from the beginning".
       const again = await (await service()).query({ package: { ecosystem: 'npm', name: 'paged' }, page_token: FIRST_PAGE_TOKEN });
@@ -149,9 +190,13 @@ for (const dialect of dialects) {
     it('waits for the first index build within the deadline, then answers unavailable', async () => {
       const loading: IndexSource = { current: () => undefined, whenReady: async () => undefined };
       const s = await service({}, undefined, loading);
-      await expect(s.query({ package: { ecosystem: 'npm', name: 'paged' } }, { deadline: Date.now() + 50 })).rejects.toMatchObject({ code: 'unavailable' });
+      await expect(s.query({ package: { ecosystem: 'npm', name: 'paged' } }, { deadline: Date.now() + 50 })).rejects.toMatchObject({
+        code: 'unavailable',
+      });
       // Validation still comes first.
-      await expect(s.query({ package: { ecosystem: 'Bogus', name: 'x' }, version: '1' })).rejects.toMatchObject({ message: 'invalid ecosystem' });
+      await expect(s.query({ package: { ecosystem: 'Bogus', name: 'x' }, version: '1' })).rejects.toMatchObject({
+        message: 'invalid ecosystem',
+      });
     });
   });
 }

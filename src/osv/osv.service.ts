@@ -9,7 +9,7 @@ import type { Clock } from '../core/clock.ts';
 import type { OsvTables } from './osv.table.ts';
 import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
-import { EncodedMessage } from '../grpc/rpc.ts';
+import { EncodedMessage } from '../grpc/index.ts';
 import type { OsvConfig } from './osv.config.ts';
 import { compareIds, type CorpusIndex, type VulnEntry } from './osv.index.ts';
 import type { IndexSource } from './osv.loader.ts';
@@ -46,7 +46,12 @@ export interface OsvServiceDeps {
   index: IndexSource;
   config: Pick<
     OsvConfig,
-    'OSV_QUERY_PAGE_SIZE' | 'OSV_BATCH_PAGE_SIZE' | 'OSV_BATCH_MAX_RESULTS' | 'OSV_QUERY_TIMEOUT_MS' | 'OSV_BATCH_TIMEOUT_MS' | 'OSV_RESPONSE_SOFT_LIMIT_BYTES'
+    | 'OSV_QUERY_PAGE_SIZE'
+    | 'OSV_BATCH_PAGE_SIZE'
+    | 'OSV_BATCH_MAX_RESULTS'
+    | 'OSV_QUERY_TIMEOUT_MS'
+    | 'OSV_BATCH_TIMEOUT_MS'
+    | 'OSV_RESPONSE_SOFT_LIMIT_BYTES'
   >;
   clock: Clock;
   log: Logger;
@@ -116,10 +121,17 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     return form === 'json' ? new EncodedMessage(answer.json, undefined) : (JSON.parse(answer.json.toString()) as VulnJson);
   }
 
-  async function hydrate(vulns: readonly VulnEntry[], form: AnswerForm | undefined): Promise<{ records: (VulnJson | EncodedMessage)[]; cutAfter: string | undefined }> {
+  async function hydrate(
+    vulns: readonly VulnEntry[],
+    form: AnswerForm | undefined,
+  ): Promise<{ records: (VulnJson | EncodedMessage)[]; cutAfter: string | undefined }> {
     let stored: Map<string, StoredAnswer>;
     try {
-      stored = await findLiveAnswers(db, vulns.map((v) => v.id), form ?? 'json');
+      stored = await findLiveAnswers(
+        db,
+        vulns.map((v) => v.id),
+        form ?? 'json',
+      );
     } catch (error) {
       throw new AppError('internal', 'error getting vulnerabilities', { cause: error });
     }
@@ -143,7 +155,11 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     return { records, cutAfter: undefined };
   }
 
-  async function query(request: unknown, form: AnswerForm | undefined, options: CallOptions | undefined): Promise<EncodedVulnerabilityList> {
+  async function query(
+    request: unknown,
+    form: AnswerForm | undefined,
+    options: CallOptions | undefined,
+  ): Promise<EncodedVulnerabilityList> {
     const q = parseQuery(request);
     if (q.kind === 'nothing') return {};
     const deadline = budget(config.OSV_QUERY_TIMEOUT_MS, options);

@@ -110,7 +110,9 @@ async function* readJsonLines(path: string): AsyncGenerator<RawRecord[]> {
 
 function openZip(path: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true, autoClose: true }, (error, zip) => (error ? reject(new SourceError(`${path}: ${error.message}`)) : resolve(zip)));
+    yauzl.open(path, { lazyEntries: true, autoClose: true }, (error, zip) =>
+      error ? reject(new SourceError(`${path}: ${error.message}`)) : resolve(zip),
+    );
   });
 }
 

@@ -46,7 +46,8 @@ export async function changedRecordIds(db: Db, since: number): Promise<string[]>
 /** Heads of the given records. */
 export async function readRecordHeadsOf(db: Db, ids: readonly string[]): Promise<RecordHead[]> {
   const out: RecordHead[] = [];
-  for (const part of chunks(ids)) out.push(...(await db.selectFrom('osv_records').select(['id', 'modified', 'withdrawn']).where('id', 'in', part).execute()));
+  for (const part of chunks(ids))
+    out.push(...(await db.selectFrom('osv_records').select(['id', 'modified', 'withdrawn']).where('id', 'in', part).execute()));
   return out;
 }
 
@@ -104,7 +105,10 @@ export async function findRecord(db: Db, id: string): Promise<{ json: string; wi
  * protobuf bytes, osv.answer.ts), or, while it has none yet, the record text as imported (`pending`: converted per
  * call).
  */
-export type StoredAnswer = { pending: false; json: string | Buffer; wire?: undefined; size: number } | { pending: false; json?: undefined; wire: Buffer; size: number } | { pending: true; json: string; wire?: undefined; size: number };
+export type StoredAnswer =
+  | { pending: false; json: string | Buffer; wire?: undefined; size: number }
+  | { pending: false; json?: undefined; wire: Buffer; size: number }
+  | { pending: true; json: string; wire?: undefined; size: number };
 
 /** Id-list sizes the answer lookup is compiled for: a list is padded to the next one (at most CHUNK). */
 const ANSWER_LIST_SIZES = [1, 4, 16, 64, 128, 256, CHUNK];
@@ -128,12 +132,26 @@ function answerSql(db: Db, form: 'json' | 'wire', size: number): string {
   if (text === undefined) {
     // SQLite hands the JSON text over as bytes when asked (no UTF-8 decoding into a string, then encoding back for
     // the socket); PostgreSQL would send bytea as hex text, so there the text stays text.
-    const column = form === 'wire' ? sql`answer_wire` : db.getExecutor().adapter instanceof SqliteAdapter ? sql`cast(answer_json as blob)` : sql`answer_json`;
+    const column =
+      form === 'wire'
+        ? sql`answer_wire`
+        : db.getExecutor().adapter instanceof SqliteAdapter
+          ? sql`cast(answer_json as blob)`
+          : sql`answer_json`;
     const missing = form === 'wire' ? sql`answer_wire is null` : sql`answer_json is null`;
     text = db
       .selectFrom('osv_records')
-      .select(['id', 'answer_size', sql<Buffer | string | null>`${column}`.as('answer'), sql<string | null>`case when ${missing} or answer_size is null then record end`.as('record')])
-      .where('id', 'in', Array.from({ length: size }, () => ''))
+      .select([
+        'id',
+        'answer_size',
+        sql<Buffer | string | null>`${column}`.as('answer'),
+        sql<string | null>`case when ${missing} or answer_size is null then record end`.as('record'),
+      ])
+      .where(
+        'id',
+        'in',
+        Array.from({ length: size }, () => ''),
+      )
       // A literal, so the statement's parameters are exactly the ids.
       .where('withdrawn', '=', sql.lit(0))
       .compile().sql;
@@ -165,29 +183,42 @@ function pendingAnswer(record: string | null): StoredAnswer {
 }
 
 /** Live records without stored answers, in id order after `after` (the encoding pass, osv.answer.ts). */
-export async function recordsWithoutAnswers(db: Db, after: string, limit: number): Promise<{ id: string; modified_key: string; record: string }[]> {
-  return db
-    .selectFrom('osv_records')
-    .select(['id', 'modified_key', 'record'])
-    // Literal, as the partial index osv_records_unanswered_idx states it: a bound parameter would not let SQLite see
-    // that the index covers the query.
-    .where(sql<boolean>`answer_wire is null and withdrawn = 0`)
-    .where('id', '>', after)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+export async function recordsWithoutAnswers(
+  db: Db,
+  after: string,
+  limit: number,
+): Promise<{ id: string; modified_key: string; record: string }[]> {
+  return (
+    db
+      .selectFrom('osv_records')
+      .select(['id', 'modified_key', 'record'])
+      // Literal, as the partial index osv_records_unanswered_idx states it: a bound parameter would not let SQLite see
+      // that the index covers the query.
+      .where(sql<boolean>`answer_wire is null and withdrawn = 0`)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /**
  * Stores the answers of records, each only if the row still holds the copy they were computed from (same
  * `modified_key`, no answers yet): an import that replaced it meanwhile cleared them, and its copy gets its own.
  */
-export async function storeAnswers(trx: Transaction<OsvTables>, answers: readonly { id: string; modifiedKey: string; json: string; wire: Uint8Array }[]): Promise<number> {
+export async function storeAnswers(
+  trx: Transaction<OsvTables>,
+  answers: readonly { id: string; modifiedKey: string; json: string; wire: Uint8Array }[],
+): Promise<number> {
   let stored = 0;
   for (const a of answers) {
     const result = await trx
       .updateTable('osv_records')
-      .set({ answer_json: a.json, answer_wire: Buffer.from(a.wire.buffer, a.wire.byteOffset, a.wire.byteLength), answer_size: Buffer.byteLength(a.json) })
+      .set({
+        answer_json: a.json,
+        answer_wire: Buffer.from(a.wire.buffer, a.wire.byteOffset, a.wire.byteLength),
+        answer_size: Buffer.byteLength(a.json),
+      })
       .where('id', '=', a.id)
       .where('modified_key', '=', a.modifiedKey)
       .where('answer_wire', 'is', null)
@@ -218,6 +249,9 @@ export async function corpusCounts(db: Db): Promise<{ records: number; withdrawn
     .selectFrom('osv_records')
     .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(sum(withdrawn), 0)`.as('w')])
     .executeTakeFirstOrThrow();
-  const a = await db.selectFrom('osv_affected').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const a = await db
+    .selectFrom('osv_affected')
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
   return { records: Number(r.n), withdrawn: Number(r.w), rows: Number(a.n), generation: await readGeneration(db) };
 }

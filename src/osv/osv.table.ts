@@ -63,5 +63,4 @@ export interface OsvTables {
   osv_corpus: OsvCorpusTable;
 }
 
-export type OsvRecordRow = Selectable<OsvRecordsTable>;
 export type OsvAffectedRow = Selectable<OsvAffectedTable>;

@@ -44,7 +44,9 @@ export function httpClient(baseUrl: string, responses?: ResponseCheck) {
     const text = await response.text();
     const violations = responses?.take() ?? [];
     if (violations.length > 0) throw new Error(`response broke the served OpenAPI document:\n${violations.join('\n')}`);
-    transcript.push(`${method} ${path} ${response.status} ${[...response.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${text}`);
+    transcript.push(
+      `${method} ${path} ${response.status} ${[...response.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n')}\n${text}`,
+    );
     let parsed: unknown = undefined;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -99,8 +101,20 @@ providers:
 `,
   'others.json': JSON.stringify({
     providers: {
-      beta: { display_name: 'Beta', base_url: 'https://beta.example/v1', api_format: 'anthropic_messages', credentials: 'oauth_tokens', models: { 'b-1': {} } },
-      local: { display_name: 'Local', base_url: 'http://127.0.0.1:9/v1', api_format: 'openai_chat', credentials: 'none', models: { 'l-1': {} } },
+      beta: {
+        display_name: 'Beta',
+        base_url: 'https://beta.example/v1',
+        api_format: 'anthropic_messages',
+        credentials: 'oauth_tokens',
+        models: { 'b-1': {} },
+      },
+      local: {
+        display_name: 'Local',
+        base_url: 'http://127.0.0.1:9/v1',
+        api_format: 'openai_chat',
+        credentials: 'none',
+        models: { 'l-1': {} },
+      },
     },
   }),
 };
@@ -117,9 +131,13 @@ export interface Harness {
 }
 
 /** A test platform with the REST app on 127.0.0.1:0, using `catalog` files (default: the repository catalog). */
-export async function openHarness(dialect: Dialect, options: { catalog?: Record<string, string> | string; env?: Record<string, string>; fetch?: typeof fetch } = {}): Promise<Harness> {
+export async function openHarness(
+  dialect: Dialect,
+  options: { catalog?: Record<string, string> | string; env?: Record<string, string>; fetch?: typeof fetch } = {},
+): Promise<Harness> {
   const env: Record<string, string> = { ...options.env };
-  if (options.catalog !== undefined) env.PLATFORM_CATALOG_DIR = typeof options.catalog === 'string' ? options.catalog : writeCatalog(options.catalog);
+  if (options.catalog !== undefined)
+    env.PLATFORM_CATALOG_DIR = typeof options.catalog === 'string' ? options.catalog : writeCatalog(options.catalog);
   const platform = await openTestPlatform(dialect, { env, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const server = await startRestApp(platform);
   const { call, transcript } = httpClient(server.url, server.responses);
@@ -144,12 +162,25 @@ export async function openHarness(dialect: Dialect, options: { catalog?: Record<
 export async function addHuman(harness: Harness, role: Role) {
   const identity = harness.platform.ctx.identity;
   const password = 'correct horse battery staple';
-  const human = await identity.addHuman({ accountId: harness.accountId, email: `${role}-${Math.random().toString(36).slice(2)}@example.test`, role, password });
+  const human = await identity.addHuman({
+    accountId: harness.accountId,
+    email: `${role}-${Math.random().toString(36).slice(2)}@example.test`,
+    role,
+    password,
+  });
   const session = await identity.signIn(human.email, password);
   const platformToken = await identity.createToken({ humanId: human.human_id, plane: 'platform', capabilities: ['CAP_PLATFORM_OSV_READ'] });
   const memberToken = await identity.createToken({ humanId: human.human_id, plane: 'member' });
   const executorToken = await identity.createToken({ humanId: human.human_id, plane: 'executor' });
-  return { humanId: human.human_id, session: session.token, sessionId: session.id, platform: platformToken.token, platformId: platformToken.id, member: memberToken.token, executor: executorToken.token };
+  return {
+    humanId: human.human_id,
+    session: session.token,
+    sessionId: session.id,
+    platform: platformToken.token,
+    platformId: platformToken.id,
+    member: memberToken.token,
+    executor: executorToken.token,
+  };
 }
 
 /** Provider paths. */

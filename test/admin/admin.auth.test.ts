@@ -28,13 +28,20 @@ describe.each(dialects)('admin authentication on %s', (dialect) => {
     const admin = await addHuman(h, 'admin');
     for (const token of [h.platform.owner.session_bearer, h.platform.owner.platform_token, admin.session, admin.platform]) {
       expect((await h.call('GET', '/api/v1/admin/models', { token })).status).toBe(200);
-      expect((await h.call('PUT', P('local', '/model_visibility'), { token, body: { command: { model: 'local/l-1', visible: true, expected_lock_version: 0 } } })).status).not.toBe(401);
+      expect(
+        (
+          await h.call('PUT', P('local', '/model_visibility'), {
+            token,
+            body: { command: { model: 'local/l-1', visible: true, expected_lock_version: 0 } },
+          })
+        ).status,
+      ).not.toBe(401);
     }
     const lane = await h.call('PUT', P('alpha', '/lane'), { token: admin.session, body: { command: { enabled: true } } });
     expect(lane.status).toBe(200);
   });
 
-  it('[ADM-AUTH-2] refuses a member\'s session and platform token with 403 administrator_required on every route', async () => {
+  it("[ADM-AUTH-2] refuses a member's session and platform token with 403 administrator_required on every route", async () => {
     const member = await addHuman(h, 'member');
     for (const token of [member.session, member.platform]) {
       for (const [method, path, body] of ROUTES) {
@@ -59,7 +66,12 @@ describe.each(dialects)('admin authentication on %s', (dialect) => {
   });
 
   it('[ADM-AUTH-6] refuses missing, unknown and malformed credentials with 401 before reading the body', async () => {
-    for (const headers of [{}, { authorization: 'Bearer pplat_unknown' }, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer pplat_unknown' },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: 'Bearer' },
+    ] as Record<string, string>[]) {
       for (const [method, path] of ROUTES) {
         const r = await h.call(method, path, { headers, ...(method === 'GET' || method === 'DELETE' ? {} : { rawBody: '{not json' }) });
         expect(r.status, `${method} ${path} ${JSON.stringify(headers)}`).toBe(401);

@@ -17,7 +17,13 @@ const MODELS = Array.from({ length: WRITERS }, (_, i) => `m-${String(i).padStart
 const CATALOG = {
   'race.json': JSON.stringify({
     providers: {
-      race: { display_name: 'Race', base_url: 'https://race.example/v1', api_format: 'openai_chat', credentials: 'api_key', models: Object.fromEntries(MODELS.map((m) => [m, {}])) },
+      race: {
+        display_name: 'Race',
+        base_url: 'https://race.example/v1',
+        api_format: 'openai_chat',
+        credentials: 'api_key',
+        models: Object.fromEntries(MODELS.map((m) => [m, {}])),
+      },
     },
   }),
 };
@@ -48,7 +54,10 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
   });
 
   async function newAccount(): Promise<{ token: string; accountId: string }> {
-    const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'Race', email: `race-${Math.random().toString(36).slice(2)}@example.test` });
+    const owner = await h.platform.ctx.identity.bootstrap({
+      accountName: 'Race',
+      email: `race-${Math.random().toString(36).slice(2)}@example.test`,
+    });
     return { token: owner.platform_token, accountId: owner.account_id };
   }
 
@@ -68,8 +77,18 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
     // The store primitive itself: of two inserts, one wins.
     const { accountId } = await newAccount();
     const inserted = await Promise.all([
-      insertPolicyIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'race' }, { enabled: true, document: serializeDocument(emptyDocument()) }, 0),
-      insertPolicyIfAbsent(narrowTables(second.db), { accountId, providerId: 'race' }, { enabled: false, document: serializeDocument(emptyDocument()) }, 0),
+      insertPolicyIfAbsent(
+        narrowTables(h.platform.ctx.database.db),
+        { accountId, providerId: 'race' },
+        { enabled: true, document: serializeDocument(emptyDocument()) },
+        0,
+      ),
+      insertPolicyIfAbsent(
+        narrowTables(second.db),
+        { accountId, providerId: 'race' },
+        { enabled: false, document: serializeDocument(emptyDocument()) },
+        0,
+      ),
     ]);
     expect(inserted.filter(Boolean)).toHaveLength(1);
   });
@@ -87,7 +106,9 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
       for (let i = 0; i < 12; i++) {
         const ref = `race/${MODELS[i] ?? 'm-00'}`;
         await planeA.setVisibility(accountId, 'race', ref, false, i);
-        const body = JSON.parse((await planeB.adminModelsJson(accountId, {})).json.toString('utf8')) as { models: { ref: string; visible: boolean }[] };
+        const body = JSON.parse((await planeB.adminModelsJson(accountId, {})).json.toString('utf8')) as {
+          models: { ref: string; visible: boolean }[];
+        };
         expect(body.models.find((m) => m.ref === ref)?.visible, `read after write ${i}`).toBe(false);
         const provider = (await planeB.providersOf(accountId)).find((p) => p.id === 'race');
         expect(provider?.policy?.lockVersion).toBe(i + 1);
@@ -109,7 +130,10 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
         planeA.setVisibility(accountId, 'race', `race/${a}`, false, version),
         planeB.setAvailability(accountId, 'race', `race/${b}`, false, version),
       ]);
-      expect(results.filter((r) => r.status === 'fulfilled'), `version ${version}`).toHaveLength(1);
+      expect(
+        results.filter((r) => r.status === 'fulfilled'),
+        `version ${version}`,
+      ).toHaveLength(1);
       expect(results.map(errorCode).filter(Boolean)).toEqual(['stale_object']);
       const policy = await findPolicy(narrowTables(second.db), { accountId, providerId: 'race' });
       expect(policy?.lock_version).toBe(version + 1);
@@ -129,7 +153,11 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
     // Two separate OS processes, each with its own database connection, both sending version 0.
     const run = (ref: string) =>
       new Promise<number>((resolve, reject) => {
-        const child = spawn(process.execPath, [join(repoRoot, 'bin', 'platform.js'), 'models', 'hide', '--account', accountId, ref, '--expected-lock-version', '0'], { env, stdio: 'ignore' });
+        const child = spawn(
+          process.execPath,
+          [join(repoRoot, 'bin', 'platform.js'), 'models', 'hide', '--account', accountId, ref, '--expected-lock-version', '0'],
+          { env, stdio: 'ignore' },
+        );
         child.once('error', reject);
         child.once('exit', (code) => resolve(code ?? -1));
       });
@@ -153,7 +181,10 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
       for (let attempt = 0; attempt < 500; attempt++) {
         const read = await h.call('GET', P('race'), { token });
         const version = read.body.model_provider.lock_version as number;
-        const write = await h.call('PUT', P('race', '/model_visibility'), { token, body: { command: { model: `race/${model}`, visible: false, expected_lock_version: version } } });
+        const write = await h.call('PUT', P('race', '/model_visibility'), {
+          token,
+          body: { command: { model: `race/${model}`, visible: false, expected_lock_version: version } },
+        });
         if (write.status === 200) {
           successes++;
           return;

@@ -14,7 +14,10 @@ import { openHarness, P, TEST_CATALOG, writeCatalog, type Harness } from './admi
 import { narrowTables } from '../../src/core/db/database.ts';
 
 async function newAccount(h: Harness): Promise<{ token: string; accountId: string }> {
-  const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'Credentials test', email: `owner-${Math.random().toString(36).slice(2)}@example.test` });
+  const owner = await h.platform.ctx.identity.bootstrap({
+    accountName: 'Credentials test',
+    email: `owner-${Math.random().toString(36).slice(2)}@example.test`,
+  });
   return { token: owner.platform_token, accountId: owner.account_id };
 }
 
@@ -34,14 +37,26 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
   });
   afterAll(async () => h.close());
 
-  const putKey = (token: string, provider: string, apiKey: unknown) => h.call('PUT', P(provider, '/api_key'), { token, body: { command: { api_key: apiKey } } });
+  const putKey = (token: string, provider: string, apiKey: unknown) =>
+    h.call('PUT', P(provider, '/api_key'), { token, body: { command: { api_key: apiKey } } });
 
   it('[ADM-KEY-1] installs the key, enables the provider (also for the same key again) and never returns it', async () => {
     const { token } = await newAccount(h);
     const r = await putKey(token, 'alpha', 'sk-alpha-key-1');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      model_provider: { id: 'alpha', display_name: 'Alpha AI', credentials: 'api_key', enabled: true, lock_version: 0, configured: true, material_kind: 'api_key', reauthorization_required: false, unavailable_until: null, models: 4 },
+      model_provider: {
+        id: 'alpha',
+        display_name: 'Alpha AI',
+        credentials: 'api_key',
+        enabled: true,
+        lock_version: 0,
+        configured: true,
+        material_kind: 'api_key',
+        reauthorization_required: false,
+        unavailable_until: null,
+        models: 4,
+      },
     });
     await h.call('PUT', P('alpha', '/lane'), { token, body: { command: { enabled: false, expected_lock_version: 0 } } });
     const again = await putKey(token, 'alpha', 'sk-alpha-key-1');
@@ -76,7 +91,12 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
     }
     // An api_key lane holding OAuth material (left by an earlier declaration of the provider).
     const keys = h.platform.ctx.secretKeys;
-    await insertCredentialIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'alpha' }, { material_kind: 'oauth_tokens', sealed: encryptSecret('{}', keys.current, credentialAad(accountId, 'alpha')), generation: 1 }, 0);
+    await insertCredentialIfAbsent(
+      narrowTables(h.platform.ctx.database.db),
+      { accountId, providerId: 'alpha' },
+      { material_kind: 'oauth_tokens', sealed: encryptSecret('{}', keys.current, credentialAad(accountId, 'alpha')), generation: 1 },
+      0,
+    );
     expect((await putKey(token, 'alpha', 'sk-over-oauth')).body.error.code).toBe('material_kind_conflict');
     expect((await h.call('DELETE', P('alpha', '/api_key'), { token })).body.error.code).toBe('material_kind_conflict');
     expect((await credentialRow(h, accountId, 'alpha'))?.material_kind).toBe('oauth_tokens');
@@ -103,7 +123,15 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
     const before = await credentialRow(h, accountId, 'alpha');
     expect(before?.generation).toBe(1);
     // Sent as JSON escapes so the bytes on the wire are exactly the malformed strings.
-    for (const escaped of ['sk-lone\\ud800', 'sk-lone\\udc00x', '\\ud83dsk-half-pair', 'sk-c1\\u0085x', 'sk-del\\u007fx', 'sk-nul\\u0000x', 'sk-ls\\u2028x']) {
+    for (const escaped of [
+      'sk-lone\\ud800',
+      'sk-lone\\udc00x',
+      '\\ud83dsk-half-pair',
+      'sk-c1\\u0085x',
+      'sk-del\\u007fx',
+      'sk-nul\\u0000x',
+      'sk-ls\\u2028x',
+    ]) {
       for (let i = 0; i < 2; i++) {
         const r = await h.call('PUT', P('alpha', '/api_key'), { token, rawBody: `{"command":{"api_key":"${escaped}"}}` });
         expect(r.status, escaped).toBe(400);
@@ -121,7 +149,10 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
   it('[ADM-KEY-5] commits credential and availability together and keeps model settings', async () => {
     const { token, accountId } = await newAccount(h);
     await h.call('PUT', P('alpha', '/model_visibility'), { token, body: { command: { model: 'alpha/a-1', visible: false } } });
-    await h.call('PUT', P('alpha', '/model_availability'), { token, body: { command: { model: 'alpha/a-2', available: false, expected_lock_version: 0 } } });
+    await h.call('PUT', P('alpha', '/model_availability'), {
+      token,
+      body: { command: { model: 'alpha/a-2', available: false, expected_lock_version: 0 } },
+    });
     await putKey(token, 'alpha', 'sk-keep-settings');
     const models = (await h.call('GET', '/api/v1/admin/models', { token })).body.models;
     const byRef = Object.fromEntries(models.map((m: { ref: string; unavailable_reason: string | null }) => [m.ref, m.unavailable_reason]));
@@ -129,8 +160,17 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
 
     // When enabling cannot be committed, the key is not stored either.
     const other = await newAccount(h);
-    await insertPolicyIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId: other.accountId, providerId: 'alpha' }, { enabled: false, document: serializeDocument(emptyDocument()) }, 0);
-    await h.platform.ctx.database.db.updateTable('model_provider_policies').set({ lock_version: MAX_LOCK_VERSION }).where('account_id', '=', other.accountId).execute();
+    await insertPolicyIfAbsent(
+      narrowTables(h.platform.ctx.database.db),
+      { accountId: other.accountId, providerId: 'alpha' },
+      { enabled: false, document: serializeDocument(emptyDocument()) },
+      0,
+    );
+    await h.platform.ctx.database.db
+      .updateTable('model_provider_policies')
+      .set({ lock_version: MAX_LOCK_VERSION })
+      .where('account_id', '=', other.accountId)
+      .execute();
     const refused = await putKey(other.token, 'alpha', 'sk-rolled-back');
     expect(refused.status).toBe(409);
     expect(await credentialRow(h, other.accountId, 'alpha')).toBeUndefined();
@@ -183,7 +223,14 @@ describe.each(dialects)('provider API keys on %s', (dialect) => {
     await record(h.call('DELETE', P('alpha', '/api_key'), { token }));
     const responses = h.transcript.join('\n');
     const logs = h.platform.logs.text();
-    const secretParts = [apiKey, apiKey.slice(-8), apiKey.slice(12, 24), sha256Hex(apiKey), sha256Hex(apiKey).slice(0, 8), Buffer.from(apiKey).toString('base64')];
+    const secretParts = [
+      apiKey,
+      apiKey.slice(-8),
+      apiKey.slice(12, 24),
+      sha256Hex(apiKey),
+      sha256Hex(apiKey).slice(0, 8),
+      Buffer.from(apiKey).toString('base64'),
+    ];
     for (const part of secretParts) {
       expect(responses, part).not.toContain(part);
       expect(logs, part).not.toContain(part);
@@ -223,12 +270,40 @@ describe.each(dialects)('platform secrets rotate on %s', (dialect) => {
       let accountId: string;
       try {
         accountId = before.accountId;
-        expect((await before.call('PUT', P('alpha', '/api_key'), { token: before.token, body: { command: { api_key: apiKey } } })).status).toBe(200);
-        const sealed = await before.platform.ctx.database.db.selectFrom('model_provider_credentials').select('sealed').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+        expect(
+          (await before.call('PUT', P('alpha', '/api_key'), { token: before.token, body: { command: { api_key: apiKey } } })).status,
+        ).toBe(200);
+        const sealed = await before.platform.ctx.database.db
+          .selectFrom('model_provider_credentials')
+          .select('sealed')
+          .where('account_id', '=', accountId)
+          .executeTakeFirstOrThrow();
         // Copy the credential into the shared database the CLI and the next server read.
         await database.db.insertInto('accounts').values({ id: accountId, name: 'rotated', created_at: 0 }).execute();
-        await database.db.insertInto('model_provider_credentials').values({ account_id: accountId, provider_id: 'alpha', material_kind: 'api_key', sealed: sealed.sealed, generation: 1, reauthorization_required: 0, updated_at: 0 }).execute();
-        await database.db.insertInto('model_provider_policies').values({ account_id: accountId, provider_id: 'alpha', lock_version: 0, enabled: 1, document: serializeDocument(emptyDocument()), created_at: 0, updated_at: 0 }).execute();
+        await database.db
+          .insertInto('model_provider_credentials')
+          .values({
+            account_id: accountId,
+            provider_id: 'alpha',
+            material_kind: 'api_key',
+            sealed: sealed.sealed,
+            generation: 1,
+            reauthorization_required: 0,
+            updated_at: 0,
+          })
+          .execute();
+        await database.db
+          .insertInto('model_provider_policies')
+          .values({
+            account_id: accountId,
+            provider_id: 'alpha',
+            lock_version: 0,
+            enabled: 1,
+            document: serializeDocument(emptyDocument()),
+            created_at: 0,
+            updated_at: 0,
+          })
+          .execute();
       } finally {
         await before.close();
       }
@@ -241,13 +316,19 @@ describe.each(dialects)('platform secrets rotate on %s', (dialect) => {
       const ok = await runCli(['secrets', 'rotate', '--json'], env(newKey, oldKey));
       expect(ok.code).toBe(0);
       expect(JSON.parse(ok.out)).toEqual({ rotated: 1, current: 0, failed: 0 });
-      const row = await database.db.selectFrom('model_provider_credentials').selectAll().where('account_id', '=', accountId).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('model_provider_credentials')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
       expect(row.sealed?.startsWith(`v1.${secretKeyId(newKey)}.`)).toBe(true);
       expect(decryptSecret(row.sealed ?? '', [{ id: secretKeyId(newKey), key: newKey }], credentialAad(accountId, 'alpha'))).toBe(apiKey);
       expect(row.generation).toBe(1);
       const again = await runCli(['secrets', 'rotate'], env(newKey));
       expect(again.code).toBe(0);
-      expect(again.out).toMatch(/Re-encrypted 0 provider credential\(s\) under the current key; 1 already current; 0 could not be decrypted/);
+      expect(again.out).toMatch(
+        /Re-encrypted 0 provider credential\(s\) under the current key; 1 already current; 0 could not be decrypted/,
+      );
       for (const text of [rotated.out, rotated.err, ok.out, ok.err, again.out, again.err]) expect(text).not.toContain(apiKey);
     } finally {
       await database.close();

@@ -11,7 +11,10 @@ import { narrowTables } from '../../src/core/db/database.ts';
 
 /** A fresh Account with its owner's platform token, so every test owns its policies. */
 async function newAccount(h: Harness): Promise<{ token: string; accountId: string }> {
-  const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'Routes test', email: `owner-${Math.random().toString(36).slice(2)}@example.test` });
+  const owner = await h.platform.ctx.identity.bootstrap({
+    accountName: 'Routes test',
+    email: `owner-${Math.random().toString(36).slice(2)}@example.test`,
+  });
   return { token: owner.platform_token, accountId: owner.account_id };
 }
 
@@ -40,8 +43,26 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       expect(refs).toEqual(['alpha/a-1', 'alpha/a-2', 'alpha/emb', 'alpha/org/a-3', 'beta/b-1', 'local/l-1']);
       expect(refs).toEqual([...refs].sort());
       const a1 = r.body.models[0];
-      expect(Object.keys(a1)).toEqual(['ref', 'provider_id', 'model_id', 'display_name', 'workload', 'capabilities', 'pricing', 'token_counter_available', 'available', 'visible', 'unavailable_reason']);
-      expect(a1).toMatchObject({ ref: 'alpha/a-1', available: false, visible: true, unavailable_reason: 'provider_disabled', pricing: { unit: 'USD', input_per_million_tokens: '1.00' } });
+      expect(Object.keys(a1)).toEqual([
+        'ref',
+        'provider_id',
+        'model_id',
+        'display_name',
+        'workload',
+        'capabilities',
+        'pricing',
+        'token_counter_available',
+        'available',
+        'visible',
+        'unavailable_reason',
+      ]);
+      expect(a1).toMatchObject({
+        ref: 'alpha/a-1',
+        available: false,
+        visible: true,
+        unavailable_reason: 'provider_disabled',
+        pricing: { unit: 'USD', input_per_million_tokens: '1.00' },
+      });
       expect(a1.capabilities).toMatchObject({ input_modalities: ['image'], output_modalities: ['text'], tool_calls: true, limits: {} });
       expect(r.body.models[1].pricing).toBeNull();
     });
@@ -108,13 +129,31 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       await put(token, P('alpha', '/api_key'), { api_key: 'sk-config-test-key' });
       const r = await h.call('GET', P('alpha'), { token });
       expect(r.status).toBe(200);
-      expect(r.body.model_provider).toMatchObject({ id: 'alpha', enabled: true, lock_version: 0, configured: true, material_kind: 'api_key' });
+      expect(r.body.model_provider).toMatchObject({
+        id: 'alpha',
+        enabled: true,
+        lock_version: 0,
+        configured: true,
+        material_kind: 'api_key',
+      });
       const configuration = r.body.configuration;
       expect(configuration.source).toBe('catalog');
-      expect(configuration.definition).toEqual({ display_name: 'Alpha AI', base_url: 'https://alpha.example/v1', api_format: 'openai_chat', credentials: 'api_key' });
-      expect(configuration.models).toContainEqual({ model: 'alpha/org/a-3', definition: { inherit: 'chat', model_id: 'org/a-3-2025-01' }, source: 'catalog', removed: false });
+      expect(configuration.definition).toEqual({
+        display_name: 'Alpha AI',
+        base_url: 'https://alpha.example/v1',
+        api_format: 'openai_chat',
+        credentials: 'api_key',
+      });
+      expect(configuration.models).toContainEqual({
+        model: 'alpha/org/a-3',
+        definition: { inherit: 'chat', model_id: 'org/a-3-2025-01' },
+        source: 'catalog',
+        removed: false,
+      });
       // Authored, not expanded: no inherited fields and no defaults filled in; capability fields under capabilities.
-      expect(configuration.models.find((m: { model: string }) => m.model === 'alpha/emb').definition).toEqual({ capabilities: { workload: 'embeddings' } });
+      expect(configuration.models.find((m: { model: string }) => m.model === 'alpha/emb').definition).toEqual({
+        capabilities: { workload: 'embeddings' },
+      });
       expect(Object.keys(configuration.model_definitions)).toEqual(['chat']);
       expect(r.text).not.toContain('sk-config-test-key');
       expect((await h.call('GET', P('nope'), { token })).body.error.code).toBe('not_found');
@@ -134,7 +173,11 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
     it('[ADM-ROW-2] reports the first refusal in the spec order', async () => {
       const { token, accountId } = await newAccount(h);
       const reason = async (ref: string) => {
-        const models = (await h.call('GET', '/api/v1/admin/models', { token })).body.models as { ref: string; unavailable_reason: string | null; available: boolean }[];
+        const models = (await h.call('GET', '/api/v1/admin/models', { token })).body.models as {
+          ref: string;
+          unavailable_reason: string | null;
+          available: boolean;
+        }[];
         const row = models.find((m) => m.ref === ref);
         return row?.unavailable_reason;
       };
@@ -155,14 +198,26 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const keys = h.platform.ctx.secretKeys;
       await put(token, P('beta', '/lane'), { enabled: true });
       expect(await reason('beta/b-1')).toBe('missing_credential');
-      await insertCredentialIfAbsent(narrowTables(db), { accountId, providerId: 'beta' }, { material_kind: 'oauth_tokens', sealed: encryptSecret('{"refresh_token":"r"}', keys.current, credentialAad(accountId, 'beta')), generation: 1 }, 0);
+      await insertCredentialIfAbsent(
+        narrowTables(db),
+        { accountId, providerId: 'beta' },
+        {
+          material_kind: 'oauth_tokens',
+          sealed: encryptSecret('{"refresh_token":"r"}', keys.current, credentialAad(accountId, 'beta')),
+          generation: 1,
+        },
+        0,
+      );
       expect(await reason('beta/b-1')).toBeNull();
       await db.updateTable('model_provider_credentials').set({ reauthorization_required: 1 }).where('account_id', '=', accountId).execute();
       expect(await reason('beta/b-1')).toBe('reauthorization_required');
       // Material sealed under a key this deployment does not hold is unusable.
       await db
         .updateTable('model_provider_credentials')
-        .set({ reauthorization_required: 0, sealed: encryptSecret('x', { id: 'deadbeef', key: Buffer.alloc(32, 9) }, credentialAad(accountId, 'beta')) })
+        .set({
+          reauthorization_required: 0,
+          sealed: encryptSecret('x', { id: 'deadbeef', key: Buffer.alloc(32, 9) }, credentialAad(accountId, 'beta')),
+        })
         .where('account_id', '=', accountId)
         .execute();
       expect(await reason('beta/b-1')).toBe('credential_unusable');
@@ -173,18 +228,32 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
   });
 
   describe('credential checks', () => {
-    it('[ADM-KEY-9] regression: a sealed key copied into another Account\'s row is credential_unusable there, even after it was found usable in its own row', async () => {
+    it("[ADM-KEY-9] regression: a sealed key copied into another Account's row is credential_unusable there, even after it was found usable in its own row", async () => {
       const a = await newAccount(h);
       const b = await newAccount(h);
       await put(a.token, P('alpha', '/api_key'), { api_key: 'sk-copied-row' });
-      const own = (await h.call('GET', '/api/v1/admin/models', { token: a.token })).body.models.find((m: { ref: string }) => m.ref === 'alpha/a-1');
+      const own = (await h.call('GET', '/api/v1/admin/models', { token: a.token })).body.models.find(
+        (m: { ref: string }) => m.ref === 'alpha/a-1',
+      );
       expect(own.unavailable_reason).toBeNull();
       const db = h.platform.ctx.database.db;
-      const row = await db.selectFrom('model_provider_credentials').select('sealed').where('account_id', '=', a.accountId).where('provider_id', '=', 'alpha').executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('model_provider_credentials')
+        .select('sealed')
+        .where('account_id', '=', a.accountId)
+        .where('provider_id', '=', 'alpha')
+        .executeTakeFirstOrThrow();
       // The same sealed value in Account B's row: bound to A's row (associated data), so it must not open for B.
-      await insertCredentialIfAbsent(narrowTables(db), { accountId: b.accountId, providerId: 'alpha' }, { material_kind: 'api_key', sealed: row.sealed, generation: 1 }, 0);
+      await insertCredentialIfAbsent(
+        narrowTables(db),
+        { accountId: b.accountId, providerId: 'alpha' },
+        { material_kind: 'api_key', sealed: row.sealed, generation: 1 },
+        0,
+      );
       await put(b.token, P('alpha', '/lane'), { enabled: true });
-      const copied = (await h.call('GET', '/api/v1/admin/models', { token: b.token })).body.models.find((m: { ref: string }) => m.ref === 'alpha/a-1');
+      const copied = (await h.call('GET', '/api/v1/admin/models', { token: b.token })).body.models.find(
+        (m: { ref: string }) => m.ref === 'alpha/a-1',
+      );
       expect(copied).toMatchObject({ available: false, unavailable_reason: 'credential_unusable' });
     });
   });
@@ -195,9 +264,16 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const hidden = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/org/a-3', visible: false });
       expect(hidden.status).toBe(200);
       const rows = (await h.call('GET', '/api/v1/admin/models', { token })).body.models;
-      expect(rows.find((m: { ref: string }) => m.ref === 'alpha/org/a-3')).toMatchObject({ model_id: 'org/a-3-2025-01', visible: false, unavailable_reason: 'provider_disabled' });
+      expect(rows.find((m: { ref: string }) => m.ref === 'alpha/org/a-3')).toMatchObject({
+        model_id: 'org/a-3-2025-01',
+        visible: false,
+        unavailable_reason: 'provider_disabled',
+      });
       // The ref is never split into path segments.
-      const split = await h.call('PUT', '/api/v1/admin/model_providers/alpha/org/a-3/model_visibility', { token, body: { command: { visible: true } } });
+      const split = await h.call('PUT', '/api/v1/admin/model_providers/alpha/org/a-3/model_visibility', {
+        token,
+        body: { command: { visible: true } },
+      });
       expect(split.status).toBe(404);
     });
 
@@ -205,7 +281,8 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const { token } = await newAccount(h);
       for (const model of ['beta/b-1', 'alpha/missing', 'alpha', 'alphax/a-1', 'org/a-3']) {
         for (const path of ['/model_visibility', '/model_availability']) {
-          const command = path === '/model_visibility' ? { model, visible: false } : { model, available: false, expected_lock_version: null };
+          const command =
+            path === '/model_visibility' ? { model, visible: false } : { model, available: false, expected_lock_version: null };
           const r = await put(token, P('alpha', path), command);
           expect(r.status, `${path} ${model}`).toBe(404);
           expect(r.body.error.code).toBe('not_found');
@@ -293,10 +370,17 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
   describe('body handling', () => {
     it('[ADM-API-2] answers an oversized body with 413 and a non-JSON body with 415, in the envelope', async () => {
       const { token } = await newAccount(h);
-      const huge = await h.call('PUT', P('alpha', '/api_key'), { token, rawBody: JSON.stringify({ command: { api_key: 'k'.repeat(2 * 1024 * 1024) } }) });
+      const huge = await h.call('PUT', P('alpha', '/api_key'), {
+        token,
+        rawBody: JSON.stringify({ command: { api_key: 'k'.repeat(2 * 1024 * 1024) } }),
+      });
       expect(huge.status).toBe(413);
       expect(huge.body).toEqual({ error: { code: 'payload_too_large', message: expect.any(String) } });
-      const text = await h.call('PUT', P('alpha', '/lane'), { token, rawBody: '<command enabled="true"/>', headers: { 'content-type': 'application/xml' } });
+      const text = await h.call('PUT', P('alpha', '/lane'), {
+        token,
+        rawBody: '<command enabled="true"/>',
+        headers: { 'content-type': 'application/xml' },
+      });
       expect(text.status).toBe(415);
       expect(text.body).toEqual({ error: { code: 'unsupported_media_type', message: expect.any(String) } });
       expect((await h.call('GET', P('alpha'), { token })).body.model_provider.lock_version).toBeNull();
@@ -357,7 +441,12 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const { token, accountId } = await newAccount(h);
       await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false });
       const db = h.platform.ctx.database.db;
-      await db.updateTable('model_provider_policies').set({ lock_version: 2147483647 }).where('account_id', '=', accountId).where('provider_id', '=', 'alpha').execute();
+      await db
+        .updateTable('model_provider_policies')
+        .set({ lock_version: 2147483647 })
+        .where('account_id', '=', accountId)
+        .where('provider_id', '=', 'alpha')
+        .execute();
       const attempts: [string, unknown][] = [
         ['/model_visibility', { model: 'alpha/a-2', visible: false, expected_lock_version: 2147483647 }],
         ['/model_availability', { model: 'alpha/a-1', available: false, expected_lock_version: 2147483647 }],
@@ -372,7 +461,11 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
         expect(r.body.error.message).toMatch(/highest lock_version \(2147483647\)/);
       }
       // Same-value requests leave the version unchanged, so they still succeed at the ceiling.
-      const same = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false, expected_lock_version: 2147483647 });
+      const same = await put(token, P('alpha', '/model_visibility'), {
+        model: 'alpha/a-1',
+        visible: false,
+        expected_lock_version: 2147483647,
+      });
       expect(same.status).toBe(200);
       const after = await h.call('GET', P('alpha'), { token });
       expect(after.body.model_provider).toMatchObject({ lock_version: 2147483647, enabled: false, configured: false });
@@ -444,7 +537,10 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const off = await put(token, P('alpha', '/lane'), { enabled: false, expected_lock_version: 1 });
       expect(off.body.model_provider).toMatchObject({ enabled: false, lock_version: 2, configured: true, material_kind: 'api_key' });
       const rows = (await h.call('GET', '/api/v1/admin/models', { token })).body.models;
-      expect(rows.find((m: { ref: string }) => m.ref === 'alpha/a-2')).toMatchObject({ visible: false, unavailable_reason: 'provider_disabled' });
+      expect(rows.find((m: { ref: string }) => m.ref === 'alpha/a-2')).toMatchObject({
+        visible: false,
+        unavailable_reason: 'provider_disabled',
+      });
     });
 
     it('[ADM-LANE-3] refuses a non-boolean enabled with 400 parameter_invalid', async () => {
@@ -465,7 +561,11 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const hide = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false });
       expect(hide.body.model_provider).toMatchObject({ enabled: false, lock_version: 0 });
       const other = await newAccount(h);
-      const show = await put(other.token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: true, expected_lock_version: null });
+      const show = await put(other.token, P('alpha', '/model_visibility'), {
+        model: 'alpha/a-1',
+        visible: true,
+        expected_lock_version: null,
+      });
       expect(show.body.model_provider).toMatchObject({ enabled: false, lock_version: 0 });
     });
 
@@ -475,8 +575,14 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const before = (await h.call('GET', '/api/v1/admin/models', { token })).body.models;
       await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false, expected_lock_version: 0 });
       const after = (await h.call('GET', '/api/v1/admin/models', { token })).body.models;
-      expect(after.find((m: { ref: string }) => m.ref === 'alpha/a-1')).toMatchObject({ visible: false, available: false, unavailable_reason: 'model_hidden' });
-      expect(after.filter((m: { ref: string }) => m.ref !== 'alpha/a-1')).toEqual(before.filter((m: { ref: string }) => m.ref !== 'alpha/a-1'));
+      expect(after.find((m: { ref: string }) => m.ref === 'alpha/a-1')).toMatchObject({
+        visible: false,
+        available: false,
+        unavailable_reason: 'model_hidden',
+      });
+      expect(after.filter((m: { ref: string }) => m.ref !== 'alpha/a-1')).toEqual(
+        before.filter((m: { ref: string }) => m.ref !== 'alpha/a-1'),
+      );
     });
 
     it('[ADM-VIS-3] showing restores visibility only', async () => {
@@ -489,7 +595,9 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       // Still invalid: the mark is separate from the manual hide.
       expect(row).toMatchObject({ visible: false, available: false, unavailable_reason: 'provider_disabled' });
       await put(token, P('alpha', '/lane'), { enabled: true, expected_lock_version: 2 });
-      const enabledRow = (await h.call('GET', '/api/v1/admin/models', { token })).body.models.find((m: { ref: string }) => m.ref === 'alpha/a-1');
+      const enabledRow = (await h.call('GET', '/api/v1/admin/models', { token })).body.models.find(
+        (m: { ref: string }) => m.ref === 'alpha/a-1',
+      );
       expect(enabledRow.unavailable_reason).toBe('model_unavailable');
     });
 
@@ -508,11 +616,19 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
   describe('availability', () => {
     it('[ADM-AVL-1] requires an existing policy and works on disabled providers', async () => {
       const { token } = await newAccount(h);
-      const none = await put(token, P('alpha', '/model_availability'), { model: 'alpha/a-1', available: false, expected_lock_version: null });
+      const none = await put(token, P('alpha', '/model_availability'), {
+        model: 'alpha/a-1',
+        available: false,
+        expected_lock_version: null,
+      });
       expect(none.status).toBe(404);
       expect(none.body.error.code).toBe('not_found');
       await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-2', visible: true });
-      const marked = await put(token, P('alpha', '/model_availability'), { model: 'alpha/a-1', available: false, expected_lock_version: 0 });
+      const marked = await put(token, P('alpha', '/model_availability'), {
+        model: 'alpha/a-1',
+        available: false,
+        expected_lock_version: 0,
+      });
       expect(marked.status).toBe(200);
       expect(marked.body.model_provider).toMatchObject({ enabled: false, lock_version: 1 });
     });
@@ -530,7 +646,11 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       await put(token, P('local', '/lane'), { enabled: true });
       await put(token, P('local', '/model_visibility'), { model: 'local/l-1', visible: false, expected_lock_version: 0 });
       await put(token, P('local', '/model_availability'), { model: 'local/l-1', available: false, expected_lock_version: 1 });
-      const cleared = await put(token, P('local', '/model_availability'), { model: 'local/l-1', available: true, expected_lock_version: 2 });
+      const cleared = await put(token, P('local', '/model_availability'), {
+        model: 'local/l-1',
+        available: true,
+        expected_lock_version: 2,
+      });
       expect(cleared.body.model_provider.lock_version).toBe(3);
       const row = (await h.call('GET', '/api/v1/admin/models', { token })).body.models.find((m: { ref: string }) => m.ref === 'local/l-1');
       expect(row).toMatchObject({ visible: false, available: false, unavailable_reason: 'model_hidden' });
@@ -555,19 +675,51 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
     it('[ADM-LIM-1] refuses a 257th distinct reference with 422 validation_failed and changes nothing', async () => {
       const refs = Array.from({ length: 300 }, (_, i) => `m-${String(i).padStart(3, '0')}`);
       const big = await openHarness(dialect, {
-        catalog: { 'big.json': JSON.stringify({ providers: { big: { display_name: 'Big', base_url: 'https://big.example/v1', api_format: 'openai_chat', credentials: 'api_key', models: Object.fromEntries(refs.map((r) => [r, {}])) } } }) },
+        catalog: {
+          'big.json': JSON.stringify({
+            providers: {
+              big: {
+                display_name: 'Big',
+                base_url: 'https://big.example/v1',
+                api_format: 'openai_chat',
+                credentials: 'api_key',
+                models: Object.fromEntries(refs.map((r) => [r, {}])),
+              },
+            },
+          }),
+        },
       });
       try {
         const db = big.platform.ctx.database.db;
-        const seeded = { ...emptyDocument(), hidden_models: refs.slice(0, 255).map((r) => `big/${r}`).sort() };
-        await insertPolicyIfAbsent(narrowTables(db), { accountId: big.accountId, providerId: 'big' }, { enabled: false, document: serializeDocument(seeded) }, 0);
-        const at256 = await big.call('PUT', P('big', '/model_visibility'), { token: big.token, body: { command: { model: 'big/m-255', visible: false, expected_lock_version: 0 } } });
+        const seeded = {
+          ...emptyDocument(),
+          hidden_models: refs
+            .slice(0, 255)
+            .map((r) => `big/${r}`)
+            .sort(),
+        };
+        await insertPolicyIfAbsent(
+          narrowTables(db),
+          { accountId: big.accountId, providerId: 'big' },
+          { enabled: false, document: serializeDocument(seeded) },
+          0,
+        );
+        const at256 = await big.call('PUT', P('big', '/model_visibility'), {
+          token: big.token,
+          body: { command: { model: 'big/m-255', visible: false, expected_lock_version: 0 } },
+        });
         expect(at256.status).toBe(200);
-        const over = await big.call('PUT', P('big', '/model_availability'), { token: big.token, body: { command: { model: 'big/m-256', available: false, expected_lock_version: 1 } } });
+        const over = await big.call('PUT', P('big', '/model_availability'), {
+          token: big.token,
+          body: { command: { model: 'big/m-256', available: false, expected_lock_version: 1 } },
+        });
         expect(over.status).toBe(422);
         expect(over.body.error.code).toBe('validation_failed');
         // Refs already in the document do not count twice.
-        const overlap = await big.call('PUT', P('big', '/model_availability'), { token: big.token, body: { command: { model: 'big/m-000', available: false, expected_lock_version: 1 } } });
+        const overlap = await big.call('PUT', P('big', '/model_availability'), {
+          token: big.token,
+          body: { command: { model: 'big/m-000', available: false, expected_lock_version: 1 } },
+        });
         expect(overlap.status).toBe(200);
         const provider = await big.call('GET', P('big'), { token: big.token });
         expect(provider.body.model_provider.lock_version).toBe(2);
@@ -584,7 +736,12 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const { token, accountId } = await newAccount(h);
       const gone = Array.from({ length: 255 }, (_, i) => `alpha/gone-${String(i).padStart(3, '0')}`);
       const seeded = { ...emptyDocument(), hidden_models: gone, invalid_models: ['alpha/gone-inv'] };
-      await insertPolicyIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'alpha' }, { enabled: true, document: serializeDocument(seeded) }, 0);
+      await insertPolicyIfAbsent(
+        narrowTables(h.platform.ctx.database.db),
+        { accountId, providerId: 'alpha' },
+        { enabled: true, document: serializeDocument(seeded) },
+        0,
+      );
       // Full: hiding a live model would make 257 references. The message names the stale ones to clear.
       const full = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false, expected_lock_version: 0 });
       expect(full.status).toBe(422);
@@ -603,12 +760,21 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
       const shown = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/gone-000', visible: true, expected_lock_version: 0 });
       expect(shown.status).toBe(200);
       expect(shown.body.model_provider.lock_version).toBe(1);
-      const restored = await put(token, P('alpha', '/model_availability'), { model: 'alpha/gone-inv', available: true, expected_lock_version: 1 });
+      const restored = await put(token, P('alpha', '/model_availability'), {
+        model: 'alpha/gone-inv',
+        available: true,
+        expected_lock_version: 1,
+      });
       expect(restored.body.model_provider.lock_version).toBe(2);
       // Room again: the live model can be hidden.
       const hidden = await put(token, P('alpha', '/model_visibility'), { model: 'alpha/a-1', visible: false, expected_lock_version: 2 });
       expect(hidden.status).toBe(200);
-      const row = await h.platform.ctx.database.db.selectFrom('model_provider_policies').select('document').where('account_id', '=', accountId).where('provider_id', '=', 'alpha').executeTakeFirstOrThrow();
+      const row = await h.platform.ctx.database.db
+        .selectFrom('model_provider_policies')
+        .select('document')
+        .where('account_id', '=', accountId)
+        .where('provider_id', '=', 'alpha')
+        .executeTakeFirstOrThrow();
       const document = JSON.parse(row.document);
       expect(document.hidden_models).not.toContain('alpha/gone-000');
       expect(document.hidden_models).toContain('alpha/a-1');
@@ -621,12 +787,24 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
     it('[ADM-LIM-2] a provider the deployment removed while a policy exists reads as removed: absent from lists, singular read kept, commands 404', async () => {
       const { token, accountId } = await newAccount(h);
       const doc = { ...emptyDocument(), hidden_models: ['retired/m-1'] };
-      await insertPolicyIfAbsent(narrowTables(h.platform.ctx.database.db), { accountId, providerId: 'retired' }, { enabled: true, document: serializeDocument(doc) }, 0);
+      await insertPolicyIfAbsent(
+        narrowTables(h.platform.ctx.database.db),
+        { accountId, providerId: 'retired' },
+        { enabled: true, document: serializeDocument(doc) },
+        0,
+      );
       const list = await h.call('GET', '/api/v1/admin/model_providers', { token });
       expect(list.body.model_providers.map((p: { id: string }) => p.id)).toEqual(['alpha', 'beta', 'local']);
       const one = await h.call('GET', P('retired'), { token });
       expect(one.status).toBe(200);
-      expect(one.body.model_provider).toMatchObject({ id: 'retired', display_name: null, credentials: null, enabled: false, lock_version: 0, models: 0 });
+      expect(one.body.model_provider).toMatchObject({
+        id: 'retired',
+        display_name: null,
+        credentials: null,
+        enabled: false,
+        lock_version: 0,
+        models: 0,
+      });
       expect(one.body.configuration).toMatchObject({ definition: null, source: 'removed', models: [] });
       for (const [path, command] of [
         ['/lane', { enabled: true, expected_lock_version: 0 }],
@@ -635,7 +813,12 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
         expect((await put(token, P('retired', path), command)).status, path).toBe(404);
       }
       // The row itself is untouched, so the policy applies again if the deployment brings the provider back.
-      const row = await h.platform.ctx.database.db.selectFrom('model_provider_policies').selectAll().where('account_id', '=', accountId).where('provider_id', '=', 'retired').executeTakeFirstOrThrow();
+      const row = await h.platform.ctx.database.db
+        .selectFrom('model_provider_policies')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('provider_id', '=', 'retired')
+        .executeTakeFirstOrThrow();
       expect(row).toMatchObject({ enabled: 1, lock_version: 0 });
     });
   });
@@ -663,7 +846,10 @@ describe.each(dialects)('admin routes on %s', (dialect) => {
 
 describe.each(dialects)('an unavailable catalog on %s', (dialect) => {
   it('[ADM-CAT-3] makes model-plane reads and commands 503 model_plane_unavailable and logs the file and the reason', async () => {
-    const dir = writeCatalog({ 'broken.yaml': 'providers:\n  p: { display_name: P, base_url: "https://p", api_format: openai_chat, credentials: api_key, models: { m: { inherit: ghost } } }\n' });
+    const dir = writeCatalog({
+      'broken.yaml':
+        'providers:\n  p: { display_name: P, base_url: "https://p", api_format: openai_chat, credentials: api_key, models: { m: { inherit: ghost } } }\n',
+    });
     const h = await openHarness(dialect, { catalog: dir });
     try {
       for (const [method, path, body] of [
@@ -673,7 +859,9 @@ describe.each(dialects)('an unavailable catalog on %s', (dialect) => {
         ['PUT', P('p', '/lane'), { command: { enabled: true } }],
         ['GET', '/agent_api/v1/models', undefined],
       ] as const) {
-        const token = path.startsWith('/agent_api') ? (await h.platform.ctx.identity.createToken({ humanId: h.platform.owner.human_id, plane: 'member' })).token : h.token;
+        const token = path.startsWith('/agent_api')
+          ? (await h.platform.ctx.identity.createToken({ humanId: h.platform.owner.human_id, plane: 'member' })).token
+          : h.token;
         const r = await h.call(method, path, { token, ...(body ? { body } : {}) });
         expect(r.status, path).toBe(503);
         expect(r.body).toEqual({ error: { code: 'model_plane_unavailable', message: expect.any(String) } });
@@ -699,7 +887,11 @@ describe.each(dialects)('an unavailable catalog on %s', (dialect) => {
       const h = await openHarness(dialect, { catalog: dir });
       try {
         const member = (await h.platform.ctx.identity.createToken({ humanId: h.platform.owner.human_id, plane: 'member' })).token;
-        for (const [path, token] of [['/api/v1/admin/models', h.token], ['/api/v1/admin/model_providers', h.token], ['/agent_api/v1/models', member]] as const) {
+        for (const [path, token] of [
+          ['/api/v1/admin/models', h.token],
+          ['/api/v1/admin/model_providers', h.token],
+          ['/agent_api/v1/models', member],
+        ] as const) {
           const r = await h.call('GET', path, { token });
           expect(r.status, `${culprit} ${path}`).toBe(503);
           expect(r.body.error.code).toBe('model_plane_unavailable');
@@ -718,7 +910,9 @@ describe.each(dialects)('an unavailable catalog on %s', (dialect) => {
     try {
       const r = await h.call('GET', '/api/v1/admin/models', { token: h.token });
       expect(r.status).toBe(503);
-      expect(h.platform.logs.text()).toMatch(/model plane unavailable: catalog file \/nonexistent\/platform-catalog: the catalog directory does not exist/);
+      expect(h.platform.logs.text()).toMatch(
+        /model plane unavailable: catalog file \/nonexistent\/platform-catalog: the catalog directory does not exist/,
+      );
     } finally {
       await h.close();
     }

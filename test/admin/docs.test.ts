@@ -26,7 +26,14 @@ function examples(): Example[] {
       const path = /"\$BASE([^"]+)"/.exec(line)?.[1];
       const tokenVar = /Bearer \$(\w+)/.exec(line)?.[1];
       if (!path || !tokenVar) throw new Error(`unparsable example: ${line}`);
-      out.push({ line, method: /-X (\w+)/.exec(line)?.[1] ?? 'GET', path, tokenVar, body: /-d '([^']*)'/.exec(line)?.[1], expect: expected });
+      out.push({
+        line,
+        method: /-X (\w+)/.exec(line)?.[1] ?? 'GET',
+        path,
+        tokenVar,
+        body: /-d '([^']*)'/.exec(line)?.[1],
+        expect: expected,
+      });
       expected = 200;
     }
   }

@@ -38,7 +38,11 @@ describe.each(dialects)('platform models … on %s', (dialect) => {
     const account = h.accountId;
     const hidden = await cli('models', 'hide', '--account', account, 'alpha/org/a-3', '--json');
     expect(hidden.code, hidden.err).toBe(0);
-    expect(JSON.parse(hidden.out)).toMatchObject({ model: 'alpha/org/a-3', action: 'hide', model_provider: { id: 'alpha', enabled: false, lock_version: 0 } });
+    expect(JSON.parse(hidden.out)).toMatchObject({
+      model: 'alpha/org/a-3',
+      action: 'hide',
+      model_provider: { id: 'alpha', enabled: false, lock_version: 0 },
+    });
     expect((await row('alpha/org/a-3')).visible).toBe(false);
     // Another administrator moves the version on; the CLI reads it and still applies its change.
     await h.call('PUT', P('alpha', '/lane'), { token: h.token, body: { command: { enabled: true, expected_lock_version: 0 } } });
@@ -69,11 +73,17 @@ describe.each(dialects)('platform models … on %s', (dialect) => {
   });
 
   it('[ADM-LIM-2] [ADM-CLI-1] regression: unhides a model that left the catalog after it was hidden (the stale ref would otherwise stay forever)', async () => {
-    const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'CLI stale', email: `stale-${Math.random().toString(36).slice(2)}@example.test` });
+    const owner = await h.platform.ctx.identity.bootstrap({
+      accountName: 'CLI stale',
+      email: `stale-${Math.random().toString(36).slice(2)}@example.test`,
+    });
     const account = owner.account_id;
     expect((await cli('models', 'hide', '--account', account, 'alpha/a-2')).code).toBe(0);
     // The deployment drops alpha/a-2 from its catalog; each CLI run loads the catalog afresh.
-    const smaller = writeCatalog({ ...TEST_CATALOG, 'alpha.yaml': (TEST_CATALOG['alpha.yaml'] ?? '').replace(/\n {6}a-2:\n {8}inherit: chat/, '') });
+    const smaller = writeCatalog({
+      ...TEST_CATALOG,
+      'alpha.yaml': (TEST_CATALOG['alpha.yaml'] ?? '').replace(/\n {6}a-2:\n {8}inherit: chat/, ''),
+    });
     const withSmaller = async (...argv: string[]) => {
       const saved = env;
       env = { ...env, PLATFORM_CATALOG_DIR: smaller };
@@ -85,7 +95,10 @@ describe.each(dialects)('platform models … on %s', (dialect) => {
     };
     expect(await withSmaller('models', 'hide', '--account', account, 'alpha/a-1')).toMatchObject({ code: 0 });
     // Hiding needs a live model; showing may clear what the policy still lists.
-    expect(await withSmaller('models', 'hide', '--account', account, 'alpha/a-2')).toMatchObject({ code: 1, err: 'error: unknown model alpha/a-2' });
+    expect(await withSmaller('models', 'hide', '--account', account, 'alpha/a-2')).toMatchObject({
+      code: 1,
+      err: 'error: unknown model alpha/a-2',
+    });
     const shown = await withSmaller('models', 'unhide', '--account', account, 'alpha/a-2', '--json');
     expect(shown.code, shown.err).toBe(0);
     expect(JSON.parse(shown.out).model_provider.lock_version).toBe(2);
@@ -97,10 +110,19 @@ describe.each(dialects)('platform models … on %s', (dialect) => {
     const account = h.accountId;
     expect(await cli('models', 'hide', '--account', account, 'no-slash')).toMatchObject({ code: 2 });
     expect(await cli('models', 'hide', '--account', 'nope', 'alpha/a-1')).toMatchObject({ code: 1, err: 'error: no Account with id nope' });
-    expect(await cli('models', 'hide', '--account', account, 'ghost/x')).toMatchObject({ code: 1, err: 'error: unknown model provider ghost' });
-    expect(await cli('models', 'hide', '--account', account, 'alpha/ghost')).toMatchObject({ code: 1, err: 'error: unknown model alpha/ghost' });
+    expect(await cli('models', 'hide', '--account', account, 'ghost/x')).toMatchObject({
+      code: 1,
+      err: 'error: unknown model provider ghost',
+    });
+    expect(await cli('models', 'hide', '--account', account, 'alpha/ghost')).toMatchObject({
+      code: 1,
+      err: 'error: unknown model alpha/ghost',
+    });
     // invalidate needs a policy: the local provider has none yet.
-    expect(await cli('models', 'invalidate', '--account', account, 'local/l-1')).toMatchObject({ code: 1, err: expect.stringMatching(/has no policy/) });
+    expect(await cli('models', 'invalidate', '--account', account, 'local/l-1')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/has no policy/),
+    });
     expect(await cli('models', 'hide', '--account', account, 'alpha/a-1', '--expected-lock-version', '-1')).toMatchObject({ code: 2 });
   });
 });

@@ -44,14 +44,17 @@ describe('the OpenAPI document', () => {
 
   it('[ADM-API-1] [ADM-API-4] is OpenAPI 3.1 and describes every admin, member and session route', () => {
     expect(doc.openapi).toBe('3.1.0');
-    const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
+    const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method} ${path}`),
+    );
     expect(operations.sort()).toEqual([...EXPECTED].sort());
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, typeof doc>>)) {
       for (const [method, op] of Object.entries(item)) {
         expect(op.responses['200'], `${method} ${path}`).toBeDefined();
         if (op.security.length === 0) continue; // public: sign-in and this document
         expect(op.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
-        if (path.includes('{provider_id}')) expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'provider_id', in: 'path', required: true }));
+        if (path.includes('{provider_id}'))
+          expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'provider_id', in: 'path', required: true }));
         if (method !== 'get' && path.startsWith('/api/v1/admin')) expect(op.security).toEqual([{ bearer: [] }]);
       }
     }
@@ -62,7 +65,8 @@ describe('the OpenAPI document', () => {
   });
 
   it('[ADM-API-2] regression: declares 401 everywhere, 403 on admin routes, 413/415/400 on routes with a body, and stale_object rather than conflict on versioned commands', () => {
-    const codesOf = (op: { responses: Record<string, { description?: string } | undefined> }, status: string): string => op.responses[status]?.description ?? '';
+    const codesOf = (op: { responses: Record<string, { description?: string } | undefined> }, status: string): string =>
+      op.responses[status]?.description ?? '';
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, typeof doc>>)) {
       for (const [method, op] of Object.entries(item)) {
         const where = `${method} ${path}`;
@@ -76,7 +80,17 @@ describe('the OpenAPI document', () => {
         }
       }
     }
-    const versioned = ['put lane', 'put model_visibility', 'put model_availability', 'put api_key', 'put definition', 'delete definition', 'put model_definition', 'delete model_definition', 'post model_definition/reset'];
+    const versioned = [
+      'put lane',
+      'put model_visibility',
+      'put model_availability',
+      'put api_key',
+      'put definition',
+      'delete definition',
+      'put model_definition',
+      'delete model_definition',
+      'post model_definition/reset',
+    ];
     for (const entry of versioned) {
       const [method = '', suffix = ''] = entry.split(' ');
       const op = doc.paths[`/api/v1/admin/model_providers/{provider_id}/${suffix}`][method];
@@ -91,10 +105,18 @@ describe('the OpenAPI document', () => {
 
   it('[ADM-API-1] [ADM-MDEF-5] uses the very schemas the routes validate with', async () => {
     const lane = doc.paths['/api/v1/admin/model_providers/{provider_id}/lane'].put.requestBody.content['application/json'].schema;
-    const fromZod = z.toJSONSchema(z.strictObject({ command: laneCommandSchema }), { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+    const fromZod = z.toJSONSchema(z.strictObject({ command: laneCommandSchema }), { target: 'draft-2020-12', io: 'input' }) as Record<
+      string,
+      unknown
+    >;
     delete fromZod.$schema;
     expect(lane).toEqual(fromZod);
-    expect(lane.properties.command.properties.expected_lock_version.anyOf).toContainEqual({ type: 'integer', minimum: 0, maximum: 2147483647, description: expect.any(String) });
+    expect(lane.properties.command.properties.expected_lock_version.anyOf).toContainEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: 2147483647,
+      description: expect.any(String),
+    });
 
     // The published schema and the server agree on what is valid.
     const ajv = new Ajv2020({ strict: false });
@@ -109,13 +131,20 @@ describe('the OpenAPI document', () => {
     ];
     for (const [body, valid] of cases) {
       expect(validate(body), JSON.stringify(body)).toBe(valid);
-      const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'OpenAPI', email: `o-${Math.random().toString(36).slice(2)}@example.test` });
+      const owner = await h.platform.ctx.identity.bootstrap({
+        accountName: 'OpenAPI',
+        email: `o-${Math.random().toString(36).slice(2)}@example.test`,
+      });
       const r = await h.call('PUT', '/api/v1/admin/model_providers/alpha/lane', { token: owner.platform_token, body });
       expect(r.status === 200, JSON.stringify(body)).toBe(valid);
     }
     // The definition commands: the published schema is the grammar the server checks (a malformed definition is 422).
-    const modelDefinition = doc.paths['/api/v1/admin/model_providers/{provider_id}/model_definition'].put.requestBody.content['application/json'].schema;
-    const fromDefinitionZod = z.toJSONSchema(z.strictObject({ command: modelDefinitionCommandSchema }), { target: 'draft-2020-12', io: 'input' }) as Record<string, unknown>;
+    const modelDefinition =
+      doc.paths['/api/v1/admin/model_providers/{provider_id}/model_definition'].put.requestBody.content['application/json'].schema;
+    const fromDefinitionZod = z.toJSONSchema(z.strictObject({ command: modelDefinitionCommandSchema }), {
+      target: 'draft-2020-12',
+      io: 'input',
+    }) as Record<string, unknown>;
     delete fromDefinitionZod.$schema;
     expect(modelDefinition).toEqual(fromDefinitionZod);
     const validateDefinition = ajv.compile(modelDefinition);
@@ -128,11 +157,15 @@ describe('the OpenAPI document', () => {
     ];
     for (const [body, status] of definitionCases) {
       expect(validateDefinition(body), JSON.stringify(body)).toBe(status === 200);
-      const owner = await h.platform.ctx.identity.bootstrap({ accountName: 'OpenAPI', email: `o-${Math.random().toString(36).slice(2)}@example.test` });
+      const owner = await h.platform.ctx.identity.bootstrap({
+        accountName: 'OpenAPI',
+        email: `o-${Math.random().toString(36).slice(2)}@example.test`,
+      });
       const r = await h.call('PUT', '/api/v1/admin/model_providers/alpha/model_definition', { token: owner.platform_token, body });
       expect(r.status, JSON.stringify(body)).toBe(status);
     }
-    const availability = doc.paths['/api/v1/admin/model_providers/{provider_id}/model_availability'].put.requestBody.content['application/json'].schema;
+    const availability =
+      doc.paths['/api/v1/admin/model_providers/{provider_id}/model_availability'].put.requestBody.content['application/json'].schema;
     expect(availability.properties.command.required).toEqual(expect.arrayContaining(['model', 'available', 'expected_lock_version']));
   });
 });

@@ -46,12 +46,22 @@ describe.each(dialects)('responses hold to the published schemas on %s', (dialec
     expect(signIn.headers.get('cache-control')).toBe('no-store');
     const bearer: string = signIn.body.session.token;
     expect(signIn.headers.get('set-cookie')).toContain(`platform_session=${bearer}`);
-    expect((await h.call('POST', '/api/v1/sessions', { body: { email: owner.email, password: 'wrong password' } })).body).toEqual({ error: { code: 'unauthorized', message: 'invalid email or password' } });
+    expect((await h.call('POST', '/api/v1/sessions', { body: { email: owner.email, password: 'wrong password' } })).body).toEqual({
+      error: { code: 'unauthorized', message: 'invalid email or password' },
+    });
     expect((await h.call('POST', '/api/v1/sessions', { body: { email: owner.email } })).status).toBe(400);
-    expect((await h.call('POST', '/api/v1/sessions', { rawBody: 'email=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
+    expect(
+      (await h.call('POST', '/api/v1/sessions', { rawBody: 'email=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }))
+        .status,
+    ).toBe(415);
 
     const byBearer = await h.call('GET', '/api/v1/sessions/current', { token: bearer });
-    expect(byBearer.body.session).toEqual({ id: signIn.body.session.id, account_id: owner.account_id, via: 'bearer', human: signIn.body.session.human });
+    expect(byBearer.body.session).toEqual({
+      id: signIn.body.session.id,
+      account_id: owner.account_id,
+      via: 'bearer',
+      human: signIn.body.session.human,
+    });
     expect((await h.call('GET', '/api/v1/sessions/current', { cookie: bearer })).body.session.via).toBe('cookie');
     expect((await h.call('GET', '/api/v1/sessions/current', { token: h.token })).status).toBe(401);
     expect((await h.call('GET', '/api/v1/sessions/current')).status).toBe(401);

@@ -24,35 +24,84 @@ describe('the OpenAPI response check', () => {
   it('[ADM-API-3] passes the responses the server really sends', async () => {
     const r = await h.call('GET', '/api/v1/admin/models', { token: h.token });
     expect(r.status).toBe(200);
-    const exchange: Exchange = { method: 'GET', path: '/api/v1/admin/models', route: '/api/v1/admin/models', status: 200, headers: json, body: r.text };
+    const exchange: Exchange = {
+      method: 'GET',
+      path: '/api/v1/admin/models',
+      route: '/api/v1/admin/models',
+      status: 200,
+      headers: json,
+      body: r.text,
+    };
     expect(check(exchange)).toBeUndefined();
   });
 
   it('[ADM-API-3] regression: fails a model row whose hub token_counter kept the anchored fields (issue 12 item 4)', async () => {
     const r = await h.call('GET', '/api/v1/admin/models', { token: h.token });
     const models = r.body.models.map((m: { capabilities: object }, i: number) =>
-      i === 0 ? { ...m, capabilities: { ...m.capabilities, token_counter: { kind: 'hub', encoding: 'cl100k_base', safety_factor: '1.25', tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct' } } } : m,
+      i === 0
+        ? {
+            ...m,
+            capabilities: {
+              ...m.capabilities,
+              token_counter: {
+                kind: 'hub',
+                encoding: 'cl100k_base',
+                safety_factor: '1.25',
+                tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct',
+              },
+            },
+          }
+        : m,
     );
-    const problem = check({ method: 'GET', path: '/agent_api/v1/models', route: '/agent_api/v1/models', status: 200, headers: json, body: JSON.stringify({ models }) });
-    expect(problem).toMatch(/^GET \/agent_api\/v1\/models → 200: the body does not match the documented schema: \/models\/0\/capabilities\/token_counter/);
+    const problem = check({
+      method: 'GET',
+      path: '/agent_api/v1/models',
+      route: '/agent_api/v1/models',
+      status: 200,
+      headers: json,
+      body: JSON.stringify({ models }),
+    });
+    expect(problem).toMatch(
+      /^GET \/agent_api\/v1\/models → 200: the body does not match the documented schema: \/models\/0\/capabilities\/token_counter/,
+    );
   });
 
   it('[ADM-API-3] fails an undocumented status, an undocumented route, a missing documented header and an error outside the envelope', () => {
     const envelope = JSON.stringify({ error: { code: 'internal', message: 'x' } });
     const at = (over: Partial<Exchange>): string | undefined =>
-      check({ method: 'GET', path: '/api/v1/admin/model_providers/p', route: '/api/v1/admin/model_providers/:provider_id', status: 200, headers: json, body: '{}', ...over });
-    expect(at({ status: 500, body: envelope })).toMatch(/status 500 is not documented for GET \/api\/v1\/admin\/model_providers\/\{provider_id\}/);
+      check({
+        method: 'GET',
+        path: '/api/v1/admin/model_providers/p',
+        route: '/api/v1/admin/model_providers/:provider_id',
+        status: 200,
+        headers: json,
+        body: '{}',
+        ...over,
+      });
+    expect(at({ status: 500, body: envelope })).toMatch(
+      /status 500 is not documented for GET \/api\/v1\/admin\/model_providers\/\{provider_id\}/,
+    );
     expect(at({ status: 404, body: envelope })).toBeUndefined();
     expect(at({ status: 404, body: JSON.stringify({ error: 'not_found' }) })).toMatch(/body does not match/);
-    expect(at({ status: 404, body: envelope, headers: { 'content-type': 'text/html' } })).toMatch(/content type text\/html is not documented/);
-    expect(at({ route: '/api/v1/admin/secret_route', path: '/api/v1/admin/secret_route' })).toMatch(/undocumented route GET \/api\/v1\/admin\/secret_route/);
+    expect(at({ status: 404, body: envelope, headers: { 'content-type': 'text/html' } })).toMatch(
+      /content type text\/html is not documented/,
+    );
+    expect(at({ route: '/api/v1/admin/secret_route', path: '/api/v1/admin/secret_route' })).toMatch(
+      /undocumented route GET \/api\/v1\/admin\/secret_route/,
+    );
     expect(at({ method: 'PATCH', status: 404, body: envelope })).toMatch(/undocumented route PATCH/);
     // No route matched: only 400/404/405 in the envelope.
     expect(at({ route: undefined, path: '/api/v1/nope', status: 404, body: envelope })).toBeUndefined();
     expect(at({ route: undefined, path: '/api/v1/nope', status: 200, body: '{}' })).toMatch(/no route matched/);
     expect(at({ route: undefined, path: '/api/v1/nope', status: 404, body: 'Not Found' })).toMatch(/not JSON/);
     // Documented headers are checked too.
-    const doc = { method: 'GET', path: '/api/v1/openapi.json', route: '/api/v1/openapi.json', status: 200, body: '{"openapi":"3.1.0","paths":{}}' };
+    const doc = {
+      method: 'GET',
+      path: '/api/v1/openapi.json',
+      route: '/api/v1/openapi.json',
+      status: 200,
+      body: '{"openapi":"3.1.0","paths":{}}',
+    };
     expect(check({ ...doc, headers: { ...json, 'cache-control': 'public, no-cache', etag: '"x"' } })).toBeUndefined();
     expect(check({ ...doc, headers: { ...json, 'cache-control': 'no-store', etag: '"x"' } })).toMatch(/header Cache-Control/);
     expect(check({ ...doc, headers: { ...json, etag: '"x"' } })).toMatch(/header Cache-Control is missing/);
@@ -89,7 +138,9 @@ describe('the OpenAPI response check', () => {
       if (!address || typeof address === 'string') throw new Error('no address');
       const base = `http://127.0.0.1:${address.port}`;
       const { call } = httpClient(base, responses);
-      await expect(call('GET', '/api/v1/admin/drift')).rejects.toThrow(/GET \/api\/v1\/admin\/drift → 200: the body does not match the documented schema: \/count must be integer/);
+      await expect(call('GET', '/api/v1/admin/drift')).rejects.toThrow(
+        /GET \/api\/v1\/admin\/drift → 200: the body does not match the documented schema: \/count must be integer/,
+      );
       await expect(call('GET', '/agent_api/v1/undocumented')).rejects.toThrow(/undocumented route GET \/agent_api\/v1\/undocumented/);
       // Plain fetch, bypassing the harness client, is recorded all the same.
       expect((await fetch(`${base}/api/v1/admin/drift`)).status).toBe(200);

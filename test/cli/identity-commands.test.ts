@@ -34,7 +34,10 @@ describe.each(dialects)('identity commands on %s', (dialect) => {
     expect(Object.keys(b).sort()).toEqual(['account_id', 'email', 'human_id', 'password', 'platform_token', 'session_bearer']);
     expect(b.email).toBe('root@example.test');
 
-    const added = await runCli(['humans', 'add', '--account', b.account_id!, '--email', 'dev@example.test', '--role', 'admin', '--json'], e);
+    const added = await runCli(
+      ['humans', 'add', '--account', b.account_id!, '--email', 'dev@example.test', '--role', 'admin', '--json'],
+      e,
+    );
     expect(added.code).toBe(0);
     const h = JSON.parse(added.stdout) as Record<string, string>;
     expect(h).toMatchObject({ email: 'dev@example.test', role: 'admin', account_id: b.account_id });
@@ -47,12 +50,27 @@ describe.each(dialects)('identity commands on %s', (dialect) => {
 
     expect((await runCli(['humans', 'set-role', h.human_id!, 'member'], e)).stdout).toContain('is now member');
 
-    const token = await runCli(['tokens', 'create', '--human', h.human_id!, '--capability', 'CAP_PLATFORM_OSV_READ', '--capability', 'CAP_PLATFORM_DOCUMENTS_LIST', '--json'], e);
+    const token = await runCli(
+      [
+        'tokens',
+        'create',
+        '--human',
+        h.human_id!,
+        '--capability',
+        'CAP_PLATFORM_OSV_READ',
+        '--capability',
+        'CAP_PLATFORM_DOCUMENTS_LIST',
+        '--json',
+      ],
+      e,
+    );
     expect(token.code).toBe(0);
     const t = JSON.parse(token.stdout) as { token: string; id: string; plane: string; capabilities: string[] };
     expect(t.token).toMatch(/^pplat_/);
     expect(t.capabilities).toEqual(['CAP_PLATFORM_DOCUMENTS_LIST', 'CAP_PLATFORM_OSV_READ']);
-    const member = JSON.parse((await runCli(['tokens', 'create', '--human', h.human_id!, '--plane', 'member', '--json'], e)).stdout) as { token: string };
+    const member = JSON.parse((await runCli(['tokens', 'create', '--human', h.human_id!, '--plane', 'member', '--json'], e)).stdout) as {
+      token: string;
+    };
     expect(member.token).toMatch(/^pmem_/);
 
     const tokens = await runCli(['tokens', 'list', '--human', h.human_id!], e);
@@ -68,74 +86,87 @@ describe.each(dialects)('identity commands on %s', (dialect) => {
     return waitForExit(spawnPlatform(argv, e), 120_000);
   }
 
-  it('humans reset-password (new password once, sessions signed out, tokens kept) and humans activate, as OS processes', { timeout: 300_000 }, async () => {
-    const e = await env();
-    const boot = await runCli(['bootstrap', '--json', '--email', 'root@example.test'], e);
-    expect(boot.code, boot.stderr).toBe(0);
-    const b = JSON.parse(boot.stdout) as Record<string, string>;
-    const added = await runCli(['humans', 'add', '--account', b.account_id!, '--email', 'lost@example.test', '--json'], e);
-    const h = JSON.parse(added.stdout) as { human_id: string; email: string; password: string };
-    // What the Human holds before the reset: a session from their password, and a platform token.
-    const identity = createIdentityService({ db: narrowTables(database!.db), dialect, clock: systemClock, sessionTtlMs: 3_600_000, passwordCost: 14 });
-    const auth = createAuthenticator({ db: narrowTables(database!.db), clock: systemClock });
-    const session = await identity.signIn(h.email, h.password);
-    const token = await identity.createToken({ humanId: h.human_id, plane: 'platform', capabilities: ['CAP_PLATFORM_OSV_READ'] });
-    expect((await auth.authenticate({ authorization: `Bearer ${session.token}` })).ok).toBe(true);
+  it(
+    'humans reset-password (new password once, sessions signed out, tokens kept) and humans activate, as OS processes',
+    { timeout: 300_000 },
+    async () => {
+      const e = await env();
+      const boot = await runCli(['bootstrap', '--json', '--email', 'root@example.test'], e);
+      expect(boot.code, boot.stderr).toBe(0);
+      const b = JSON.parse(boot.stdout) as Record<string, string>;
+      const added = await runCli(['humans', 'add', '--account', b.account_id!, '--email', 'lost@example.test', '--json'], e);
+      const h = JSON.parse(added.stdout) as { human_id: string; email: string; password: string };
+      // What the Human holds before the reset: a session from their password, and a platform token.
+      const identity = createIdentityService({
+        db: narrowTables(database!.db),
+        dialect,
+        clock: systemClock,
+        sessionTtlMs: 3_600_000,
+        passwordCost: 14,
+      });
+      const auth = createAuthenticator({ db: narrowTables(database!.db), clock: systemClock });
+      const session = await identity.signIn(h.email, h.password);
+      const token = await identity.createToken({ humanId: h.human_id, plane: 'platform', capabilities: ['CAP_PLATFORM_OSV_READ'] });
+      expect((await auth.authenticate({ authorization: `Bearer ${session.token}` })).ok).toBe(true);
 
-    const reset = await platform(['humans', 'reset-password', h.human_id, '--json'], e);
-    expect(reset.code, reset.stderr).toBe(0);
-    // One JSON object on stdout, like `humans add --json`.
-    const r = JSON.parse(reset.stdout) as Record<string, unknown>;
-    expect(r).toMatchObject({ human_id: h.human_id, email: h.email, account_id: b.account_id, active: true, sessions_revoked: 1 });
-    expect(typeof r.password).toBe('string');
-    expect((r.password as string).length).toBeGreaterThanOrEqual(12);
-    expect(r.password).not.toBe(h.password);
-    // Only the hash is stored.
-    const stored = JSON.stringify(await database!.db.selectFrom('humans').selectAll().execute());
-    expect(stored).not.toContain(r.password as string);
+      const reset = await platform(['humans', 'reset-password', h.human_id, '--json'], e);
+      expect(reset.code, reset.stderr).toBe(0);
+      // One JSON object on stdout, like `humans add --json`.
+      const r = JSON.parse(reset.stdout) as Record<string, unknown>;
+      expect(r).toMatchObject({ human_id: h.human_id, email: h.email, account_id: b.account_id, active: true, sessions_revoked: 1 });
+      expect(typeof r.password).toBe('string');
+      expect((r.password as string).length).toBeGreaterThanOrEqual(12);
+      expect(r.password).not.toBe(h.password);
+      // Only the hash is stored.
+      const stored = JSON.stringify(await database!.db.selectFrom('humans').selectAll().execute());
+      expect(stored).not.toContain(r.password as string);
 
-    await expect(identity.signIn(h.email, h.password)).rejects.toMatchObject({ code: 'unauthorized' });
-    expect((await identity.signIn(h.email, r.password as string)).plane).toBe('session');
-    expect((await auth.authenticate({ authorization: `Bearer ${session.token}` })).ok).toBe(false);
-    expect((await auth.authenticate({ authorization: `Bearer ${token.token}` })).ok).toBe(true);
+      await expect(identity.signIn(h.email, h.password)).rejects.toMatchObject({ code: 'unauthorized' });
+      expect((await identity.signIn(h.email, r.password as string)).plane).toBe('session');
+      expect((await auth.authenticate({ authorization: `Bearer ${session.token}` })).ok).toBe(false);
+      expect((await auth.authenticate({ authorization: `Bearer ${token.token}` })).ok).toBe(true);
 
-    // Deactivated: the reset still gives a password (text output, shown once) and says to activate first.
-    expect((await runCli(['humans', 'deactivate', h.human_id], e)).code).toBe(0);
-    const text = await platform(['humans', 'reset-password', h.human_id], e);
-    expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/new password \(shown once\): \S{12,}/);
-    expect(text.stdout).toContain('API session(s) revoked');
-    expect(text.stdout).toContain('platform humans activate');
-    const password = /new password \(shown once\): (\S+)/.exec(text.stdout)?.[1] ?? '';
-    await expect(identity.signIn(h.email, password)).rejects.toMatchObject({ code: 'unauthorized' });
+      // Deactivated: the reset still gives a password (text output, shown once) and says to activate first.
+      expect((await runCli(['humans', 'deactivate', h.human_id], e)).code).toBe(0);
+      const text = await platform(['humans', 'reset-password', h.human_id], e);
+      expect(text.code, text.stderr).toBe(0);
+      expect(text.stdout).toMatch(/new password \(shown once\): \S{12,}/);
+      expect(text.stdout).toContain('API session(s) revoked');
+      expect(text.stdout).toContain('platform humans activate');
+      const password = /new password \(shown once\): (\S+)/.exec(text.stdout)?.[1] ?? '';
+      await expect(identity.signIn(h.email, password)).rejects.toMatchObject({ code: 'unauthorized' });
 
-    // Activated: signs in again; the tokens the deactivation ended stay revoked.
-    const activated = await platform(['humans', 'activate', h.human_id, '--json'], e);
-    expect(activated.code, activated.stderr).toBe(0);
-    expect(JSON.parse(activated.stdout)).toMatchObject({ human_id: h.human_id, active: true });
-    expect((await identity.signIn(h.email, password)).plane).toBe('session');
-    expect((await auth.authenticate({ authorization: `Bearer ${token.token}` })).ok).toBe(false);
-    const listed = JSON.parse((await runCli(['humans', 'list', '--account', b.account_id!, '--json'], e)).stdout) as { human_id: string; active: boolean }[];
-    expect(listed.find((x) => x.human_id === h.human_id)?.active).toBe(true);
+      // Activated: signs in again; the tokens the deactivation ended stay revoked.
+      const activated = await platform(['humans', 'activate', h.human_id, '--json'], e);
+      expect(activated.code, activated.stderr).toBe(0);
+      expect(JSON.parse(activated.stdout)).toMatchObject({ human_id: h.human_id, active: true });
+      expect((await identity.signIn(h.email, password)).plane).toBe('session');
+      expect((await auth.authenticate({ authorization: `Bearer ${token.token}` })).ok).toBe(false);
+      const listed = JSON.parse((await runCli(['humans', 'list', '--account', b.account_id!, '--json'], e)).stdout) as {
+        human_id: string;
+        active: boolean;
+      }[];
+      expect(listed.find((x) => x.human_id === h.human_id)?.active).toBe(true);
 
-    // The Human may be named by email (what is left when the banner with the ids is lost).
-    const byEmail = await runCli(['humans', 'reset-password', 'LOST@example.test', '--json'], e);
-    expect(byEmail.code, byEmail.stderr).toBe(0);
-    expect(JSON.parse(byEmail.stdout)).toMatchObject({ human_id: h.human_id, sessions_revoked: 1 });
-    const unknownEmail = await runCli(['humans', 'activate', 'nobody@example.test'], e);
-    expect(unknownEmail.code).toBe(1);
-    expect(unknownEmail.stderr).toBe('error: no Human with that email\n');
+      // The Human may be named by email (what is left when the banner with the ids is lost).
+      const byEmail = await runCli(['humans', 'reset-password', 'LOST@example.test', '--json'], e);
+      expect(byEmail.code, byEmail.stderr).toBe(0);
+      expect(JSON.parse(byEmail.stdout)).toMatchObject({ human_id: h.human_id, sessions_revoked: 1 });
+      const unknownEmail = await runCli(['humans', 'activate', 'nobody@example.test'], e);
+      expect(unknownEmail.code).toBe(1);
+      expect(unknownEmail.stderr).toBe('error: no Human with that email\n');
 
-    // Unknown Humans: one clear line, non-zero exit, nothing on stdout.
-    const unknownReset = await platform(['humans', 'reset-password', 'no-such-human'], e);
-    expect(unknownReset.code).toBe(1);
-    expect(unknownReset.stderr).toBe('error: no Human with id no-such-human\n');
-    expect(unknownReset.stdout).toBe('');
-    const unknownActivate = await runCli(['humans', 'activate', 'no-such-human'], e);
-    expect(unknownActivate.code).toBe(1);
-    expect(unknownActivate.stderr).toBe('error: no Human with id no-such-human\n');
-    expect(unknownActivate.stdout).toBe('');
-  });
+      // Unknown Humans: one clear line, non-zero exit, nothing on stdout.
+      const unknownReset = await platform(['humans', 'reset-password', 'no-such-human'], e);
+      expect(unknownReset.code).toBe(1);
+      expect(unknownReset.stderr).toBe('error: no Human with id no-such-human\n');
+      expect(unknownReset.stdout).toBe('');
+      const unknownActivate = await runCli(['humans', 'activate', 'no-such-human'], e);
+      expect(unknownActivate.code).toBe(1);
+      expect(unknownActivate.stderr).toBe('error: no Human with id no-such-human\n');
+      expect(unknownActivate.stdout).toBe('');
+    },
+  );
 
   it('prints one clear line and exits non-zero on user errors', async () => {
     const e = await env();
@@ -162,11 +193,22 @@ describe.each(dialects)('identity commands on %s', (dialect) => {
     const run = await runCli(['migrate'], { DATABASE_URL: 'mysql://nope', PLATFORM_HTTP_PORT: '99999' });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('config error: PLATFORM_HTTP_PORT: expected an integer from 0 to 65535, got "99999"');
-    expect(run.stderr).toContain('config error: DATABASE_URL: expected sqlite:<path> or postgres://user@host:port/database, got "mysql://nope"');
+    expect(run.stderr).toContain(
+      'config error: DATABASE_URL: expected sqlite:<path> or postgres://user@host:port/database, got "mysql://nope"',
+    );
   });
 
   it('has --help for every command', async () => {
-    for (const argv of [['--help'], ['serve', '--help'], ['migrate', '--help'], ['bootstrap', '--help'], ['humans', 'add', '--help'], ['humans', 'activate', '--help'], ['humans', 'reset-password', '--help'], ['tokens', 'create', '--help']]) {
+    for (const argv of [
+      ['--help'],
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['bootstrap', '--help'],
+      ['humans', 'add', '--help'],
+      ['humans', 'activate', '--help'],
+      ['humans', 'reset-password', '--help'],
+      ['tokens', 'create', '--help'],
+    ]) {
       const run = await runCli(argv, {});
       expect(run.code, argv.join(' ')).toBe(0);
       expect(run.stdout).toMatch(/Usage: platform/);

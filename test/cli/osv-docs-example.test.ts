@@ -19,7 +19,10 @@ function exampleLines(): string[] {
   const doc = readFileSync(join(repoRoot, 'docs', 'osv.md'), 'utf8');
   const section = doc.split('\n## Where the data comes from\n')[1]?.split('\n## ')[0] ?? '';
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  return block.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  return block
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /** A ZIP archive of stored (uncompressed) entries: the smallest valid shape of OSV.dev's all.zip. */
@@ -98,7 +101,10 @@ describe.each(dialects)('docs/osv.md import example on %s', (dialect) => {
       expect(path).toHaveLength(2);
       expect(KNOWN_ECOSYSTEMS).toContain(path[0]);
       expect(path[1]).toBe('all.zip');
-      writeFileSync(join(dir, basename(url)), storedZip([record('PYSEC-0000-0001', 'examplepkg', '1.2.3'), record('PYSEC-0000-0002', 'otherpkg', '2.0')]));
+      writeFileSync(
+        join(dir, basename(url)),
+        storedZip([record('PYSEC-0000-0001', 'examplepkg', '1.2.3'), record('PYSEC-0000-0002', 'otherpkg', '2.0')]),
+      );
     }
 
     database = await openTestDatabase(dialect);
@@ -106,7 +112,10 @@ describe.each(dialects)('docs/osv.md import example on %s', (dialect) => {
     const outputs: string[] = [];
     for (const line of commands) {
       // Relative paths are the download directory's, where a user runs the commands.
-      const argv = line.split(/\s+/).slice(2).map((a) => (a.startsWith('./') ? join(dir, a) : a));
+      const argv = line
+        .split(/\s+/)
+        .slice(2)
+        .map((a) => (a.startsWith('./') ? join(dir, a) : a));
       const run = await runCli([...argv, ...(argv[1] === 'import' ? ['--quiet'] : [])], env);
       expect(run.code, `${line}: ${run.stderr}`).toBe(0);
       outputs.push(run.stdout);

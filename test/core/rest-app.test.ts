@@ -22,10 +22,16 @@ describe.each(dialects)('REST foundation on %s', (dialect) => {
     platform = await openTestPlatform(dialect, { env: { PLATFORM_BODY_LIMIT_BYTES: '4096' } });
     const p = platform;
     const app = await buildTestRestApp(p);
-    app.get('/probe/admin', async (req) => ({ human: requireAdministrator(await p.ctx.auth.authenticate(credentialsOf(req)), req.method).humanId }));
-    app.put('/probe/admin', async (req) => ({ human: requireAdministrator(await p.ctx.auth.authenticate(credentialsOf(req)), req.method).humanId }));
+    app.get('/probe/admin', async (req) => ({
+      human: requireAdministrator(await p.ctx.auth.authenticate(credentialsOf(req)), req.method).humanId,
+    }));
+    app.put('/probe/admin', async (req) => ({
+      human: requireAdministrator(await p.ctx.auth.authenticate(credentialsOf(req)), req.method).humanId,
+    }));
     app.get('/probe/member', async (req) => ({ plane: requireMemberPlane(await p.ctx.auth.authenticate(credentialsOf(req))).plane }));
-    app.get('/probe/osv', async (req) => ({ plane: requireCapability(await p.ctx.auth.authenticate(credentialsOf(req)), 'CAP_PLATFORM_OSV_READ').plane }));
+    app.get('/probe/osv', async (req) => ({
+      plane: requireCapability(await p.ctx.auth.authenticate(credentialsOf(req)), 'CAP_PLATFORM_OSV_READ').plane,
+    }));
     app.post('/probe/echo', async (req) => ({ body: req.body }));
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
@@ -79,12 +85,23 @@ describe.each(dialects)('REST foundation on %s', (dialect) => {
 
   it('refuses bad sign-ins with the same message and no hint', async () => {
     const { p, call } = await start();
-    for (const body of [{ email: p.owner.email, password: 'not the password' }, { email: 'nobody@example.test', password: 'whatever' }]) {
-      const res = await call('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    for (const body of [
+      { email: p.owner.email, password: 'not the password' },
+      { email: 'nobody@example.test', password: 'whatever' },
+    ]) {
+      const res = await call('/api/v1/sessions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: { code: 'unauthorized', message: 'invalid email or password' } });
     }
-    const missing = await call('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 5 }) });
+    const missing = await call('/api/v1/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 5 }),
+    });
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ error: { code: 'parameter_invalid' } });
   });
@@ -93,8 +110,16 @@ describe.each(dialects)('REST foundation on %s', (dialect) => {
     const { p, call } = await start();
     const member = await p.ctx.identity.createToken({ humanId: p.owner.human_id, plane: 'member' });
     const executor = await p.ctx.identity.createToken({ humanId: p.owner.human_id, plane: 'executor' });
-    const osvOnly = await p.ctx.identity.createToken({ humanId: p.owner.human_id, plane: 'platform', capabilities: ['CAP_PLATFORM_OSV_READ'] });
-    const docsOnly = await p.ctx.identity.createToken({ humanId: p.owner.human_id, plane: 'platform', capabilities: ['CAP_PLATFORM_DOCUMENTS_LIST'] });
+    const osvOnly = await p.ctx.identity.createToken({
+      humanId: p.owner.human_id,
+      plane: 'platform',
+      capabilities: ['CAP_PLATFORM_OSV_READ'],
+    });
+    const docsOnly = await p.ctx.identity.createToken({
+      humanId: p.owner.human_id,
+      plane: 'platform',
+      capabilities: ['CAP_PLATFORM_DOCUMENTS_LIST'],
+    });
 
     expect((await call('/probe/admin', { bearer: p.owner.platform_token })).status).toBe(200);
     expect((await call('/probe/admin', { bearer: member.token })).status).toBe(401);
@@ -176,10 +201,15 @@ describe.each(dialects)('REST foundation on %s', (dialect) => {
     const { p, call } = await start();
     expect(await (await call('/healthz')).json()).toEqual({ status: 'ok' });
     expect(await (await call('/readyz')).json()).toEqual({ status: 'ready' });
-    await call('/api/v1/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: p.owner.email, password: p.owner.password }) });
+    await call('/api/v1/sessions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: p.owner.email, password: p.owner.password }),
+    });
     await call('/probe/admin?code=abc123secret', { bearer: p.owner.platform_token, cookie: `platform_session=${p.owner.session_bearer}` });
     const logs = p.logs.text();
     expect(logs).toContain('request completed');
-    for (const secret of [p.owner.password, p.owner.platform_token, p.owner.session_bearer, 'abc123secret']) expect(logs).not.toContain(secret);
+    for (const secret of [p.owner.password, p.owner.platform_token, p.owner.session_bearer, 'abc123secret'])
+      expect(logs).not.toContain(secret);
   });
 });

@@ -45,10 +45,22 @@ describe.each(dialects)('REST input boundary on %s', (dialect) => {
     expectRefused(nulEmail, 400, 'parameter_invalid');
     expect(messageOf(nulEmail)).toMatch(/^body\.email: /);
     expect(nulEmail.text).not.toContain(email);
-    expectRefused(await harness.call('POST', '/api/v1/sessions', { body: { email, password: `${password}\u0000` } }), 400, 'parameter_invalid');
+    expectRefused(
+      await harness.call('POST', '/api/v1/sessions', { body: { email, password: `${password}\u0000` } }),
+      400,
+      'parameter_invalid',
+    );
     // An unpaired surrogate cannot be stored as sent either (a driver would write U+FFFD).
-    expectRefused(await harness.call('POST', '/api/v1/sessions', { rawBody: `{"email":"a\\ud800@example.test","password":"x"}` }), 400, 'parameter_invalid');
-    expectRefused(await harness.call('POST', '/api/v1/sessions', { rawBody: `{"email":"a@example.test","password":"x","\\u0000":1}` }), 400, 'parameter_invalid');
+    expectRefused(
+      await harness.call('POST', '/api/v1/sessions', { rawBody: `{"email":"a\\ud800@example.test","password":"x"}` }),
+      400,
+      'parameter_invalid',
+    );
+    expectRefused(
+      await harness.call('POST', '/api/v1/sessions', { rawBody: `{"email":"a@example.test","password":"x","\\u0000":1}` }),
+      400,
+      'parameter_invalid',
+    );
     // The boundary refuses only what cannot be stored: the owner still signs in.
     expect((await harness.call('POST', '/api/v1/sessions', { body: { email, password } })).status).toBe(200);
   });
@@ -60,7 +72,11 @@ describe.each(dialects)('REST input boundary on %s', (dialect) => {
     const path = await harness.call('GET', '/api/v1/admin/model_providers/alpha%00', { token });
     expectRefused(path, 400, 'parameter_invalid');
     expect(messageOf(path)).toMatch(/^params\.provider_id: /);
-    expectRefused(await harness.call('PUT', '/api/v1/admin/model_providers/alpha%00/api_key', { token, body: { command: { api_key: 'sk-x' } } }), 400, 'parameter_invalid');
+    expectRefused(
+      await harness.call('PUT', '/api/v1/admin/model_providers/alpha%00/api_key', { token, body: { command: { api_key: 'sk-x' } } }),
+      400,
+      'parameter_invalid',
+    );
     expectRefused(await harness.call('DELETE', '/api/v1/admin/model_providers/%00/api_key', { token }), 400, 'parameter_invalid');
     expectRefused(await harness.call('GET', '/api/v1/admin/models?workload=%00', { token }), 400, 'parameter_invalid');
     expectRefused(await harness.call('GET', '/api/v1/admin/models?%00=1', { token }), 400, 'parameter_invalid');
@@ -76,11 +92,26 @@ describe.each(dialects)('REST input boundary on %s', (dialect) => {
     const harness = await start();
     const before = await provider(harness);
     const body = JSON.stringify({ command: { api_key: 'sk-plain' } });
-    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x', 'application/json-patch+json']) {
-      const res = await harness.call('PUT', `${PROVIDER}/api_key`, { token: harness.token, rawBody: body, headers: { 'content-type': type } });
+    for (const type of [
+      'text/plain',
+      'text/plain; charset=utf-8',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'application/json-patch+json',
+    ]) {
+      const res = await harness.call('PUT', `${PROVIDER}/api_key`, {
+        token: harness.token,
+        rawBody: body,
+        headers: { 'content-type': type },
+      });
       expectRefused(res, 415, 'unsupported_media_type');
     }
-    expectRefused(await harness.call('POST', '/api/v1/sessions', { rawBody: '{}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectRefused(
+      await harness.call('POST', '/api/v1/sessions', { rawBody: '{}', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
     expect(await provider(harness)).toEqual(before);
   });
 
@@ -88,10 +119,27 @@ describe.each(dialects)('REST input boundary on %s', (dialect) => {
     const harness = await start();
     const { email, password } = harness.platform.owner;
     const body = JSON.stringify({ email, password });
-    for (const type of ['application/json; charset=latin1', 'application/json; charset=ISO-8859-1', 'application/json; charset=utf-16', 'application/json; charset=utf8', 'application/json; charset=""', 'application/json; charset=utf-8; charset=latin1']) {
-      expectRefused(await harness.call('POST', '/api/v1/sessions', { rawBody: body, headers: { 'content-type': type } }), 415, 'unsupported_media_type');
+    for (const type of [
+      'application/json; charset=latin1',
+      'application/json; charset=ISO-8859-1',
+      'application/json; charset=utf-16',
+      'application/json; charset=utf8',
+      'application/json; charset=""',
+      'application/json; charset=utf-8; charset=latin1',
+    ]) {
+      expectRefused(
+        await harness.call('POST', '/api/v1/sessions', { rawBody: body, headers: { 'content-type': type } }),
+        415,
+        'unsupported_media_type',
+      );
     }
-    for (const type of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON; Charset="utf-8"', 'application/json; charset = "UTF-8"']) {
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'Application/JSON; Charset="utf-8"',
+      'application/json; charset = "UTF-8"',
+    ]) {
       expect((await harness.call('POST', '/api/v1/sessions', { rawBody: body, headers: { 'content-type': type } })).status, type).toBe(200);
     }
   });

@@ -11,7 +11,11 @@ function selfSignedCert(): { cert: string; key: string } {
   const dir = mkdtempSync(join(tmpdir(), 'platform-tls-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'],
+    { stdio: 'ignore' },
+  );
   return { cert, key };
 }
 
@@ -41,7 +45,10 @@ describe('TLS, proxies and shutdown', () => {
     try {
       const address = app.server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
-      const res = await httpsPost(`https://127.0.0.1:${port}/api/v1/sessions`, JSON.stringify({ email: platform.owner.email, password: platform.owner.password }));
+      const res = await httpsPost(
+        `https://127.0.0.1:${port}/api/v1/sessions`,
+        JSON.stringify({ email: platform.owner.email, password: platform.owner.password }),
+      );
       expect(res.status).toBe(200);
       expect(String(res.headers['set-cookie'])).toMatch(/; Secure/);
     } finally {

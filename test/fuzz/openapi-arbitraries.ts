@@ -31,7 +31,17 @@ export interface Operation {
 }
 
 type OpenApiDocument = {
-  paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema?: JsonSchema }[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> }; security?: unknown[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { name: string; in: string; schema?: JsonSchema }[];
+        requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+        security?: unknown[];
+      }
+    >
+  >;
 };
 
 /** Every operation of a served OpenAPI document. */
@@ -55,10 +65,43 @@ export function operationsOf(document: unknown): Operation[] {
 }
 
 /** Text neither database can store, and text that often breaks parsers or SQL. */
-const NASTY_STRINGS = ['\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\ud83d', '', ' ', "'; DROP TABLE x;--", '%00', '\\', '../..', '\u202e', '\uffff', 'é', '😀', 'x'.repeat(2000)];
+const NASTY_STRINGS = [
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfff',
+  '\ud83d',
+  '',
+  ' ',
+  "'; DROP TABLE x;--",
+  '%00',
+  '\\',
+  '../..',
+  '\u202e',
+  '\uffff',
+  'é',
+  '😀',
+  'x'.repeat(2000),
+];
 
 /** Raw (already percent-encoded) path or query fragments, some of them malformed on purpose. */
-const RAW_URL_PARTS = ['%00', '%ff', '%ED%A0%80', '%C0%AF', '%', '%E0%A4%A', '%2F', '%252F', '..', '.', '%0d%0a', '%20', 'a%2Eb', '%u0000', 'caf%C3%A9'];
+const RAW_URL_PARTS = [
+  '%00',
+  '%ff',
+  '%ED%A0%80',
+  '%C0%AF',
+  '%',
+  '%E0%A4%A',
+  '%2F',
+  '%252F',
+  '..',
+  '.',
+  '%0d%0a',
+  '%20',
+  'a%2Eb',
+  '%u0000',
+  'caf%C3%A9',
+];
 
 /** `encodeURIComponent`, except that unpaired surrogates (which it refuses) become their 3-byte (CESU-8) escapes. */
 function encodeLoose(text: string): string {
@@ -86,10 +129,15 @@ function stringArbitrary(schema: JsonSchema, hints: readonly string[]): fc.Arbit
     { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
     { weight: 2, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
     // A plausible value carrying a character no database stores: the case that used to reach SQL.
-    { weight: 3, arbitrary: fc.tuple(hints.length > 0 ? fc.constantFrom(...hints) : plain, fc.constantFrom('\u0000', '\ud800', '\udc00'), fc.nat()).map(([t, bad, n]) => {
-      const at = n % (t.length + 1);
-      return t.slice(0, at) + bad + t.slice(at);
-    }) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(hints.length > 0 ? fc.constantFrom(...hints) : plain, fc.constantFrom('\u0000', '\ud800', '\udc00'), fc.nat())
+        .map(([t, bad, n]) => {
+          const at = n % (t.length + 1);
+          return t.slice(0, at) + bad + t.slice(at);
+        }),
+    },
   );
 }
 
@@ -152,13 +200,11 @@ export function bodyOf(schema: JsonSchema | undefined, hints: Record<string, rea
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)) },
     {
       weight: 3,
-      arbitrary: fc
-        .tuple(text, fc.nat(), fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0x00]))
-        .map(([t, n, bad]) => {
-          const raw = Buffer.from(t);
-          const at = n % (raw.length + 1);
-          return Buffer.concat([raw.subarray(0, at), Buffer.from(bad), raw.subarray(at)]);
-        }),
+      arbitrary: fc.tuple(text, fc.nat(), fc.constantFrom([0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0x00])).map(([t, n, bad]) => {
+        const raw = Buffer.from(t);
+        const at = n % (raw.length + 1);
+        return Buffer.concat([raw.subarray(0, at), Buffer.from(bad), raw.subarray(at)]);
+      }),
     },
     { weight: 1, arbitrary: fc.constant(undefined) },
   );
@@ -175,14 +221,22 @@ export function pathParamOf(hints: readonly string[]): fc.Arbitrary<string> {
 }
 
 /** A query string (without `?`): the operation's parameters with good or bad values, unknown keys, repeats. */
-export function queryOf(params: readonly { name: string; schema: JsonSchema }[], hints: Record<string, readonly string[]>): fc.Arbitrary<string> {
+export function queryOf(
+  params: readonly { name: string; schema: JsonSchema }[],
+  hints: Record<string, readonly string[]>,
+): fc.Arbitrary<string> {
   const key = fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...(params.length > 0 ? params.map((p) => p.name) : ['q'])) },
     { weight: 1, arbitrary: fc.string({ maxLength: 8 }).map(encodeLoose) },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_URL_PARTS) },
   );
   const value = fc.oneof(
-    { weight: 4, arbitrary: fc.oneof(...(params.length > 0 ? params.map((p) => valueOf(p.schema, hints, p.name)) : [fc.string()])).map((v) => encodeLoose(String(v))) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .oneof(...(params.length > 0 ? params.map((p) => valueOf(p.schema, hints, p.name)) : [fc.string()]))
+        .map((v) => encodeLoose(String(v))),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_URL_PARTS) },
   );
   return fc.array(fc.tuple(key, value), { maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));

@@ -98,11 +98,18 @@ describe.each(dialects)('REST fuzz on %s', (dialect) => {
   let tables: string[] | undefined;
   async function snapshot(): Promise<string> {
     const db = h.platform.ctx.database.db;
-    tables ??= (await db.introspection.getTables()).map((t) => t.name).filter((name) => !name.startsWith('kysely_')).sort();
+    tables ??= (await db.introspection.getTables())
+      .map((t) => t.name)
+      .filter((name) => !name.startsWith('kysely_'))
+      .sort();
     const out: Record<string, unknown[]> = {};
     for (const table of tables) {
       const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);
-      out[table] = rows.rows.map((row) => JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : typeof v === 'bigint' ? String(v) : v))).sort();
+      out[table] = rows.rows
+        .map((row) =>
+          JSON.stringify(row, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('base64') : typeof v === 'bigint' ? String(v) : v)),
+        )
+        .sort();
     }
     return JSON.stringify(out);
   }
@@ -113,12 +120,24 @@ describe.each(dialects)('REST fuzz on %s', (dialect) => {
     return operation.chain((operation) =>
       fc.record({
         operation: fc.constant(operation),
-        method: fc.oneof({ weight: 9, arbitrary: fc.constant(operation.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH') }),
+        method: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(operation.method) },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH') },
+        ),
         params: fc.tuple(...operation.pathParams.map((name) => pathParamOf(hints[name] ?? []))),
         query: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryOf(operation.query, hints) }),
-        body: operation.body ? bodyOf(operation.body, hints) : fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: bodyOf(undefined, hints) }),
-        contentType: fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) }, { weight: 1, arbitrary: fc.constant(undefined) }),
-        auth: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('platform', 'session') }, { weight: 4, arbitrary: fc.constantFrom(...AUTH_KINDS) }),
+        body: operation.body
+          ? bodyOf(operation.body, hints)
+          : fc.oneof({ weight: 5, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: bodyOf(undefined, hints) }),
+        contentType: fc.oneof(
+          { weight: 6, arbitrary: fc.constant('application/json') },
+          { weight: 4, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+        ),
+        auth: fc.oneof(
+          { weight: 6, arbitrary: fc.constantFrom('platform', 'session') },
+          { weight: 4, arbitrary: fc.constantFrom(...AUTH_KINDS) },
+        ),
         junkHeader: fc.string({ maxLength: 30 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
       }),
     );
@@ -166,11 +185,11 @@ describe.each(dialects)('REST fuzz on %s', (dialect) => {
       case 'none':
         break;
     }
-    const withBody = r.body !== undefined && r.method !== 'GET' && r.method !== 'HEAD';
+    const body = r.method !== 'GET' && r.method !== 'HEAD' ? r.body : undefined;
     const response = await fetch(`${h.url}${path}${r.query ? `?${r.query}` : ''}`, {
       method: r.method,
       headers,
-      ...(withBody ? { body: r.body } : {}),
+      ...(body !== undefined ? { body } : {}),
     });
     return { status: response.status, text: await response.text() };
   }
@@ -196,7 +215,12 @@ describe.each(dialects)('REST fuzz on %s', (dialect) => {
         if (mutating) expect(await snapshot()).toBe(before);
       }
       // Signing the owner's session out is a success like any other; later cases get a fresh one.
-      if (status === 200 && request.method === 'DELETE' && request.operation.path === '/api/v1/sessions/current' && request.auth !== 'platform') {
+      if (
+        status === 200 &&
+        request.method === 'DELETE' &&
+        request.operation.path === '/api/v1/sessions/current' &&
+        request.auth !== 'platform'
+      ) {
         credentials.session = (await h.platform.ctx.identity.signIn(h.platform.owner.email, h.platform.owner.password)).token;
       }
     });
@@ -212,4 +236,3 @@ describe.each(dialects)('REST fuzz on %s', (dialect) => {
     expect(seen.get(200) ?? 0).toBeGreaterThan(0);
   }, 300_000);
 });
-

@@ -21,7 +21,14 @@ const TESTING_SERVICE = 'platform.testing.v1.PlatformTesting';
  * strings, bytes as Buffers, no defaults for absent fields, and the virtual oneof field (the conventions of the
  * types `npm run proto:gen` writes with proto-loader-gen-types).
  */
-const CLIENT_LOADER_OPTIONS = { keepCase: true, longs: String, enums: String, bytes: Buffer, defaults: false, oneofs: true } as const satisfies protoLoader.Options;
+const CLIENT_LOADER_OPTIONS = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  bytes: Buffer,
+  defaults: false,
+  oneofs: true,
+} as const satisfies protoLoader.Options;
 
 /** The server's protos plus what a client needs: proto-loader's definition and protobufjs types by name. */
 export interface TestingProtos extends LoadedProtos {
@@ -48,7 +55,9 @@ function resolveIn(includeDirs: readonly string[]) {
 function testingFile(definition: protoLoader.PackageDefinition): DescFile {
   const service = definition[TESTING_SERVICE] as protoLoader.ServiceDefinition;
   const someMessage = definition['platform.testing.v1.PingRequest'] as protoLoader.MessageTypeDefinition<object, object>;
-  const bytes = someMessage.fileDescriptorProtos.find((b: Buffer) => fromBinary(FileDescriptorProtoSchema, b).package === 'platform.testing.v1');
+  const bytes = someMessage.fileDescriptorProtos.find(
+    (b: Buffer) => fromBinary(FileDescriptorProtoSchema, b).package === 'platform.testing.v1',
+  );
   if (!bytes) throw new Error('testing.proto did not compile');
   const proto = fromBinary(FileDescriptorProtoSchema, bytes);
   for (const method of proto.service.flatMap((s) => s.method)) {

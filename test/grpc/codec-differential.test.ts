@@ -9,8 +9,18 @@ import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { JSON_WRITE, messageToJson, requestFromJson } from '../../src/grpc/codec.ts';
-import { CreateDocumentRequestSchema, DocumentSchema, ListDocumentsRequestSchema, ListDocumentsResponseSchema } from '../../src/grpc/generated/es/platform/v1/documents_pb.ts';
-import { BatchQuerySchema, QuerySchema, VulnerabilityListSchema, VulnerabilitySchema } from '../../src/grpc/generated/es/platform/v1/osv_pb.ts';
+import {
+  CreateDocumentRequestSchema,
+  DocumentSchema,
+  ListDocumentsRequestSchema,
+  ListDocumentsResponseSchema,
+} from '../../src/grpc/generated/es/platform/v1/documents_pb.ts';
+import {
+  BatchQuerySchema,
+  QuerySchema,
+  VulnerabilityListSchema,
+  VulnerabilitySchema,
+} from '../../src/grpc/generated/es/platform/v1/osv_pb.ts';
 import { EncodedMessage } from '../../src/grpc/rpc.ts';
 import { prepareElement, sharedElementsOf, splicedBytes, splicedJson } from '../../src/grpc/spliced-answers.ts';
 import { encodeAnswer } from '../../src/osv/osv.answer.ts';
@@ -33,35 +43,52 @@ function comparePage(records: readonly OsvRecord[], form: 'text' | 'utf8' | 'wir
     return prepareElement(shared, new EncodedMessage(form === 'text' ? stored.json : Buffer.from(stored.json), undefined), true);
   });
   const json = splicedJson(VulnerabilityListSchema, rest, shared, elements).toString();
-  if (json !== toJsonString(VulnerabilityListSchema, whole, JSON_WRITE)) expect.fail(`${records.map((r) => r.id).join(' ')} (${form}): JSON differs`);
-  if (!splicedBytes(VulnerabilityListSchema, rest, shared, elements).equals(toBinary(VulnerabilityListSchema, whole))) expect.fail(`${records.map((r) => r.id).join(' ')} (${form}): protobuf bytes differ`);
+  if (json !== toJsonString(VulnerabilityListSchema, whole, JSON_WRITE))
+    expect.fail(`${records.map((r) => r.id).join(' ')} (${form}): JSON differs`);
+  if (!splicedBytes(VulnerabilityListSchema, rest, shared, elements).equals(toBinary(VulnerabilityListSchema, whole)))
+    expect.fail(`${records.map((r) => r.id).join(' ')} (${form}): protobuf bytes differ`);
 }
 
 describe('the spliced Query answers against the generated codec', () => {
-  it.skipIf(skipWithoutBulk)('writes every record of the shared OSV corpus as the generated codec does, from each stored form', { timeout: 300_000 }, async () => {
-    let records = 0;
-    const forms = ['text', 'utf8', 'wire', 'object'] as const;
-    for await (const batch of readSources(await listSourceFiles(sharedCorpusPaths()))) {
-      const page: OsvRecord[] = [];
-      for (const raw of batch) {
-        if (!('value' in raw)) continue;
-        const validated = validateOsvRecord(raw.value);
-        if (!validated.ok) continue;
-        const stored = encodeAnswer(validated.record);
-        // The stored bytes read back as the message whose JSON was stored.
-        expect(toJsonString(VulnerabilitySchema, fromBinary(VulnerabilitySchema, stored.wire), JSON_WRITE)).toBe(stored.json);
-        page.push(validated.record);
-        records++;
-        if (page.length === 50) comparePage(page.splice(0), forms[records % forms.length] as (typeof forms)[number]);
+  it.skipIf(skipWithoutBulk)(
+    'writes every record of the shared OSV corpus as the generated codec does, from each stored form',
+    { timeout: 300_000 },
+    async () => {
+      let records = 0;
+      const forms = ['text', 'utf8', 'wire', 'object'] as const;
+      for await (const batch of readSources(await listSourceFiles(sharedCorpusPaths()))) {
+        const page: OsvRecord[] = [];
+        for (const raw of batch) {
+          if (!('value' in raw)) continue;
+          const validated = validateOsvRecord(raw.value);
+          if (!validated.ok) continue;
+          const stored = encodeAnswer(validated.record);
+          // The stored bytes read back as the message whose JSON was stored.
+          expect(toJsonString(VulnerabilitySchema, fromBinary(VulnerabilitySchema, stored.wire), JSON_WRITE)).toBe(stored.json);
+          page.push(validated.record);
+          records++;
+          if (page.length === 50) comparePage(page.splice(0), forms[records % forms.length] as (typeof forms)[number]);
+        }
+        if (page.length > 0) comparePage(page, 'wire');
       }
-      if (page.length > 0) comparePage(page, 'wire');
-    }
-    expect(records).toBeGreaterThan(5000);
-  });
+      expect(records).toBeGreaterThan(5000);
+    },
+  );
 
   it('splices records from each form, one record, none, and a mix, as the generated codec writes them', () => {
-    const a = { id: 'GHSA-aaaa', modified: '2022-04-13T03:04:39.780694Z', not_in_proto: 1, aliases: ['CVE-1'], affected: [{ package: { name: 'jinja2', ecosystem: 'PyPI' }, ecosystem_specific: { severity: 'HIGH', list: [1, null] } }] };
-    const b = { id: 'PYSEC-2021-1', modified: '2021-01-01T00:00:00Z', details: 'Details ü 😀', credits: [{ name: 'Someone', type: 'FINDER' }] };
+    const a = {
+      id: 'GHSA-aaaa',
+      modified: '2022-04-13T03:04:39.780694Z',
+      not_in_proto: 1,
+      aliases: ['CVE-1'],
+      affected: [{ package: { name: 'jinja2', ecosystem: 'PyPI' }, ecosystem_specific: { severity: 'HIGH', list: [1, null] } }],
+    };
+    const b = {
+      id: 'PYSEC-2021-1',
+      modified: '2021-01-01T00:00:00Z',
+      details: 'Details ü 😀',
+      credits: [{ name: 'Someone', type: 'FINDER' }],
+    };
     for (const form of ['text', 'utf8', 'wire', 'object'] as const) {
       comparePage([a, b, a], form);
       comparePage([b], form);
@@ -69,8 +96,12 @@ describe('the spliced Query answers against the generated codec', () => {
     }
     const rest = create(VulnerabilityListSchema);
     const mixed = [prepareElement(shared, new EncodedMessage(encodeAnswer(a).json, undefined), true), prepareElement(shared, b, true)];
-    const whole = create(VulnerabilityListSchema, { vulns: [a, b].map((r) => fromJson(VulnerabilitySchema, r as JsonValue, { ignoreUnknownFields: true })) });
-    expect(splicedJson(VulnerabilityListSchema, rest, shared, mixed).toString()).toBe(toJsonString(VulnerabilityListSchema, whole, JSON_WRITE));
+    const whole = create(VulnerabilityListSchema, {
+      vulns: [a, b].map((r) => fromJson(VulnerabilitySchema, r as JsonValue, { ignoreUnknownFields: true })),
+    });
+    expect(splicedJson(VulnerabilityListSchema, rest, shared, mixed).toString()).toBe(
+      toJsonString(VulnerabilityListSchema, whole, JSON_WRITE),
+    );
   });
 
   it('writes bytes fields with native base64 exactly as the generated toJson does, and leaves the message unchanged', () => {
@@ -90,7 +121,9 @@ describe('the spliced Query answers against the generated codec', () => {
       expect(toBinary(DocumentSchema, document)).toEqual(before);
     }
     const page = create(ListDocumentsResponseSchema, { documents, nextPageToken: 't' });
-    expect(JSON.stringify(messageToJson(ListDocumentsResponseSchema, page))).toBe(toJsonString(ListDocumentsResponseSchema, page, JSON_WRITE));
+    expect(JSON.stringify(messageToJson(ListDocumentsResponseSchema, page))).toBe(
+      toJsonString(ListDocumentsResponseSchema, page, JSON_WRITE),
+    );
     expect(JSON.stringify(messageToJson(ListDocumentsResponseSchema, create(ListDocumentsResponseSchema)))).toBe('{}');
   });
 
@@ -105,11 +138,23 @@ describe('the spliced Query answers against the generated codec', () => {
     ];
     for (const query of queries) expect(read(QuerySchema, query)).toEqual(fromJson(QuerySchema, query));
     expect(read(BatchQuerySchema, { queries })).toEqual(fromJson(BatchQuerySchema, { queries }));
-    const createRequest = { ciphertext: Buffer.from([0, 1, 2, 250, 251, 255]).toString('base64'), encryption: { algorithm: 'A256GCM', key_id: 'k', nonce: 'AAAA' }, encrypted_metadata: '', request_id: 'r' };
+    const createRequest = {
+      ciphertext: Buffer.from([0, 1, 2, 250, 251, 255]).toString('base64'),
+      encryption: { algorithm: 'A256GCM', key_id: 'k', nonce: 'AAAA' },
+      encrypted_metadata: '',
+      request_id: 'r',
+    };
     expect(read(CreateDocumentRequestSchema, createRequest)).toEqual(fromJson(CreateDocumentRequestSchema, createRequest));
-    const camel = { ciphertext: createRequest.ciphertext, encryption: { algorithm: 'A256GCM', keyId: 'k', nonce: 'AAAA' }, encryptedMetadata: '', requestId: 'r' };
+    const camel = {
+      ciphertext: createRequest.ciphertext,
+      encryption: { algorithm: 'A256GCM', keyId: 'k', nonce: 'AAAA' },
+      encryptedMetadata: '',
+      requestId: 'r',
+    };
     expect(read(CreateDocumentRequestSchema, camel)).toEqual(fromJson(CreateDocumentRequestSchema, createRequest));
-    expect(read(ListDocumentsRequestSchema, { pageSize: 5, pageToken: 't' })).toEqual(fromJson(ListDocumentsRequestSchema, { page_size: 5, page_token: 't' }));
+    expect(read(ListDocumentsRequestSchema, { pageSize: 5, pageToken: 't' })).toEqual(
+      fromJson(ListDocumentsRequestSchema, { page_size: 5, page_token: 't' }),
+    );
     // The generated codec is strict about fields a message does not declare, as the reader is.
     expect(() => fromJson(CreateDocumentRequestSchema, { ...createRequest, ciphertxt: '' })).toThrow(/ciphertxt/);
     expect(() => read(CreateDocumentRequestSchema, { ...createRequest, ciphertxt: '' })).toThrow('body.ciphertxt: unknown field');

@@ -140,7 +140,9 @@ export async function startGrpcTestPlatform(dialect: Dialect, options: { env?: R
 
 /** A client of the test-only `PlatformTesting` service on the platform's gRPC listener (close it after use). */
 export function testingClient(p: GrpcTestPlatform): grpc.Client {
-  const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as { platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } } };
+  const loaded = grpc.loadPackageDefinition(p.protos.packageDefinition) as unknown as {
+    platform: { testing: { v1: { PlatformTesting: grpc.ServiceClientConstructor } } };
+  };
   return new loaded.platform.testing.v1.PlatformTesting(p.grpcAddress, grpc.credentials.createInsecure());
 }
 
@@ -170,7 +172,12 @@ export async function grpcError(promise: Promise<unknown>): Promise<grpc.Service
 
 /** A platform token for the owner of `platform` with only `capabilities`. */
 export async function tokenWith(platform: TestPlatform, capabilities: Capability[]): Promise<string> {
-  const created = await platform.ctx.identity.createToken({ humanId: platform.owner.human_id, plane: 'platform', capabilities, name: 'test' });
+  const created = await platform.ctx.identity.createToken({
+    humanId: platform.owner.human_id,
+    plane: 'platform',
+    capabilities,
+    name: 'test',
+  });
   return created.token;
 }
 

@@ -55,17 +55,29 @@ describe('the public protos with the standard tools', () => {
     expect(linted.output).toContain('Message name "bad_name" should be PascalCase');
   });
 
-  it.skipIf(!existsSync(PROTOC) && process.env.CI !== 'true')('Debian\'s protoc compiles them to the descriptors the server embeds', async () => {
-    const out = join(dir, 'protoc.binpb');
-    await run(PROTOC, [`-I${PROTO_ROOT}`, '--include_imports', `--descriptor_set_out=${out}`, ...SERVED_PROTOS], { cwd: REPOSITORY_ROOT });
-    const compiled = new Map(fromBinary(FileDescriptorSetSchema, readFileSync(out)).file.map((f) => [f.name, f]));
-    expect([...compiled.keys()]).toEqual(expect.arrayContaining(['platform/v1/osv.proto', 'platform/v1/documents.proto', 'google/api/annotations.proto', 'grpc/health/v1/health.proto']));
-    for (const file of SERVED_FILES) {
-      const fromProtoc = compiled.get(file.proto.name);
-      if (!fromProtoc) throw new Error(`protoc did not compile ${file.proto.name}`);
-      const withoutSource = clone(FileDescriptorProtoSchema, fromProtoc);
-      withoutSource.sourceCodeInfo = undefined;
-      expect(toJson(FileDescriptorProtoSchema, withoutSource), file.proto.name).toEqual(toJson(FileDescriptorProtoSchema, file.proto));
-    }
-  });
+  it.skipIf(!existsSync(PROTOC) && process.env.CI !== 'true')(
+    "Debian's protoc compiles them to the descriptors the server embeds",
+    async () => {
+      const out = join(dir, 'protoc.binpb');
+      await run(PROTOC, [`-I${PROTO_ROOT}`, '--include_imports', `--descriptor_set_out=${out}`, ...SERVED_PROTOS], {
+        cwd: REPOSITORY_ROOT,
+      });
+      const compiled = new Map(fromBinary(FileDescriptorSetSchema, readFileSync(out)).file.map((f) => [f.name, f]));
+      expect([...compiled.keys()]).toEqual(
+        expect.arrayContaining([
+          'platform/v1/osv.proto',
+          'platform/v1/documents.proto',
+          'google/api/annotations.proto',
+          'grpc/health/v1/health.proto',
+        ]),
+      );
+      for (const file of SERVED_FILES) {
+        const fromProtoc = compiled.get(file.proto.name);
+        if (!fromProtoc) throw new Error(`protoc did not compile ${file.proto.name}`);
+        const withoutSource = clone(FileDescriptorProtoSchema, fromProtoc);
+        withoutSource.sourceCodeInfo = undefined;
+        expect(toJson(FileDescriptorProtoSchema, withoutSource), file.proto.name).toEqual(toJson(FileDescriptorProtoSchema, file.proto));
+      }
+    },
+  );
 });

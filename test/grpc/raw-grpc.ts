@@ -25,7 +25,12 @@ export function grpcFrame(message: Uint8Array, compressed = false): Buffer {
  * Sends exactly `body` as the request stream of `POST path` over a fresh HTTP/2 connection, with `headers` (which
  * may override `content-type`), so tests control every byte grpc-js gets.
  */
-export async function rawGrpc(address: string, path: string, body: Buffer, headers: http2.OutgoingHttpHeaders = {}): Promise<RawGrpcAnswer> {
+export async function rawGrpc(
+  address: string,
+  path: string,
+  body: Buffer,
+  headers: http2.OutgoingHttpHeaders = {},
+): Promise<RawGrpcAnswer> {
   const session = http2.connect(`http://${address}`);
   session.on('error', () => undefined);
   try {
@@ -36,7 +41,12 @@ export async function rawGrpc(address: string, path: string, body: Buffer, heade
 }
 
 /** `rawGrpc` on an open HTTP/2 session (many requests over one connection). */
-export function rawGrpcOn(session: http2.ClientHttp2Session, path: string, body: Buffer, headers: http2.OutgoingHttpHeaders = {}): Promise<RawGrpcAnswer> {
+export function rawGrpcOn(
+  session: http2.ClientHttp2Session,
+  path: string,
+  body: Buffer,
+  headers: http2.OutgoingHttpHeaders = {},
+): Promise<RawGrpcAnswer> {
   return new Promise<RawGrpcAnswer>((resolve, reject) => {
     const stream = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', ...headers });
     let all: http2.IncomingHttpHeaders = {};
@@ -64,7 +74,12 @@ export function rawGrpcOn(session: http2.ClientHttp2Session, path: string, body:
  * An HTTP/1.1 request with raw headers (`['name', 'value', ...]`, names may repeat, which fetch cannot send);
  * answers the status and the parsed JSON body.
  */
-export function rawHttp(url: string, method: string, headers: string[], body?: string | Buffer): Promise<{ status: number; body: unknown; text: string }> {
+export function rawHttp(
+  url: string,
+  method: string,
+  headers: string[],
+  body?: string | Buffer,
+): Promise<{ status: number; body: unknown; text: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = httpRequest(url, { method, headers: ['host', target.host, ...headers] }, (res) => {

@@ -8,7 +8,18 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { create, createFileRegistry, fromBinary, fromJson, getOption, toBinary, toJson, type DescMethod, type FileRegistry, type JsonValue } from '@bufbuild/protobuf';
+import {
+  create,
+  createFileRegistry,
+  fromBinary,
+  fromJson,
+  getOption,
+  toBinary,
+  toJson,
+  type DescMethod,
+  type FileRegistry,
+  type JsonValue,
+} from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema, FileDescriptorSetSchema, type FileDescriptorProto } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -52,9 +63,17 @@ function scenario(): { path: string; request: () => Json; check: (response: Json
     },
     {
       path: 'platform.v1.PlatformDocuments/CreateDocument',
-      request: () => ({ ciphertext: Buffer.from('sealed').toString('base64'), encryption: { algorithm: 'A256GCM', key_id: 'k1', nonce: 'AAECAw==' }, request_id: 'r-1' }),
+      request: () => ({
+        ciphertext: Buffer.from('sealed').toString('base64'),
+        encryption: { algorithm: 'A256GCM', key_id: 'k1', nonce: 'AAECAw==' },
+        request_id: 'r-1',
+      }),
       check: (r) => {
-        expect(r).toMatchObject({ size_bytes: '6', encryption: { algorithm: 'A256GCM', key_id: 'k1', nonce: 'AAECAw==' }, request_id: 'r-1' });
+        expect(r).toMatchObject({
+          size_bytes: '6',
+          encryption: { algorithm: 'A256GCM', key_id: 'k1', nonce: 'AAECAw==' },
+          request_id: 'r-1',
+        });
         expect(r).not.toHaveProperty('ciphertext');
         documentId = String(r.id);
       },
@@ -81,7 +100,9 @@ function scenario(): { path: string; request: () => Json; check: (response: Json
         const vulns = r.vulns as Json[];
         expect(vulns.map((v) => v.id)).toEqual([RECORD.id]);
         expect(vulns[0]).toMatchObject({ schema_version: '1.6.0', severity: RECORD.severity, database_specific: RECORD.database_specific });
-        expect(vulns[0]?.affected).toEqual([{ ...RECORD.affected[0], ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.2.3' }] }] }]);
+        expect(vulns[0]?.affected).toEqual([
+          { ...RECORD.affected[0], ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.2.3' }] }] },
+        ]);
       },
     },
     {
@@ -92,7 +113,14 @@ function scenario(): { path: string; request: () => Json; check: (response: Json
     {
       path: 'platform.v1.PlatformOSV/GetVuln',
       request: () => ({ id: RECORD.id }),
-      check: (r) => expect(r).toMatchObject({ id: RECORD.id, modified: RECORD.modified, published: RECORD.published, references: RECORD.references, aliases: RECORD.aliases }),
+      check: (r) =>
+        expect(r).toMatchObject({
+          id: RECORD.id,
+          modified: RECORD.modified,
+          published: RECORD.published,
+          references: RECORD.references,
+          aliases: RECORD.aliases,
+        }),
     },
   ];
 }
@@ -101,8 +129,17 @@ function scenario(): { path: string; request: () => Json; check: (response: Json
 function reflectionStream(address: string, version: 'v1' | 'v1alpha') {
   const require = createRequire(import.meta.url);
   const protoDir = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto');
-  const definition = protoLoader.loadSync(`grpc/reflection/${version}/reflection.proto`, { keepCase: true, longs: Number, defaults: false, oneofs: true, includeDirs: [protoDir] });
-  const Client = grpc.makeClientConstructor(definition[`grpc.reflection.${version}.ServerReflection`] as protoLoader.ServiceDefinition, 'ServerReflection');
+  const definition = protoLoader.loadSync(`grpc/reflection/${version}/reflection.proto`, {
+    keepCase: true,
+    longs: Number,
+    defaults: false,
+    oneofs: true,
+    includeDirs: [protoDir],
+  });
+  const Client = grpc.makeClientConstructor(
+    definition[`grpc.reflection.${version}.ServerReflection`] as protoLoader.ServiceDefinition,
+    'ServerReflection',
+  );
   const client = new Client(address, grpc.credentials.createInsecure());
   const stream = (client as unknown as { ServerReflectionInfo(): grpc.ClientDuplexStream<object, Json> }).ServerReflectionInfo();
   const answers: Json[] = [];
@@ -131,7 +168,9 @@ function reflectionStream(address: string, version: 'v1' | 'v1alpha') {
  * The schema a client that has no protos rebuilds: the files describing each listed service, then every import it
  * was not sent yet, fetched by file name.
  */
-async function reflectedSchema(ask: (request: Json) => Promise<Json>): Promise<{ services: string[]; files: Map<string, FileDescriptorProto>; registry: FileRegistry }> {
+async function reflectedSchema(
+  ask: (request: Json) => Promise<Json>,
+): Promise<{ services: string[]; files: Map<string, FileDescriptorProto>; registry: FileRegistry }> {
   const listed = await ask({ list_services: '*' });
   const services = (listed.list_services_response as { service: { name: string }[] }).service.map((s) => s.name);
   const files = new Map<string, FileDescriptorProto>();
@@ -143,7 +182,11 @@ async function reflectedSchema(ask: (request: Json) => Promise<Json>): Promise<{
     }
   };
   for (const service of services) take(await ask({ file_containing_symbol: service }));
-  for (let missing = [...files.values()].flatMap((f) => f.dependency).filter((d) => !files.has(d)); missing.length > 0; missing = [...files.values()].flatMap((f) => f.dependency).filter((d) => !files.has(d))) {
+  for (
+    let missing = [...files.values()].flatMap((f) => f.dependency).filter((d) => !files.has(d));
+    missing.length > 0;
+    missing = [...files.values()].flatMap((f) => f.dependency).filter((d) => !files.has(d))
+  ) {
     take(await ask({ file_by_filename: missing[0] }));
   }
   // A FileDescriptorSet lists each file after its imports.
@@ -180,7 +223,12 @@ describe('server reflection from the compiled descriptors', () => {
 
   beforeAll(async () => {
     p = await startGrpcTestPlatform('sqlite');
-    token = await tokenWith(p.platform, ['CAP_PLATFORM_DOCUMENTS_CREATE', 'CAP_PLATFORM_DOCUMENTS_LIST', 'CAP_PLATFORM_DOCUMENTS_DELETE', 'CAP_PLATFORM_OSV_READ']);
+    token = await tokenWith(p.platform, [
+      'CAP_PLATFORM_DOCUMENTS_CREATE',
+      'CAP_PLATFORM_DOCUMENTS_LIST',
+      'CAP_PLATFORM_DOCUMENTS_DELETE',
+      'CAP_PLATFORM_OSV_READ',
+    ]);
     await importRecords(p.platform.ctx.database.db, [{ source: 'test', value: RECORD }]);
     await p.services.osv.keeper.refresh();
   });
@@ -196,8 +244,21 @@ describe('server reflection from the compiled descriptors', () => {
     const dir = mkdtempSync(join(tmpdir(), 'buf-curl-'));
     try {
       for (const step of scenario()) {
-        const args = ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', '-H', `authorization: Bearer ${token}`, '-d', JSON.stringify(step.request()), `http://${p.grpcAddress}/${step.path}`];
-        const { stdout } = await run(process.execPath, [bufBinary(), ...args], { cwd: dir, env: { ...process.env, BUF_CACHE_DIR: join(dir, 'cache') } });
+        const args = [
+          'curl',
+          '--protocol',
+          'grpc',
+          '--http2-prior-knowledge',
+          '-H',
+          `authorization: Bearer ${token}`,
+          '-d',
+          JSON.stringify(step.request()),
+          `http://${p.grpcAddress}/${step.path}`,
+        ];
+        const { stdout } = await run(process.execPath, [bufBinary(), ...args], {
+          cwd: dir,
+          env: { ...process.env, BUF_CACHE_DIR: join(dir, 'cache') },
+        });
         step.check(JSON.parse(stdout) as Json);
       }
     } finally {
@@ -223,7 +284,11 @@ describe('server reflection from the compiled descriptors', () => {
           'platform/v1/documents.proto',
           'platform/v1/osv.proto',
         ]);
-        expect(files.get('platform/v1/osv.proto')?.dependency).toEqual(['google/api/annotations.proto', 'google/protobuf/struct.proto', 'google/protobuf/timestamp.proto']);
+        expect(files.get('platform/v1/osv.proto')?.dependency).toEqual([
+          'google/api/annotations.proto',
+          'google/protobuf/struct.proto',
+          'google/protobuf/timestamp.proto',
+        ]);
         expect(registry.getMessage('google.protobuf.Struct')?.fields[0]?.fieldKind).toBe('map');
         expect(files.get('google/protobuf/struct.proto')?.messageType[0]?.nestedType.map((n) => n.name)).toEqual(['FieldsEntry']);
         // The HTTP mapping reads as the google.api.http option, resolvable from the reflected extension.
@@ -259,10 +324,19 @@ describe('server reflection from the compiled descriptors', () => {
       expect(await fileOf({ file_containing_symbol: 'platform.v1.Vulnerability.database_specific' })).toBe('platform/v1/osv.proto');
       expect(await fileOf({ file_containing_symbol: 'platform.v1.Severity.CVSS_V3' })).toBe('platform/v1/osv.proto');
       expect(await fileOf({ file_containing_symbol: 'google.protobuf.Struct.FieldsEntry' })).toBe('google/protobuf/struct.proto');
-      expect(await fileOf({ file_containing_extension: { containing_type: 'google.protobuf.MethodOptions', extension_number: 72295728 } })).toBe('google/api/annotations.proto');
+      expect(
+        await fileOf({ file_containing_extension: { containing_type: 'google.protobuf.MethodOptions', extension_number: 72295728 } }),
+      ).toBe('google/api/annotations.proto');
       const numbers = await reflection.ask({ all_extension_numbers_of_type: 'google.protobuf.MethodOptions' });
-      expect(numbers.all_extension_numbers_response).toEqual({ base_type_name: 'google.protobuf.MethodOptions', extension_number: [72295728] });
-      for (const request of [{ file_by_filename: 'platform/v1/secret-probe.proto' }, { file_containing_symbol: 'platform.v1.SecretProbe' }, { file_containing_symbol: 'platform.v1.PlatformOSV.SecretProbe' }]) {
+      expect(numbers.all_extension_numbers_response).toEqual({
+        base_type_name: 'google.protobuf.MethodOptions',
+        extension_number: [72295728],
+      });
+      for (const request of [
+        { file_by_filename: 'platform/v1/secret-probe.proto' },
+        { file_containing_symbol: 'platform.v1.SecretProbe' },
+        { file_containing_symbol: 'platform.v1.PlatformOSV.SecretProbe' },
+      ]) {
         const error = (await fileOf(request)) as { error_code: number; error_message: string };
         expect(error.error_code).toBe(grpc.status.NOT_FOUND);
         expect(error.error_message).not.toContain('SecretProbe');

@@ -30,7 +30,11 @@ describe('response fields the message does not declare', () => {
   it('fail the call with INTERNAL on both transports, the field named in the log only', async () => {
     const ping = (text: string) =>
       new Promise<Record<string, unknown>>((resolve, reject) => {
-        (testing as unknown as { Ping(r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null, v?: Record<string, unknown>) => void): void }).Ping({ text }, bearer(token), (e, v) => (e ? reject(e) : resolve(v ?? {})));
+        (
+          testing as unknown as {
+            Ping(r: object, m: grpc.Metadata, cb: (e: grpc.ServiceError | null, v?: Record<string, unknown>) => void): void;
+          }
+        ).Ping({ text }, bearer(token), (e, v) => (e ? reject(e) : resolve(v ?? {})));
       });
     expect(await ping('fine')).toEqual({ text: 'fine' });
     const error = await grpcError(ping('misspelled-response'));
@@ -45,10 +49,19 @@ describe('response fields the message does not declare', () => {
   it('are dropped only from the records an RPC declares as imported data (recordData)', async () => {
     const protos = loadProtos();
     const deps: RpcRuntimeDeps = {
-      auth: { authenticate: async () => ({ ok: true, principal: { plane: 'platform', via: 'bearer', capabilities: new Set(['CAP_PLATFORM_OSV_READ']) } }) } as never,
+      auth: {
+        authenticate: async () => ({
+          ok: true,
+          principal: { plane: 'platform', via: 'bearer', capabilities: new Set(['CAP_PLATFORM_OSV_READ']) },
+        }),
+      } as never,
       maxDeadlineMs: 10_000,
     };
-    const record = { id: 'OSV-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name: 'a' }, newer_field: 1 }] };
+    const record = {
+      id: 'OSV-1',
+      modified: '2024-01-01T00:00:00Z',
+      affected: [{ package: { ecosystem: 'npm', name: 'a' }, newer_field: 1 }],
+    };
     const getVuln = (recordData?: 'response'): RpcMethod => ({
       service: 'platform.v1.PlatformOSV',
       method: 'GetVuln',
@@ -61,7 +74,11 @@ describe('response fields the message does not declare', () => {
     const [asRecords] = bindRpcs(protos, [getVuln('response')]);
     const [strict] = bindRpcs(protos, [getVuln()]);
     if (!asRecords || !strict) throw new Error('not bound');
-    expect(await invokeRpc(deps, asRecords, call)).toEqual({ id: 'OSV-1', modified: '2024-01-01T00:00:00Z', affected: [{ package: { ecosystem: 'npm', name: 'a' } }] });
+    expect(await invokeRpc(deps, asRecords, call)).toEqual({
+      id: 'OSV-1',
+      modified: '2024-01-01T00:00:00Z',
+      affected: [{ package: { ecosystem: 'npm', name: 'a' } }],
+    });
     await expect(invokeRpc(deps, strict, call)).rejects.toMatchObject({ code: 'internal' });
   });
 });

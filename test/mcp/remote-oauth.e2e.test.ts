@@ -86,7 +86,10 @@ describe.skipIf(!browser)('remote OAuth end to end (SDK client + Chromium)', () 
       const me = await client.callTool({ name: 'get_current_user', arguments: {} });
       expect(toolJson(me)).toMatchObject({ username: stack.forge.user.username });
       expect(stack.forge.forge.counters.user).toBe(usersBefore + 1);
-      const issue = await client.callTool({ name: 'create_issue', arguments: { project_id: `${stack.forge.user.username}/hello-forge`, title: 'From the SDK client' } });
+      const issue = await client.callTool({
+        name: 'create_issue',
+        arguments: { project_id: `${stack.forge.user.username}/hello-forge`, title: 'From the SDK client' },
+      });
       expect(toolJson(issue)).toMatchObject({ title: 'From the SDK client' });
       await client.close();
     } finally {
@@ -156,7 +159,9 @@ describe.skipIf(!browser)('stateless callback proxy across three processes', () 
 
   afterAll(async () => {
     for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => (child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)))));
+    await Promise.all(
+      children.map((child) => (child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve)))),
+    );
     await proxy?.close();
     await forge?.forge.close();
   });
@@ -173,10 +178,18 @@ describe.skipIf(!browser)('stateless callback proxy across three processes', () 
     await client.close();
     const steps = proxy.served.slice(start);
     const flowSteps = steps.filter((s) => ['/register', '/authorize', '/callback', '/token', '/mcp'].includes(s.path));
-    for (let i = 1; i < flowSteps.length; i += 1) expect(flowSteps[i]?.target, `${flowSteps[i]?.method} ${flowSteps[i]?.path}`).not.toBe(flowSteps[i - 1]?.target);
+    for (let i = 1; i < flowSteps.length; i += 1)
+      expect(flowSteps[i]?.target, `${flowSteps[i]?.method} ${flowSteps[i]?.path}`).not.toBe(flowSteps[i - 1]?.target);
     const keySteps = steps.filter((s) => ['/register', '/authorize', '/callback', '/token'].includes(s.path));
-    expect(keySteps.map((s) => `${s.method} ${s.path}`)).toEqual(['POST /register', 'GET /authorize', 'POST /authorize', 'GET /callback', 'POST /token']);
-    for (let i = 1; i < steps.length; i += 1) expect(steps[i]?.target, `${steps[i]?.method} ${steps[i]?.path}`).not.toBe(steps[i - 1]?.target);
+    expect(keySteps.map((s) => `${s.method} ${s.path}`)).toEqual([
+      'POST /register',
+      'GET /authorize',
+      'POST /authorize',
+      'GET /callback',
+      'POST /token',
+    ]);
+    for (let i = 1; i < steps.length; i += 1)
+      expect(steps[i]?.target, `${steps[i]?.method} ${steps[i]?.path}`).not.toBe(steps[i - 1]?.target);
     for (let i = 1; i < keySteps.length; i += 1) expect(keySteps[i]?.target).not.toBe(keySteps[i - 1]?.target);
     expect(new Set(keySteps.map((s) => s.target)).size).toBe(3);
     expect(steps.some((s) => s.path === '/mcp')).toBe(true);

@@ -42,7 +42,12 @@ export async function startCallbackListener(): Promise<{ url: string; next(): Pr
       res.end();
       return;
     }
-    const hit: CallbackHit = { code: url.searchParams.get('code'), state: url.searchParams.get('state'), iss: url.searchParams.get('iss'), error: url.searchParams.get('error') };
+    const hit: CallbackHit = {
+      code: url.searchParams.get('code'),
+      state: url.searchParams.get('state'),
+      iss: url.searchParams.get('iss'),
+      error: url.searchParams.get('error'),
+    };
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><title>Signed in</title><h1>You can close this window</h1>');
     const waiter = waiting.shift();
@@ -73,7 +78,10 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   private saved: OAuthTokens | undefined;
   private verifier = '';
 
-  constructor(private readonly callbackUrl: string, private readonly name = 'E2E MCP Client') {}
+  constructor(
+    private readonly callbackUrl: string,
+    private readonly name = 'E2E MCP Client',
+  ) {}
 
   get redirectUrl(): string {
     return this.callbackUrl;

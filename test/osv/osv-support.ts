@@ -47,9 +47,19 @@ export const TEST_OSV_CONFIG: OsvConfig = {
 };
 
 /** A service over the corpus stored in `database`, with its index built now. */
-export async function serviceOver(database: TestDatabase, config: Partial<OsvConfig> = {}, clock: Clock = systemClock): Promise<OsvService> {
+export async function serviceOver(
+  database: TestDatabase,
+  config: Partial<OsvConfig> = {},
+  clock: Clock = systemClock,
+): Promise<OsvService> {
   const index = await buildIndex(narrowTables(database.db));
-  return createOsvService({ db: narrowTables(database.db), index: staticIndexSource(index), config: { ...TEST_OSV_CONFIG, ...config }, clock, log: createLogger({ level: 'silent' }) });
+  return createOsvService({
+    db: narrowTables(database.db),
+    index: staticIndexSource(index),
+    config: { ...TEST_OSV_CONFIG, ...config },
+    clock,
+    log: createLogger({ level: 'silent' }),
+  });
 }
 
 /** The ids of a VulnerabilityList, in order. */

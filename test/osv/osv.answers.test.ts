@@ -24,15 +24,26 @@ for (const dialect of dialects) {
     let queries: Json[] = [];
 
     const pendingCount = async () =>
-      Number((await sql<{ n: number }>`select count(*) as n from osv_records where withdrawn = 0 and answer_wire is null`.execute(p.platform.ctx.database.db)).rows[0]?.n);
-    const clearAnswers = () => sql`update osv_records set answer_json = null, answer_wire = null, answer_size = null`.execute(p.platform.ctx.database.db);
+      Number(
+        (
+          await sql<{ n: number }>`select count(*) as n from osv_records where withdrawn = 0 and answer_wire is null`.execute(
+            p.platform.ctx.database.db,
+          )
+        ).rows[0]?.n,
+      );
+    const clearAnswers = () =>
+      sql`update osv_records set answer_json = null, answer_wire = null, answer_size = null`.execute(p.platform.ctx.database.db);
 
     /** The HTTP answer as sent (text) and the gRPC answer as decoded, for every query. */
     async function answers(): Promise<{ http: string[]; grpc: unknown[] }> {
       const http: string[] = [];
       const grpcAnswers: unknown[] = [];
       for (const q of queries) {
-        const r = await fetch(`${p.restUrl}/platform/v1/osv/query`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(q) });
+        const r = await fetch(`${p.restUrl}/platform/v1/osv/query`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(q),
+        });
         expect(r.status).toBe(200);
         http.push(await r.text());
         grpcAnswers.push(await grpcCall((cb) => client.Query(q, bearer(token), cb as never)));
@@ -44,12 +55,21 @@ for (const dialect of dialects) {
       p = await startGrpcTestPlatform(dialect, { env: { OSV_REFRESH_INTERVAL_MS: '0' } });
       token = await tokenWith(p.platform, ['CAP_PLATFORM_OSV_READ']);
       client = p.osvClient();
-      await importRecords(p.platform.ctx.database.db, readSources(await listSourceFiles([fixturePath('osv', 'records'), bulkPath('go-vulndb.jsonl')])));
+      await importRecords(
+        p.platform.ctx.database.db,
+        readSources(await listSourceFiles([fixturePath('osv', 'records'), bulkPath('go-vulndb.jsonl')])),
+      );
       const runtime = p.services.osv;
       await runtime.keeper.whenReady(Date.now() + 60_000);
       await runtime.keeper.refresh();
       await runtime.answers.whenIdle();
-      const rows = await p.platform.ctx.database.db.selectFrom('osv_affected').select(['ecosystem', 'name']).where('kind', '!=', 'C').where('ecosystem', '!=', 'GIT').distinct().execute();
+      const rows = await p.platform.ctx.database.db
+        .selectFrom('osv_affected')
+        .select(['ecosystem', 'name'])
+        .where('kind', '!=', 'C')
+        .where('ecosystem', '!=', 'GIT')
+        .distinct()
+        .execute();
       // Every package of the real records, plus enough Go modules to make answers of many records.
       queries = rows.slice(0, 400).map((r) => ({ package: { ecosystem: r.ecosystem, name: r.name } }));
     }, 240_000);
@@ -73,7 +93,9 @@ for (const dialect of dialects) {
         const b = converted.http[differing] ?? '';
         let at = 0;
         while (at < a.length && a[at] === b[at]) at++;
-        expect.fail(`answer ${differing} differs at ${at}: stored …${a.slice(Math.max(0, at - 80), at + 80)}… converted …${b.slice(Math.max(0, at - 80), at + 80)}…`);
+        expect.fail(
+          `answer ${differing} differs at ${at}: stored …${a.slice(Math.max(0, at - 80), at + 80)}… converted …${b.slice(Math.max(0, at - 80), at + 80)}…`,
+        );
       }
       expect(stored.grpc).toEqual(converted.grpc);
 
@@ -89,7 +111,11 @@ for (const dialect of dialects) {
       const db = p.platform.ctx.database.db;
       // Independent of the test before: answers it cleared and did not get to encode again are encoded here.
       await encodePendingAnswers(narrowTables(db), { slice: 97 });
-      const all = await db.selectFrom('osv_records').select(['id', 'withdrawn', 'record', 'answer_json', 'answer_size']).orderBy('id').execute();
+      const all = await db
+        .selectFrom('osv_records')
+        .select(['id', 'withdrawn', 'record', 'answer_json', 'answer_size'])
+        .orderBy('id')
+        .execute();
       const withdrawn = all.filter((r) => r.withdrawn === 1).map((r) => r.id);
       expect(withdrawn.length).toBeGreaterThan(0);
       const live = new Map(all.filter((r) => r.withdrawn === 0).map((r) => [r.id, r]));
@@ -120,16 +146,30 @@ for (const dialect of dialects) {
 
     it('[OSV-ANSWERS] an import that replaces a record clears its answers; the next pass encodes the new copy', async () => {
       const db = p.platform.ctx.database.db;
-      const row = await db.selectFrom('osv_records').select(['id', 'record']).where('withdrawn', '=', 0).where('record', 'like', '%"affected"%').orderBy('id').executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('osv_records')
+        .select(['id', 'record'])
+        .where('withdrawn', '=', 0)
+        .where('record', 'like', '%"affected"%')
+        .orderBy('id')
+        .executeTakeFirstOrThrow();
       const record = JSON.parse(row.record) as Json & { affected: { package: { ecosystem: string; name: string } }[] };
       const changed = { ...record, modified: '2099-01-01T00:00:00Z', summary: 'replaced copy' };
       await importRecords(db, [{ source: 'test', value: changed }]);
-      const after = await db.selectFrom('osv_records').select(['answer_json', 'answer_wire']).where('id', '=', row.id).executeTakeFirstOrThrow();
+      const after = await db
+        .selectFrom('osv_records')
+        .select(['answer_json', 'answer_wire'])
+        .where('id', '=', row.id)
+        .executeTakeFirstOrThrow();
       expect(after).toEqual({ answer_json: null, answer_wire: null });
 
       const pkg = record.affected[0]!.package;
       const find = async () => {
-        const r = await fetch(`${p.restUrl}/platform/v1/osv/query`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ package: pkg }) });
+        const r = await fetch(`${p.restUrl}/platform/v1/osv/query`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ package: pkg }),
+        });
         return ((await r.json()) as { vulns?: Json[] }).vulns?.find((v) => v.id === row.id);
       };
       const runtime = p.services.osv;

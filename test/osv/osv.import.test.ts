@@ -70,16 +70,30 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'osv-import-'));
 /** What a corpus holds, independent of how it got there. */
 async function snapshot(database: TestDatabase): Promise<{ records: string[]; rows: number; aliases: number }> {
   const records = await database.db.selectFrom('osv_records').select(['id', 'modified_key', 'withdrawn']).orderBy('id').execute();
-  const rows = await database.db.selectFrom('osv_affected').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
-  const aliases = await database.db.selectFrom('osv_aliases').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const rows = await database.db
+    .selectFrom('osv_affected')
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
+  const aliases = await database.db
+    .selectFrom('osv_aliases')
+    .select(sql<number>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
   return { records: records.map((r) => `${r.id}|${r.modified_key}|${r.withdrawn}`), rows: Number(rows.n), aliases: Number(aliases.n) };
 }
 
 /** Every live record has index rows and every index row belongs to a live record (no half-imported records). */
 async function expectConsistent(database: TestDatabase): Promise<void> {
-  const orphans = await sql<{ n: number }>`select count(*) as n from osv_affected a where not exists (select 1 from osv_records r where r.id = a.vuln_id and r.withdrawn = 0)`.execute(database.db);
+  const orphans = await sql<{
+    n: number;
+  }>`select count(*) as n from osv_affected a where not exists (select 1 from osv_records r where r.id = a.vuln_id and r.withdrawn = 0)`.execute(
+    database.db,
+  );
   expect(Number(orphans.rows[0]?.n)).toBe(0);
-  const bare = await sql<{ n: number }>`select count(*) as n from osv_records r where r.withdrawn = 0 and r.record like '%"package"%' and not exists (select 1 from osv_affected a where a.vuln_id = r.id)`.execute(database.db);
+  const bare = await sql<{
+    n: number;
+  }>`select count(*) as n from osv_records r where r.withdrawn = 0 and r.record like '%"package"%' and not exists (select 1 from osv_affected a where a.vuln_id = r.id)`.execute(
+    database.db,
+  );
   expect(Number(bare.rows[0]?.n)).toBe(0);
 }
 
@@ -103,13 +117,17 @@ for (const dialect of dialects) {
       // 34 of the 75 fixtures fail the schema (records-test-fixtures/README.md).
       expect(run.stdout).toMatch(/Imported 75 records .* 34 invalid\./u);
       expect(run.stderr).toContain('invalid record CVE-2023-41045 in ');
-      expect(run.stderr).toMatch(/invalid record CVE-2023-41045 in \S+CVE-2023-41045\.nointroduced\.json: affected\[0\]\.ranges\[0\]\.events: must contain an introduced event/u);
+      expect(run.stderr).toMatch(
+        /invalid record CVE-2023-41045 in \S+CVE-2023-41045\.nointroduced\.json: affected\[0\]\.ranges\[0\]\.events: must contain an introduced event/u,
+      );
       const before = await snapshot(database);
       const again = await runCli(['osv', 'import', '--json', fixturePath('osv', 'records-test-fixtures')], env);
       expect(JSON.parse(again.stdout)).toMatchObject({ inserted: 0, updated: 0, invalid: 34 });
       expect(await snapshot(database)).toEqual(before);
       await expectConsistent(database);
-      expect((await runCli(['osv', 'import', '/nonexistent/osv'], env)).stderr).toBe('error: /nonexistent/osv: no such file or directory\n');
+      expect((await runCli(['osv', 'import', '/nonexistent/osv'], env)).stderr).toBe(
+        'error: /nonexistent/osv: no such file or directory\n',
+      );
       expect((await runCli(['osv', 'status', '--json'], env)).stdout).toContain(`"records":${before.records.length}`);
     });
 
@@ -122,10 +140,15 @@ for (const dialect of dialects) {
       expect(ids(await service.query({ package: { ecosystem: 'Hackage', name: 'x509-validation' }, version: '1.4.5' }))).toEqual([]);
       const hackage = { ...readRecord('HSEC-2023-0006.json'), modified: '2023-08-01T00:00:00Z' };
       writeFileSync(join(dir, 'newer.json'), JSON.stringify(hackage));
-      writeFileSync(join(dir, 'older.json'), JSON.stringify({ ...readRecord('GHSA-qc84-gqf4-9926.json'), modified: '2020-01-01T00:00:00Z', summary: 'older' }));
+      writeFileSync(
+        join(dir, 'older.json'),
+        JSON.stringify({ ...readRecord('GHSA-qc84-gqf4-9926.json'), modified: '2020-01-01T00:00:00Z', summary: 'older' }),
+      );
       expect(await cliImport(database, [dir])).toMatchObject({ updated: 1, older: 1, inserted: 0 });
       service = await serviceOver(database);
-      expect(ids(await service.query({ package: { ecosystem: 'Hackage', name: 'x509-validation' }, version: '1.4.5' }))).toEqual(['HSEC-2023-0006']);
+      expect(ids(await service.query({ package: { ecosystem: 'Hackage', name: 'x509-validation' }, version: '1.4.5' }))).toEqual([
+        'HSEC-2023-0006',
+      ]);
       expect(ids(await service.query({ package: { ecosystem: 'GHC', name: 'RTS' }, version: '9.2.2' }))).toEqual([]);
       expect(await service.getVuln({ id: 'GHSA-qc84-gqf4-9926' })).not.toMatchObject({ summary: 'older' });
 
@@ -135,7 +158,9 @@ for (const dialect of dialects) {
       const rows = await database.db.selectFrom('osv_affected').select('seq').where('vuln_id', '=', 'GHSA-qc84-gqf4-9926').execute();
       expect(rows).toEqual([]);
       service = await serviceOver(database);
-      expect(ids(await service.query({ package: { ecosystem: 'crates.io', name: 'crossbeam-utils' }, version: '0.8.6' }))).toEqual(['RUSTSEC-2022-0041']);
+      expect(ids(await service.query({ package: { ecosystem: 'crates.io', name: 'crossbeam-utils' }, version: '0.8.6' }))).toEqual([
+        'RUSTSEC-2022-0041',
+      ]);
       expect(await service.getVuln({ id: 'GHSA-qc84-gqf4-9926' })).toMatchObject({ withdrawn: '2030-01-01T00:00:00Z' });
       await expectConsistent(database);
     });
@@ -143,43 +168,63 @@ for (const dialect of dialects) {
     it('[OSV-IMPORT-SOURCES] imports OSV.dev all.zip archives of one or many ecosystems', async () => {
       const database = await fresh();
       const dir = tmp();
-      const entry = (file: string) => ({ name: file.replace(/\.json$/u, '').replace(/\.[a-z-]+$/u, '') + '.json', data: readFileSync(fixturePath('osv', 'records', file)) });
-      writeFileSync(join(dir, 'all.zip'), zip([entry('GHSA-qc84-gqf4-9926.json'), entry('RUSTSEC-2022-0041.json'), entry('ALSA-2023_7109.json'), { name: 'broken.json', data: Buffer.from('{"id":') }]));
-      writeFileSync(join(dir, 'PyPI-all.zip'), zip([{ name: 'PYSEC-2022-42969.json', data: readFileSync(fixturePath('osv', 'records', 'PYSEC-2022-42969.json')) }]));
+      const entry = (file: string) => ({
+        name: file.replace(/\.json$/u, '').replace(/\.[a-z-]+$/u, '') + '.json',
+        data: readFileSync(fixturePath('osv', 'records', file)),
+      });
+      writeFileSync(
+        join(dir, 'all.zip'),
+        zip([
+          entry('GHSA-qc84-gqf4-9926.json'),
+          entry('RUSTSEC-2022-0041.json'),
+          entry('ALSA-2023_7109.json'),
+          { name: 'broken.json', data: Buffer.from('{"id":') },
+        ]),
+      );
+      writeFileSync(
+        join(dir, 'PyPI-all.zip'),
+        zip([{ name: 'PYSEC-2022-42969.json', data: readFileSync(fixturePath('osv', 'records', 'PYSEC-2022-42969.json')) }]),
+      );
       const report = await cliImport(database, [join(dir, 'all.zip'), join(dir, 'PyPI-all.zip')]);
       expect(report).toMatchObject({ read: 5, inserted: 4, invalid: 1 });
       expect(report.rejected[0]).toMatchObject({ source: `${join(dir, 'all.zip')}!broken.json` });
       expect(report.rejected[0]?.id).toBeUndefined();
       expect(report.rejected[0]?.reason).toMatch(/^invalid JSON/u);
       const service = await serviceOver(database);
-      expect(ids(await service.query({ package: { purl: 'pkg:cargo/crossbeam-utils@0.8.6' } }))).toEqual(['GHSA-qc84-gqf4-9926', 'RUSTSEC-2022-0041']);
+      expect(ids(await service.query({ package: { purl: 'pkg:cargo/crossbeam-utils@0.8.6' } }))).toEqual([
+        'GHSA-qc84-gqf4-9926',
+        'RUSTSEC-2022-0041',
+      ]);
       expect(ids(await service.query({ package: { ecosystem: 'PyPI', name: 'py' }, version: '1.0.0' }))).toEqual(['PYSEC-2022-42969']);
     });
 
-    it.skipIf(skipWithoutBulk)('[OSV-IMPORT-RESUME] stops an import between batches and finishes it on a re-run, as a clean import would', async () => {
-      const clean = await fresh();
-      const interrupted = await fresh();
-      const files = await listSourceFiles([bulkPath('go-vulndb.jsonl')]);
-      const cleanReport = await importRecords(clean.db, readSources(files), { batchSize: 500 });
-      expect(cleanReport).toMatchObject({ read: 4291, inserted: 4291, interrupted: false });
+    it.skipIf(skipWithoutBulk)(
+      '[OSV-IMPORT-RESUME] stops an import between batches and finishes it on a re-run, as a clean import would',
+      async () => {
+        const clean = await fresh();
+        const interrupted = await fresh();
+        const files = await listSourceFiles([bulkPath('go-vulndb.jsonl')]);
+        const cleanReport = await importRecords(clean.db, readSources(files), { batchSize: 500 });
+        expect(cleanReport).toMatchObject({ read: 4291, inserted: 4291, interrupted: false });
 
-      const controller = new AbortController();
-      const partial = await importRecords(interrupted.db, readSources(files), {
-        batchSize: 500,
-        signal: controller.signal,
-        onProgress: (p) => {
-          if (p.written >= 1000) controller.abort();
-        },
-      });
-      expect(partial.interrupted).toBe(true);
-      expect(partial.inserted).toBe(1000);
-      expect((await corpusCounts(narrowTables(interrupted.db))).records).toBe(1000);
-      await expectConsistent(interrupted);
+        const controller = new AbortController();
+        const partial = await importRecords(interrupted.db, readSources(files), {
+          batchSize: 500,
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.written >= 1000) controller.abort();
+          },
+        });
+        expect(partial.interrupted).toBe(true);
+        expect(partial.inserted).toBe(1000);
+        expect((await corpusCounts(narrowTables(interrupted.db))).records).toBe(1000);
+        await expectConsistent(interrupted);
 
-      const rest = await importRecords(interrupted.db, readSources(files), { batchSize: 500 });
-      expect(rest).toMatchObject({ inserted: 3291, unchanged: 1000, interrupted: false });
-      expect(await snapshot(interrupted)).toEqual(await snapshot(clean));
-    });
+        const rest = await importRecords(interrupted.db, readSources(files), { batchSize: 500 });
+        expect(rest).toMatchObject({ inserted: 3291, unchanged: 1000, interrupted: false });
+        expect(await snapshot(interrupted)).toEqual(await snapshot(clean));
+      },
+    );
 
     it.skipIf(skipWithoutBulk)('stores the same corpus through the SQLite writer and the portable one', async () => {
       const viaHandle = await fresh();
@@ -193,44 +238,58 @@ for (const dialect of dialects) {
       expect(await rows(viaHandle)).toEqual(await rows(viaKysely));
     });
 
-    it.skipIf(skipWithoutBulk)('[OSV-IMPORT-RESUME] leaves only whole batches when the import process is killed, and a re-run completes it', async () => {
-      const database = await fresh();
-      const env = cliEnv(database);
-      const child = spawnPlatform(['osv', 'import', '--batch-size', '50', '--quiet', bulkPath('go-vulndb.jsonl')], env);
-      const exited = waitForExit(child, 60_000);
-      // Kill it as soon as some batches are stored.
-      for (let i = 0; i < 600; i++) {
-        const n = await database.db.selectFrom('osv_records').select(sql<number>`count(*)`.as('n')).executeTakeFirst().catch(() => undefined);
-        if (Number(n?.n ?? 0) > 0) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      child.kill('SIGKILL');
-      await exited;
-      // A COMMIT sent just before the kill may still land (PostgreSQL finishes it for the dead client): wait until
-      // the count stops moving.
-      let stored = (await corpusCounts(narrowTables(database.db))).records;
-      for (let settled = 0; settled < 3; ) {
-        await new Promise((r) => setTimeout(r, 200));
-        const now = (await corpusCounts(narrowTables(database.db))).records;
-        settled = now === stored ? settled + 1 : 0;
-        stored = now;
-      }
-      expect(stored).toBeGreaterThan(0);
-      expect(stored % 50 === 0 || stored === 4291).toBe(true);
-      await expectConsistent(database);
-      const report = await cliImport(database, [bulkPath('go-vulndb.jsonl')]);
-      expect(report.inserted + report.unchanged).toBe(4291);
-      expect(report.unchanged).toBe(stored);
-      expect((await corpusCounts(narrowTables(database.db))).records).toBe(4291);
-      await expectConsistent(database);
-    }, 120_000);
+    it.skipIf(skipWithoutBulk)(
+      '[OSV-IMPORT-RESUME] leaves only whole batches when the import process is killed, and a re-run completes it',
+      async () => {
+        const database = await fresh();
+        const env = cliEnv(database);
+        const child = spawnPlatform(['osv', 'import', '--batch-size', '50', '--quiet', bulkPath('go-vulndb.jsonl')], env);
+        const exited = waitForExit(child, 60_000);
+        // Kill it as soon as some batches are stored.
+        for (let i = 0; i < 600; i++) {
+          const n = await database.db
+            .selectFrom('osv_records')
+            .select(sql<number>`count(*)`.as('n'))
+            .executeTakeFirst()
+            .catch(() => undefined);
+          if (Number(n?.n ?? 0) > 0) break;
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        child.kill('SIGKILL');
+        await exited;
+        // A COMMIT sent just before the kill may still land (PostgreSQL finishes it for the dead client): wait until
+        // the count stops moving.
+        let stored = (await corpusCounts(narrowTables(database.db))).records;
+        for (let settled = 0; settled < 3;) {
+          await new Promise((r) => setTimeout(r, 200));
+          const now = (await corpusCounts(narrowTables(database.db))).records;
+          settled = now === stored ? settled + 1 : 0;
+          stored = now;
+        }
+        expect(stored).toBeGreaterThan(0);
+        expect(stored % 50 === 0 || stored === 4291).toBe(true);
+        await expectConsistent(database);
+        const report = await cliImport(database, [bulkPath('go-vulndb.jsonl')]);
+        expect(report.inserted + report.unchanged).toBe(4291);
+        expect(report.unchanged).toBe(stored);
+        expect((await corpusCounts(narrowTables(database.db))).records).toBe(4291);
+        await expectConsistent(database);
+      },
+      120_000,
+    );
 
     it('[OSV-REFRESH] brings a running replica up to date after an import, without a restart', async () => {
       const database = await fresh();
       const keeper = createIndexKeeper({ db: narrowTables(database.db), log: createLogger({ level: 'silent' }), intervalMs: 50 });
       keeper.start();
       try {
-        const service = createOsvService({ db: narrowTables(database.db), index: keeper, config: TEST_OSV_CONFIG, clock: { now: () => Date.now() }, log: createLogger({ level: 'silent' }) });
+        const service = createOsvService({
+          db: narrowTables(database.db),
+          index: keeper,
+          config: TEST_OSV_CONFIG,
+          clock: { now: () => Date.now() },
+          log: createLogger({ level: 'silent' }),
+        });
         const query = { package: { ecosystem: 'crates.io', name: 'crossbeam-utils' }, version: '0.8.6' };
         expect(await service.query(query)).toEqual({});
         await cliImport(database, [fixturePath('osv', 'records')]);
@@ -240,16 +299,27 @@ for (const dialect of dialects) {
         // A withdrawal reaches it too. (Query already hides it as soon as it is stored, because full records are
         // read from the database; QueryBatch answers from the index alone, so it shows when the refresh landed.)
         const dir = tmp();
-        writeFileSync(join(dir, 'w.json'), JSON.stringify({ ...readRecord('RUSTSEC-2022-0041.json'), modified: '2030-01-01T00:00:00Z', withdrawn: '2030-01-01T00:00:00Z' }));
+        writeFileSync(
+          join(dir, 'w.json'),
+          JSON.stringify({ ...readRecord('RUSTSEC-2022-0041.json'), modified: '2030-01-01T00:00:00Z', withdrawn: '2030-01-01T00:00:00Z' }),
+        );
         await cliImport(database, [dir]);
         const batchIds = async () => ((await service.queryBatch({ queries: [query] })).results?.[0]?.vulns ?? []).map((v) => v.id);
         while ((await batchIds()).length === 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         expect(await batchIds()).toEqual(['GHSA-qc84-gqf4-9926']);
         expect(ids(await service.query(query))).toEqual(['GHSA-qc84-gqf4-9926']);
         // The refreshed index equals one built from scratch.
-        const rebuilt = createOsvService({ db: narrowTables(database.db), index: staticIndexSource(await buildIndex(narrowTables(database.db))), config: TEST_OSV_CONFIG, clock: { now: () => Date.now() }, log: createLogger({ level: 'silent' }) });
+        const rebuilt = createOsvService({
+          db: narrowTables(database.db),
+          index: staticIndexSource(await buildIndex(narrowTables(database.db))),
+          config: TEST_OSV_CONFIG,
+          clock: { now: () => Date.now() },
+          log: createLogger({ level: 'silent' }),
+        });
         expect(keeper.current()?.stats()).toEqual((await buildIndex(narrowTables(database.db))).stats());
-        expect(await rebuilt.query({ package: { ecosystem: 'npm', name: 'lodash' } })).toEqual(await service.query({ package: { ecosystem: 'npm', name: 'lodash' } }));
+        expect(await rebuilt.query({ package: { ecosystem: 'npm', name: 'lodash' } })).toEqual(
+          await service.query({ package: { ecosystem: 'npm', name: 'lodash' } }),
+        );
       } finally {
         await keeper.close();
       }

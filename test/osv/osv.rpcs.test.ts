@@ -46,8 +46,13 @@ for (const dialect of dialects) {
 
     /** `t`: the bearer token (null: none). */
     const http = (path: string, body?: unknown, t: string | null = token) =>
-      httpJson(`${p.restUrl}/platform/v1/osv/${path}`, { method: body === undefined ? 'GET' : 'POST', token: t ?? undefined, ...(body === undefined ? {} : { body }) });
-    const grpcQuery = (request: Json, t: string | null = token) => grpcCall<ListJson>((cb) => client.Query(request, bearer(t ?? undefined), cb as never));
+      httpJson(`${p.restUrl}/platform/v1/osv/${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        token: t ?? undefined,
+        ...(body === undefined ? {} : { body }),
+      });
+    const grpcQuery = (request: Json, t: string | null = token) =>
+      grpcCall<ListJson>((cb) => client.Query(request, bearer(t ?? undefined), cb as never));
     const grpcBatch = (request: Json) => grpcCall<{ results?: ListJson[] }>((cb) => client.QueryBatch(request, bearer(token), cb as never));
 
     /** Every id of a query, following `next_page_token`; transports alternate between pages. */
@@ -103,7 +108,9 @@ for (const dialect of dialects) {
     }
 
     beforeAll(async () => {
-      p = await startGrpcTestPlatform(dialect, { env: { OSV_QUERY_PAGE_SIZE: '2', OSV_BATCH_PAGE_SIZE: '2', OSV_REFRESH_INTERVAL_MS: '0' } });
+      p = await startGrpcTestPlatform(dialect, {
+        env: { OSV_QUERY_PAGE_SIZE: '2', OSV_BATCH_PAGE_SIZE: '2', OSV_REFRESH_INTERVAL_MS: '0' },
+      });
       token = await tokenWith(p.platform, ['CAP_PLATFORM_OSV_READ']);
       client = p.osvClient();
       const report = await importRecords(p.platform.ctx.database.db, readSources(await listSourceFiles(sharedCorpusPaths())));
@@ -142,7 +149,9 @@ for (const dialect of dialects) {
     }, 120_000);
 
     it('[OSV-API-ERRORS-HTTP] [OSV-BATCH-LIMIT] [OSV-BATCH-ITEM-ERROR] answers the error cases with the exact bodies and gRPC statuses', async () => {
-      const integration = apiCases('osvdev-integration-tests.json') as { cases: { name: string; method: string; request?: Json; expect: { status: number; body?: Json } }[] };
+      const integration = apiCases('osvdev-integration-tests.json') as {
+        cases: { name: string; method: string; request?: Json; expect: { status: number; body?: Json } }[];
+      };
       const errors = integration.cases.filter((c) => c.expect.status >= 400);
       expect(errors.length).toBeGreaterThanOrEqual(5);
       for (const c of errors) {
@@ -151,9 +160,10 @@ for (const dialect of dialects) {
         const r = method === 'GET' ? await http(route) : await http(route === 'query' ? 'query' : 'querybatch', c.request);
         expect([r.status, r.body], c.name).toEqual([c.expect.status, c.expect.body]);
         const grpcCode = c.expect.body?.code as number;
-        const e = method === 'GET'
-          ? await grpcError(grpcCall((cb) => client.GetVuln({ id: route.replace('vulns/', '') }, bearer(token), cb as never)))
-          : await grpcError(grpcQuery(c.request ?? {}));
+        const e =
+          method === 'GET'
+            ? await grpcError(grpcCall((cb) => client.GetVuln({ id: route.replace('vulns/', '') }, bearer(token), cb as never)))
+            : await grpcError(grpcQuery(c.request ?? {}));
         expect([e.code, e.details], c.name).toEqual([grpcCode, c.expect.body?.message]);
       }
       const apitester = jsonLines('apitester-pairs.jsonl').filter((x) => (x.expected as Json).error !== undefined);
@@ -162,9 +172,13 @@ for (const dialect of dialects) {
         expect([r.status, r.body]).toEqual([400, (c.expected as Json).error]);
       }
       // Batch rules of the Go server.
-      const unit = apiCases('osvdev-go-unit-cases.json') as { query_affected_batch_validation: { queries: unknown; message?: string; message_contains?: string }[] };
+      const unit = apiCases('osvdev-go-unit-cases.json') as {
+        query_affected_batch_validation: { queries: unknown; message?: string; message_contains?: string }[];
+      };
       for (const c of unit.query_affected_batch_validation) {
-        const queries = Array.isArray(c.queries) ? c.queries : Array.from({ length: 1001 }, () => ({ package: { name: 'a', ecosystem: 'npm' }, version: '1' }));
+        const queries = Array.isArray(c.queries)
+          ? c.queries
+          : Array.from({ length: 1001 }, () => ({ package: { name: 'a', ecosystem: 'npm' }, version: '1' }));
         const r = await http('querybatch', { queries });
         expect([r.status, r.body]).toEqual([400, { code: 3, message: c.message ?? c.message_contains }]);
         const e = await grpcError(grpcBatch({ queries }));
@@ -174,7 +188,11 @@ for (const dialect of dialects) {
 
     it('[OSV-API-ERRORS-HTTP] answers malformed requests with 400 and keeps serving', async () => {
       const raw = async (path: string, body: string) => {
-        const r = await fetch(`${p.restUrl}/platform/v1/osv/${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+        const r = await fetch(`${p.restUrl}/platform/v1/osv/${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+        });
         return { status: r.status, body: (await r.json()) as Json };
       };
       for (const [path, body] of [
@@ -223,7 +241,12 @@ for (const dialect of dialects) {
     it('[OSV-API-EMPTY] [OSV-PURL-UNKNOWN] leaves out empty fields: no hits is {} and an empty batch item is {}', async () => {
       const none = await http('query', { package: { ecosystem: 'npm', name: 'no-such-package' }, version: '1.0.0' });
       expect([none.status, none.body]).toEqual([200, {}]);
-      const batch = await http('querybatch', { queries: [{ package: { ecosystem: 'npm', name: 'no-such-package' }, version: '1.0.0' }, { package: { purl: 'pkg:unknown/purl@1.0.0' } }] });
+      const batch = await http('querybatch', {
+        queries: [
+          { package: { ecosystem: 'npm', name: 'no-such-package' }, version: '1.0.0' },
+          { package: { purl: 'pkg:unknown/purl@1.0.0' } },
+        ],
+      });
       expect(batch.body).toEqual({ results: [{}, {}] });
       const full = await http('query', { package: { purl: 'pkg:cargo/crossbeam-utils@0.8.6' } });
       expect(full.body.vulns).toHaveLength(2);
@@ -240,7 +263,10 @@ for (const dialect of dialects) {
       expect(g.id).toBe('GHSA-qc84-gqf4-9926');
       expect(g.aliases).toEqual(['CVE-2022-23639']);
       expect((await http('vulns/GO-2022-0617')).body).toMatchObject({ id: 'GO-2022-0617', withdrawn: expect.any(String) as string });
-      expect(await http('vulns/CVE-2022-23639')).toMatchObject({ status: 404, body: { code: 5, message: 'Vulnerability not found, but the following aliases were: GHSA-qc84-gqf4-9926 RUSTSEC-2022-0041' } });
+      expect(await http('vulns/CVE-2022-23639')).toMatchObject({
+        status: 404,
+        body: { code: 5, message: 'Vulnerability not found, but the following aliases were: GHSA-qc84-gqf4-9926 RUSTSEC-2022-0041' },
+      });
       expect(await http(`vulns/${'X'.repeat(101)}`)).toMatchObject({ status: 400, body: { code: 3, message: 'ID is too long' } });
       expect(await http('vulns/NOPE-1')).toMatchObject({ status: 404, body: { code: 5, message: 'Vulnerability not found' } });
       const e = await grpcError(grpcCall((cb) => client.GetVuln({}, bearer(token), cb as never)));
@@ -269,12 +295,22 @@ for (const dialect of dialects) {
 
     it('reproduces the recorded integration-test and apitester answers whose records are loaded', async () => {
       const integration = apiCases('osvdev-integration-tests.json') as {
-        cases: { name: string; method: string; request?: Json; expect: { status: number; body?: Json; ids?: string[]; ids_in_order?: string[]; ids_sorted?: string[]; ids_unordered?: string[] } }[];
+        cases: {
+          name: string;
+          method: string;
+          request?: Json;
+          expect: { status: number; body?: Json; ids?: string[]; ids_in_order?: string[]; ids_sorted?: string[]; ids_unordered?: string[] };
+        }[];
       };
       let checked = 0;
       for (const c of integration.cases) {
         if (c.method !== 'POST /v1/query' || c.expect.status !== 200 || c.request === undefined || c.request.commit !== undefined) continue;
-        const want = c.expect.ids_in_order ?? c.expect.ids_sorted ?? c.expect.ids ?? c.expect.ids_unordered ?? (c.expect.body !== undefined ? [] : undefined);
+        const want =
+          c.expect.ids_in_order ??
+          c.expect.ids_sorted ??
+          c.expect.ids ??
+          c.expect.ids_unordered ??
+          (c.expect.body !== undefined ? [] : undefined);
         if (want === undefined) continue;
         const got = await allIds(c.request, 'http');
         if (want.every((id) => loaded.has(id))) {

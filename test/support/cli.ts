@@ -36,7 +36,11 @@ export function spawnPlatform(argv: string[], env: Env): ChildProcess {
 }
 
 /** Collects a child's output until `predicate` matches its stdout, or fails after `timeoutMs`. */
-export function waitForOutput(child: ChildProcess, predicate: (stdout: string) => boolean, timeoutMs = 30_000): Promise<{ stdout: string; stderr: string }> {
+export function waitForOutput(
+  child: ChildProcess,
+  predicate: (stdout: string) => boolean,
+  timeoutMs = 30_000,
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';

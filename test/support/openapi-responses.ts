@@ -16,7 +16,9 @@ import { OPENAPI_PATH } from '../../src/admin/openapi.ts';
 const DOCUMENTED_PREFIXES = ['/api/v1/', '/agent_api/v1/'] as const;
 
 // ajv-formats is CommonJS with its function on `default` under ESM interop.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 /** One response as the server sends it. */
 export interface Exchange {
@@ -79,7 +81,9 @@ export function createResponseChecker(document: unknown): (exchange: Exchange) =
   };
   const describe = (validate: ValidateFunction): string => {
     const error = validate.errors?.[0];
-    return error ? `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}${error.params ? ` ${JSON.stringify(error.params)}` : ''}` : 'is invalid';
+    return error
+      ? `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}${error.params ? ` ${JSON.stringify(error.params)}` : ''}`
+      : 'is invalid';
   };
   const parse = (body: string | undefined): { ok: true; value: unknown } | { ok: false } => {
     try {
@@ -108,7 +112,8 @@ export function createResponseChecker(document: unknown): (exchange: Exchange) =
     if (!operation) return `${where}: undocumented route ${method.toUpperCase()} ${template}`;
     const status = String(exchange.status);
     const response = operation.responses[status] ?? operation.responses.default;
-    if (!response) return `${where}: status ${status} is not documented for ${method.toUpperCase()} ${template} (documented: ${Object.keys(operation.responses).join(', ')})`;
+    if (!response)
+      return `${where}: status ${status} is not documented for ${method.toUpperCase()} ${template} (documented: ${Object.keys(operation.responses).join(', ')})`;
     const responseKey = operation.responses[status] ? status : 'default';
     for (const [name, header] of Object.entries(response.headers ?? {})) {
       if (header.schema === undefined) continue;
@@ -120,7 +125,8 @@ export function createResponseChecker(document: unknown): (exchange: Exchange) =
     if (head) return undefined;
     if (!response.content) return exchange.body ? `${where}: a body was sent where the document declares none` : undefined;
     const mediaType = (exchange.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-    if (!response.content[mediaType]) return `${where}: content type ${mediaType || '(none)'} is not documented (documented: ${Object.keys(response.content).join(', ')})`;
+    if (!response.content[mediaType])
+      return `${where}: content type ${mediaType || '(none)'} is not documented (documented: ${Object.keys(response.content).join(', ')})`;
     if (response.content[mediaType].schema === undefined) return undefined;
     const parsed = parse(exchange.body);
     if (!parsed.ok) return `${where}: the body is not JSON`;
@@ -155,7 +161,8 @@ export async function checkResponsesAgainstOpenApi(app: FastifyInstance): Promis
     const check = state.check;
     if (!check) return payload;
     const headers: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(reply.getHeaders())) headers[name.toLowerCase()] = value === undefined ? undefined : String(value);
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      headers[name.toLowerCase()] = value === undefined ? undefined : String(value);
     try {
       const problem = check({
         method: request.method,

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { composeServices, SERVICE_BUILDERS, SERVICES, type PlatformServices, type ServiceBuilders, type ServiceName } from '../../src/app/compose.ts';
+import {
+  composeServices,
+  SERVICE_BUILDERS,
+  SERVICES,
+  type PlatformServices,
+  type ServiceBuilders,
+  type ServiceName,
+} from '../../src/app/compose.ts';
 import { loadPlatformConfig } from '../../src/app/config.ts';
 import { openContext, type PlatformContext } from '../../src/app/context.ts';
 import { buildRestApp } from '../../src/app/rest-app.ts';
@@ -68,7 +75,10 @@ export async function openTestPlatform(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  const owner = await ctx.identity.bootstrap({ accountName: 'Test account', email: `owner-${Math.random().toString(36).slice(2)}@example.test` });
+  const owner = await ctx.identity.bootstrap({
+    accountName: 'Test account',
+    email: `owner-${Math.random().toString(36).slice(2)}@example.test`,
+  });
   return {
     ctx,
     database,

@@ -17,7 +17,11 @@ describe('requirement coverage', () => {
       { id: 'XR-ONE', source: 'here', rule: 'one' },
       { id: 'XR-TWO', source: 'here', rule: 'two' },
     ]);
-    expect(requirementGaps({ requirements, files: [file], pattern })).toEqual({ duplicates: [], uncited: ['XR-TWO: two'], unknown: ['XR-GONE'] });
+    expect(requirementGaps({ requirements, files: [file], pattern })).toEqual({
+      duplicates: [],
+      uncited: ['XR-TWO: two'],
+      unknown: ['XR-GONE'],
+    });
   });
 
   it('finds an id listed twice', () => {

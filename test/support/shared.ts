@@ -30,7 +30,8 @@ const BULK_FILES: readonly BulkFile[] = ['go-vulndb.jsonl', 'pypa-pysec.jsonl'];
 /** Where a bulk archive is expected; throws a clear error naming the path when it is missing. */
 export function bulkPath(file: BulkFile): string {
   const path = join(sharedDir, 'osv-data', 'bulk', file);
-  if (!existsSync(path)) throw new Error(`OSV bulk archive not found at ${path} (set PLATFORM_SHARED_DIR to the folder holding osv-data/bulk)`);
+  if (!existsSync(path))
+    throw new Error(`OSV bulk archive not found at ${path} (set PLATFORM_SHARED_DIR to the folder holding osv-data/bulk)`);
   return path;
 }
 

@@ -1,4 +1,11 @@
-import { capabilitiesSchema, type Capabilities, type ModelDefinition, type Pricing, type ProviderDeclaration, type SharedModelDefinition } from './catalog.schemas.ts';
+import {
+  capabilitiesSchema,
+  type Capabilities,
+  type ModelDefinition,
+  type Pricing,
+  type ProviderDeclaration,
+  type SharedModelDefinition,
+} from './catalog.schemas.ts';
 import type { z } from 'zod';
 import {
   DEFAULT_OUTPUT_MODALITIES,
@@ -18,8 +25,8 @@ interface ComposedCapabilities {
   streaming: boolean;
   prompt_caching: boolean;
   structured_output: boolean;
-  reasoning: { efforts?: string[]; budget_tokens?: { minimum: number; maximum: number } } | null;
-  limits: { combined_input_output_tokens?: number; input_tokens?: number; output_tokens?: number };
+  reasoning: { efforts?: string[] | undefined; budget_tokens?: { minimum: number; maximum: number } | undefined } | null;
+  limits: { combined_input_output_tokens?: number | undefined; input_tokens?: number | undefined; output_tokens?: number | undefined };
   generation_parameters: Record<string, ParameterDescriptor>;
   /** null: the byte estimate. */
   token_counter: TokenCounter | null;
@@ -77,7 +84,8 @@ function describeComposedIssue(error: z.ZodError): string {
 
 function expandDescriptor(name: string, authored: Record<string, unknown>): ParameterDescriptor | string {
   const preset = PARAMETER_PRESETS[name];
-  const pick = <K extends keyof ParameterDescriptor>(key: K): ParameterDescriptor[K] | undefined => authored[key] as ParameterDescriptor[K] | undefined;
+  const pick = <K extends keyof ParameterDescriptor>(key: K): ParameterDescriptor[K] | undefined =>
+    authored[key] as ParameterDescriptor[K] | undefined;
   const kind = pick('kind') ?? preset?.kind;
   if (!kind) return `generation_parameters.${name}: kind is required (only max_output_tokens and verbosity have presets)`;
   const d: ParameterDescriptor = {
@@ -85,12 +93,17 @@ function expandDescriptor(name: string, authored: Record<string, unknown>): Para
     default: pick('default') !== undefined ? (pick('default') as ParameterDescriptor['default']) : (preset?.default ?? null),
     minimum: pick('minimum') !== undefined ? (pick('minimum') as number | null) : (preset?.minimum ?? null),
     maximum: pick('maximum') !== undefined ? (pick('maximum') as number | null) : (preset?.maximum ?? null),
-    allowed_values: pick('allowed_values') !== undefined ? (pick('allowed_values') as ParameterDescriptor['allowed_values']) : (preset?.allowed_values ?? null),
+    allowed_values:
+      pick('allowed_values') !== undefined
+        ? (pick('allowed_values') as ParameterDescriptor['allowed_values'])
+        : (preset?.allowed_values ?? null),
   };
   const where = `generation_parameters.${name}`;
   const numeric = d.kind === 'integer' || d.kind === 'number';
-  if (!numeric && (d.minimum !== null || d.maximum !== null)) return `${where}: minimum and maximum apply only to integer and number parameters`;
-  if (d.kind === 'integer' && [d.minimum, d.maximum].some((v) => v !== null && !Number.isInteger(v))) return `${where}: integer bounds must be integers`;
+  if (!numeric && (d.minimum !== null || d.maximum !== null))
+    return `${where}: minimum and maximum apply only to integer and number parameters`;
+  if (d.kind === 'integer' && [d.minimum, d.maximum].some((v) => v !== null && !Number.isInteger(v)))
+    return `${where}: integer bounds must be integers`;
   if (d.minimum !== null && d.maximum !== null && d.minimum > d.maximum) return `${where}: minimum is above maximum`;
   const fits = (v: unknown): boolean => {
     if (d.kind === 'boolean') return typeof v === 'boolean';
@@ -105,7 +118,8 @@ function expandDescriptor(name: string, authored: Record<string, unknown>): Para
   }
   if (d.default !== null) {
     if (!fits(d.default)) return `${where}: default does not match kind ${d.kind} and its bounds`;
-    if (d.allowed_values !== null && !d.allowed_values.includes(d.default as string | number)) return `${where}: default is not one of allowed_values`;
+    if (d.allowed_values !== null && !d.allowed_values.includes(d.default as string | number))
+      return `${where}: default is not one of allowed_values`;
   }
   return d;
 }
@@ -134,9 +148,15 @@ function checkPricing(pricing: Pricing, workload: Workload): string | undefined 
 function checkModalities(workload: Workload, input: Modality[], output: Modality[]): string | undefined {
   if (new Set(input).size !== input.length || new Set(output).size !== output.length) return 'modalities must not repeat';
   if (input.includes('embedding')) return 'input_modalities: embedding is an output modality';
-  if (workload === 'embeddings') return output.length === 1 && output[0] === 'embedding' ? undefined : 'output_modalities: embeddings output exactly [embedding]';
+  if (workload === 'embeddings')
+    return output.length === 1 && output[0] === 'embedding' ? undefined : 'output_modalities: embeddings output exactly [embedding]';
   if (output.includes('embedding')) return 'output_modalities: only embeddings models output embedding';
-  const needs: Partial<Record<Workload, Modality>> = { text_generation: 'text', transcription: 'text', image_generation: 'image', speech: 'audio' };
+  const needs: Partial<Record<Workload, Modality>> = {
+    text_generation: 'text',
+    transcription: 'text',
+    image_generation: 'image',
+    speech: 'audio',
+  };
   const need = needs[workload];
   if (need && !output.includes(need)) return `output_modalities: ${workload} must output ${need}`;
   if (workload === 'transcription' && !input.includes('audio')) return 'input_modalities: transcription needs audio input';

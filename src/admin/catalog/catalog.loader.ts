@@ -105,7 +105,8 @@ export function loadCatalog(dir: string): CatalogState {
       return { ok: false, file, reason: 'the file is empty: it declares neither providers nor model_definitions' };
     }
     for (const [defName, definition] of Object.entries(checked.data.model_definitions ?? {})) {
-      if (Object.hasOwn(shared, defName)) return { ok: false, file, reason: `model_definitions.${defName} is also defined in ${sharedFile[defName]}` };
+      if (Object.hasOwn(shared, defName))
+        return { ok: false, file, reason: `model_definitions.${defName} is also defined in ${sharedFile[defName]}` };
       shared[defName] = definition;
       sharedFile[defName] = file;
     }
@@ -114,7 +115,11 @@ export function loadCatalog(dir: string): CatalogState {
       if (existing) return { ok: false, file, reason: `providers.${id} is also declared in ${existing.file}` };
       const { models, ...declaration } = entry;
       if (!WIRES[declaration.api_format].credentials.includes(declaration.credentials)) {
-        return { ok: false, file, reason: `providers.${id}: the ${declaration.api_format} adapter does not support the ${declaration.credentials} credential lane` };
+        return {
+          ok: false,
+          file,
+          reason: `providers.${id}: the ${declaration.api_format} adapter does not support the ${declaration.credentials} credential lane`,
+        };
       }
       providers.set(id, { id, file, declaration, models: new Map(Object.entries(models ?? {})) });
     }
@@ -122,7 +127,11 @@ export function loadCatalog(dir: string): CatalogState {
 
   // A catalog without providers would serve `{"models":[]}`, the empty list the spec forbids in place of 503.
   if (providers.size === 0) {
-    return { ok: false, file: files.length === 1 ? (files[0] ?? root) : root, reason: `no provider is declared (files read: ${files.length > 0 ? files.map((f) => basename(f)).join(', ') : 'none'})` };
+    return {
+      ok: false,
+      file: files.length === 1 ? (files[0] ?? root) : root,
+      reason: `no provider is declared (files read: ${files.length > 0 ? files.map((f) => basename(f)).join(', ') : 'none'})`,
+    };
   }
 
   const composed = new Map<string, ComposedModel>();

@@ -9,22 +9,31 @@ import { API_FORMATS, BPE_ENCODINGS, CREDENTIAL_LANES, MODALITIES, PROMPT_FORMAT
  */
 
 /** Provider ids are one path segment: no `/`, so `<provider_id>/<upstream_model_id>` splits at the first `/`. */
-export const providerIdSchema = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'provider id: lower-case letters, digits, ".", "_" or "-", at most 63 characters');
+export const providerIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'provider id: lower-case letters, digits, ".", "_" or "-", at most 63 characters');
 
 /** The part of a reference after the provider's `/`; it may itself contain `/` (spec: Model row `ref`). */
 export const modelKeySchema = z
   .string()
   .min(1)
   .max(256)
-  // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
-  .regex(/^[^\s\u0000-\u001f\u007f](?:[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f])?$/, 'model name: no control characters, no leading or trailing whitespace');
+  .regex(
+    // eslint-disable-next-line no-control-regex -- the point is to refuse control characters
+    /^[^\s\u0000-\u001f\u007f](?:[^\u0000-\u001f\u007f]*[^\s\u0000-\u001f\u007f])?$/,
+    'model name: no control characters, no leading or trailing whitespace',
+  );
 
 const definitionNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'definition name: letters, digits, ".", "_" or "-"');
 
 /** A non-negative decimal written as a string, so prices never pass through binary floating point. */
 const decimalSchema = z.string().regex(/^(0|[1-9]\d{0,11})(\.\d{1,12})?$/, 'a non-negative decimal string such as "2.50"');
 
-const positiveInt = z.number().int().min(1).max(2 ** 31 - 1);
+const positiveInt = z
+  .number()
+  .int()
+  .min(1)
+  .max(2 ** 31 - 1);
 
 /** Limit windows. `combined_input_output_tokens` is the context window; authored `limits` replace inherited ones. */
 const limitsSchema = z.strictObject({
@@ -43,11 +52,18 @@ const parameterDescriptorSchema = z.strictObject({
   default: parameterValue.optional(),
   minimum: z.number().nullable().optional(),
   maximum: z.number().nullable().optional(),
-  allowed_values: z.array(z.union([z.string().max(256), z.number()])).max(64).nullable().optional(),
+  allowed_values: z
+    .array(z.union([z.string().max(256), z.number()]))
+    .max(64)
+    .nullable()
+    .optional(),
 });
 
 /** `false` is accepted only for `output_format` (disables structured output), checked at composition. */
-const generationParametersSchema = z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'parameter name: lower-case snake_case'), z.union([parameterDescriptorSchema, z.literal(false)]));
+const generationParametersSchema = z.record(
+  z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'parameter name: lower-case snake_case'),
+  z.union([parameterDescriptorSchema, z.literal(false)]),
+);
 
 const safetyFactor = z
   .string()
@@ -55,7 +71,14 @@ const safetyFactor = z
   .refine((v) => Number(v) >= 1, 'safety_factor: at least 1');
 
 export const tokenCounterSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('hub'), tokenizer_id: z.string().min(1).max(256).regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, 'tokenizer_id: a tokenizer name such as org/name') }),
+  z.strictObject({
+    kind: z.literal('hub'),
+    tokenizer_id: z
+      .string()
+      .min(1)
+      .max(256)
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, 'tokenizer_id: a tokenizer name such as org/name'),
+  }),
   z.strictObject({ kind: z.literal('bpe'), encoding: z.enum(BPE_ENCODINGS) }),
   z.strictObject({ kind: z.literal('anchored'), encoding: z.enum(BPE_ENCODINGS), safety_factor: safetyFactor }),
 ]);
@@ -75,7 +98,10 @@ const modelIdentitySchema = z
 /** Reasoning support must be declared: effort levels, a thinking-token budget, or both. */
 const reasoningSchema = z
   .strictObject({
-    efforts: z.array(z.enum(['minimal', 'low', 'medium', 'high'])).min(1).optional(),
+    efforts: z
+      .array(z.enum(['minimal', 'low', 'medium', 'high']))
+      .min(1)
+      .optional(),
     budget_tokens: z.strictObject({ minimum: positiveInt, maximum: positiveInt }).optional(),
   })
   .refine((r) => r.efforts !== undefined || r.budget_tokens !== undefined, 'reasoning: declare efforts, budget_tokens or both')

@@ -27,4 +27,5 @@ export function createCostUnitService(deps: { db: Kysely<AdminTables>; clock: Cl
   };
 }
 
+/** @public the service's shape, for callers that hold one */
 export type CostUnitService = ReturnType<typeof createCostUnitService>;

@@ -42,15 +42,18 @@ const CONTROL = /[\p{Cc}\u2028\u2029]/u;
 function normalizeApiKey(raw: string): string {
   const key = raw.trim();
   if (key === '') throw new AppError('parameter_invalid', 'command.api_key: must not be blank');
-  if (key.length > MAX_API_KEY_LENGTH) throw new AppError('parameter_invalid', `command.api_key: too long (the limit is ${MAX_API_KEY_LENGTH} characters)`);
-  if (LONE_SURROGATE.test(key)) throw new AppError('parameter_invalid', 'command.api_key: must be well-formed Unicode (it holds an unpaired surrogate)');
+  if (key.length > MAX_API_KEY_LENGTH)
+    throw new AppError('parameter_invalid', `command.api_key: too long (the limit is ${MAX_API_KEY_LENGTH} characters)`);
+  if (LONE_SURROGATE.test(key))
+    throw new AppError('parameter_invalid', 'command.api_key: must be well-formed Unicode (it holds an unpaired surrogate)');
   if (CONTROL.test(key)) throw new AppError('parameter_invalid', 'command.api_key: must not contain control characters');
   return key;
 }
 
 function requireApiKeyLane(provider: EffectiveProvider): void {
   const lane = provider.declaration?.credentials;
-  if (lane !== 'api_key') throw new AppError('material_kind_conflict', `provider ${provider.id} uses the ${lane ?? 'no'} credential lane, not api_key`);
+  if (lane !== 'api_key')
+    throw new AppError('material_kind_conflict', `provider ${provider.id} uses the ${lane ?? 'no'} credential lane, not api_key`);
 }
 
 export interface CredentialServiceDeps {
@@ -79,13 +82,15 @@ export function createCredentialService(deps: CredentialServiceDeps) {
   async function enableWithin(trx: Parameters<typeof findPolicy>[0], key: PolicyKey, now: number): Promise<void> {
     const policy = await findPolicy(trx, key);
     if (!policy) {
-      if (!(await insertPolicyIfAbsent(trx, key, { enabled: true, document: serializeDocument(emptyDocument()) }, now))) throw new LostRace();
+      if (!(await insertPolicyIfAbsent(trx, key, { enabled: true, document: serializeDocument(emptyDocument()) }, now)))
+        throw new LostRace();
       return;
     }
     if (policy.enabled === 1) return;
     if (policy.lock_version >= MAX_LOCK_VERSION) throw versionExhausted();
     // The same optimistic idiom as the versioned commands, with the version just read under this transaction.
-    if (!(await updatePolicyIfVersion(trx, key, policy.lock_version, { enabled: true, document: policy.document }, now))) throw new LostRace();
+    if (!(await updatePolicyIfVersion(trx, key, policy.lock_version, { enabled: true, document: policy.document }, now)))
+      throw new LostRace();
   }
 
   return {
@@ -101,13 +106,19 @@ export function createCredentialService(deps: CredentialServiceDeps) {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const row = await findCredentialRow(db, key);
         if (row?.sealed && row.material_kind !== 'api_key') {
-          throw new AppError('material_kind_conflict', `provider ${provider.id} holds ${row.material_kind ?? 'other'} material, not an API key`);
+          throw new AppError(
+            'material_kind_conflict',
+            `provider ${provider.id} holds ${row.material_kind ?? 'other'} material, not an API key`,
+          );
         }
         const stored = row?.sealed ? open(row.sealed, key) : undefined;
         const same = stored !== undefined && stored === apiKey;
         const generation = row ? (same ? row.generation : row.generation + 1) : 1;
         // Re-seal an unchanged key only when it was sealed under an older key (keeps rotation moving).
-        const sealed = same && row?.sealed && sealedSecretKeyId(row.sealed) === secretKeys.current.id ? row.sealed : encryptSecret(apiKey, secretKeys.current, credentialAad(accountId, provider.id));
+        const sealed =
+          same && row?.sealed && sealedSecretKeyId(row.sealed) === secretKeys.current.id
+            ? row.sealed
+            : encryptSecret(apiKey, secretKeys.current, credentialAad(accountId, provider.id));
         const now = clock.now();
         try {
           await db.transaction().execute(async (trx) => {
@@ -123,7 +134,10 @@ export function createCredentialService(deps: CredentialServiceDeps) {
           if (error instanceof LostRace) continue;
           throw error;
         }
-        log.info({ account_id: accountId, provider_id: provider.id, credential_generation: generation, changed: !same }, 'provider API key saved');
+        log.info(
+          { account_id: accountId, provider_id: provider.id, credential_generation: generation, changed: !same },
+          'provider API key saved',
+        );
         return { generation, changed: !same };
       }
       throw staleObject('the credential kept changing concurrently; try again');
@@ -136,9 +150,19 @@ export function createCredentialService(deps: CredentialServiceDeps) {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const row = await findCredentialRow(db, key);
         if (!row?.sealed) throw new AppError('not_found', `provider ${provider.id} has no API key`);
-        if (row.material_kind !== 'api_key') throw new AppError('material_kind_conflict', `provider ${provider.id} holds ${row.material_kind ?? 'other'} material, not an API key`);
+        if (row.material_kind !== 'api_key')
+          throw new AppError(
+            'material_kind_conflict',
+            `provider ${provider.id} holds ${row.material_kind ?? 'other'} material, not an API key`,
+          );
         const generation = row.generation + 1;
-        const cleared = await updateCredentialIfUnchanged(db, key, { generation: row.generation, sealed: row.sealed }, { material_kind: null, sealed: null, generation }, clock.now());
+        const cleared = await updateCredentialIfUnchanged(
+          db,
+          key,
+          { generation: row.generation, sealed: row.sealed },
+          { material_kind: null, sealed: null, generation },
+          clock.now(),
+        );
         if (!cleared) continue;
         log.info({ account_id: accountId, provider_id: provider.id, credential_generation: generation }, 'provider API key cleared');
         return { generation };
@@ -168,7 +192,10 @@ export function createCredentialService(deps: CredentialServiceDeps) {
           const plain = open(sealed, key);
           if (plain === undefined) {
             counts.failed++;
-            log.warn({ account_id: row.account_id, provider_id: row.provider_id }, 'a stored provider credential cannot be decrypted with the configured keys');
+            log.warn(
+              { account_id: row.account_id, provider_id: row.provider_id },
+              'a stored provider credential cannot be decrypted with the configured keys',
+            );
             continue;
           }
           const next = encryptSecret(plain, secretKeys.current, credentialAad(row.account_id, row.provider_id));

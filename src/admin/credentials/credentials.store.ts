@@ -55,11 +55,18 @@ export async function updateCredentialIfUnchanged(
 }
 
 /** A page of rows holding material, for key rotation, in key order after `after`. */
-export async function listSealedPage(db: Executor, after: { accountId: string; providerId: string } | null, limit: number): Promise<CredentialMaterialRow[]> {
+export async function listSealedPage(
+  db: Executor,
+  after: { accountId: string; providerId: string } | null,
+  limit: number,
+): Promise<CredentialMaterialRow[]> {
   let query = db.selectFrom('model_provider_credentials').selectAll().where('sealed', 'is not', null);
   if (after) {
     query = query.where((eb) =>
-      eb.or([eb('account_id', '>', after.accountId), eb.and([eb('account_id', '=', after.accountId), eb('provider_id', '>', after.providerId)])]),
+      eb.or([
+        eb('account_id', '>', after.accountId),
+        eb.and([eb('account_id', '=', after.accountId), eb('provider_id', '>', after.providerId)]),
+      ]),
     );
   }
   return query.orderBy('account_id').orderBy('provider_id').limit(limit).execute();

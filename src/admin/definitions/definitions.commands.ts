@@ -21,13 +21,15 @@ interface DefinitionOptions extends CommonOptions {
 }
 
 function parseVersion(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > MAX_LOCK_VERSION) throw new CliError(`--expected-lock-version must be an integer from 0 to ${MAX_LOCK_VERSION}`, 2);
+  if (!/^\d+$/.test(raw) || Number(raw) > MAX_LOCK_VERSION)
+    throw new CliError(`--expected-lock-version must be an integer from 0 to ${MAX_LOCK_VERSION}`, 2);
   return Number(raw);
 }
 
 /** The definition given by `--file` (JSON or YAML) or `--definition` (inline JSON), checked by the routes' grammar. */
 function readDefinition<S extends z.ZodType>(opts: DefinitionOptions, schema: S): z.infer<S> {
-  if ((opts.file === undefined) === (opts.definition === undefined)) throw new CliError('give the definition with exactly one of --file PATH or --definition JSON', 2);
+  if ((opts.file === undefined) === (opts.definition === undefined))
+    throw new CliError('give the definition with exactly one of --file PATH or --definition JSON', 2);
   let value: unknown;
   try {
     if (opts.file !== undefined) {
@@ -37,12 +39,16 @@ function readDefinition<S extends z.ZodType>(opts: DefinitionOptions, schema: S)
       value = JSON.parse(opts.definition ?? '');
     }
   } catch (error) {
-    throw new CliError(`the definition is not valid ${opts.file?.endsWith('.json') || opts.file === undefined ? 'JSON' : 'YAML'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new CliError(
+      `the definition is not valid ${opts.file?.endsWith('.json') || opts.file === undefined ? 'JSON' : 'YAML'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
   const result = schema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new CliError(`invalid definition: ${issue ? `${['definition', ...issue.path.map(String)].join('.')}: ${issue.message}` : 'invalid'}`);
+    throw new CliError(
+      `invalid definition: ${issue ? `${['definition', ...issue.path.map(String)].join('.')}: ${issue.message}` : 'invalid'}`,
+    );
   }
   return result.data;
 }
@@ -51,7 +57,8 @@ function readDefinition<S extends z.ZodType>(opts: DefinitionOptions, schema: S)
 async function planeFor(deps: ModelsCommandDeps, accountId: string): Promise<ModelPlane> {
   if (!(await deps.accountExists(accountId))) throw new CliError(`no Account with id ${accountId}`);
   const plane = deps.plane;
-  if (!plane.catalogState.ok) throw new CliError(`the model plane is unavailable: catalog file ${plane.catalogState.file}: ${plane.catalogState.reason}`);
+  if (!plane.catalogState.ok)
+    throw new CliError(`the model plane is unavailable: catalog file ${plane.catalogState.file}: ${plane.catalogState.reason}`);
   return plane;
 }
 
@@ -79,13 +86,17 @@ async function versioned(providerId: string, version: number | null, run: () => 
 
 function splitRef(ref: string): string {
   const slash = ref.indexOf('/');
-  if (slash <= 0 || slash === ref.length - 1) throw new CliError(`model reference ${JSON.stringify(ref)} must look like <provider_id>/<upstream_model_id>`, 2);
+  if (slash <= 0 || slash === ref.length - 1)
+    throw new CliError(`model reference ${JSON.stringify(ref)} must look like <provider_id>/<upstream_model_id>`, 2);
   return ref.slice(0, slash);
 }
 
 function report(io: CliIo, json: boolean | undefined, envelope: ProviderEnvelope, line: string): void {
   if (json) printJson(io, envelope);
-  else io.out(`${line}; provider ${envelope.model_provider.id} is at lock_version ${envelope.model_provider.lock_version ?? 'null'} (source ${envelope.configuration.source}).`);
+  else
+    io.out(
+      `${line}; provider ${envelope.model_provider.id} is at lock_version ${envelope.model_provider.lock_version ?? 'null'} (source ${envelope.configuration.source}).`,
+    );
 }
 
 /**
@@ -106,9 +117,15 @@ export function registerDefinitionCommands(program: Command, io: CliIo, withMode
       const envelope = await withModelPlane(async (deps) => (await planeFor(deps, opts.account)).adminProvider(opts.account, providerId));
       if (opts.json) return printJson(io, envelope);
       const { model_provider: row, configuration } = envelope;
-      io.out(`${row.id} (${row.display_name ?? 'no declaration'}): source ${configuration.source}, ${row.enabled ? 'enabled' : 'disabled'}, lock_version ${row.lock_version ?? 'null'}, ${row.models} models`);
-      if (configuration.definition) io.out(`  ${configuration.definition.api_format} at ${configuration.definition.base_url}, credentials ${configuration.definition.credentials}${row.configured ? ' (configured)' : ''}`);
-      for (const m of configuration.models) io.out(`  ${m.model}  ${m.source}${m.removed ? ' removed' : ''}${m.definition.inherit ? `  inherit ${m.definition.inherit}` : ''}`);
+      io.out(
+        `${row.id} (${row.display_name ?? 'no declaration'}): source ${configuration.source}, ${row.enabled ? 'enabled' : 'disabled'}, lock_version ${row.lock_version ?? 'null'}, ${row.models} models`,
+      );
+      if (configuration.definition)
+        io.out(
+          `  ${configuration.definition.api_format} at ${configuration.definition.base_url}, credentials ${configuration.definition.credentials}${row.configured ? ' (configured)' : ''}`,
+        );
+      for (const m of configuration.models)
+        io.out(`  ${m.model}  ${m.source}${m.removed ? ' removed' : ''}${m.definition.inherit ? `  inherit ${m.definition.inherit}` : ''}`);
     });
   providers
     .command('define')
@@ -167,22 +184,26 @@ export function registerDefinitionCommands(program: Command, io: CliIo, withMode
       });
       report(io, opts.json, envelope, `Model ${ref} defined`);
     });
-  modelCommand('remove', 'write a removal entry: the model leaves the catalog reads and stays listed so it can be restored').action(async (ref: string, opts: CommonOptions) => {
-    const providerId = splitRef(ref);
-    const envelope = await withModelPlane(async (deps) => {
-      const plane = await planeFor(deps, opts.account);
-      const version = await versionOf(plane, opts.account, providerId, opts.expectedLockVersion);
-      return versioned(providerId, version, () => plane.removeModelDefinition(opts.account, providerId, ref, version));
-    });
-    report(io, opts.json, envelope, `Model ${ref} removed`);
-  });
-  modelCommand('reset', 'remove the stored entry: the file definition comes back; a custom model disappears').action(async (ref: string, opts: CommonOptions) => {
-    const providerId = splitRef(ref);
-    const envelope = await withModelPlane(async (deps) => {
-      const plane = await planeFor(deps, opts.account);
-      const version = await versionOf(plane, opts.account, providerId, opts.expectedLockVersion);
-      return versioned(providerId, version, () => plane.resetModelDefinition(opts.account, providerId, ref, version));
-    });
-    report(io, opts.json, envelope, `Model ${ref} reset`);
-  });
+  modelCommand('remove', 'write a removal entry: the model leaves the catalog reads and stays listed so it can be restored').action(
+    async (ref: string, opts: CommonOptions) => {
+      const providerId = splitRef(ref);
+      const envelope = await withModelPlane(async (deps) => {
+        const plane = await planeFor(deps, opts.account);
+        const version = await versionOf(plane, opts.account, providerId, opts.expectedLockVersion);
+        return versioned(providerId, version, () => plane.removeModelDefinition(opts.account, providerId, ref, version));
+      });
+      report(io, opts.json, envelope, `Model ${ref} removed`);
+    },
+  );
+  modelCommand('reset', 'remove the stored entry: the file definition comes back; a custom model disappears').action(
+    async (ref: string, opts: CommonOptions) => {
+      const providerId = splitRef(ref);
+      const envelope = await withModelPlane(async (deps) => {
+        const plane = await planeFor(deps, opts.account);
+        const version = await versionOf(plane, opts.account, providerId, opts.expectedLockVersion);
+        return versioned(providerId, version, () => plane.resetModelDefinition(opts.account, providerId, ref, version));
+      });
+      report(io, opts.json, envelope, `Model ${ref} reset`);
+    },
+  );
 }

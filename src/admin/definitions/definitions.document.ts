@@ -43,7 +43,9 @@ function invalid(message: string): AppError {
 export function checkDeclaration(declaration: ProviderDeclaration): void {
   const wire = WIRES[declaration.api_format];
   if (!wire.credentials.includes(declaration.credentials)) {
-    throw invalid(`command.definition.credentials: the ${declaration.api_format} adapter supports the credential lanes ${wire.credentials.join(', ')}`);
+    throw invalid(
+      `command.definition.credentials: the ${declaration.api_format} adapter supports the credential lanes ${wire.credentials.join(', ')}`,
+    );
   }
 }
 
@@ -51,12 +53,27 @@ export function checkDeclaration(declaration: ProviderDeclaration): void {
  * Composes one entry under a declaration, or throws 422 naming the field. An unknown `inherit` is reported with the
  * valid choices and without repeating the submitted name (error messages never echo client input).
  */
-export function checkEntry(catalog: Catalog, providerId: string, declaration: ProviderDeclaration, ref: string, definition: ModelDefinition, where: string): void {
+export function checkEntry(
+  catalog: Catalog,
+  providerId: string,
+  declaration: ProviderDeclaration,
+  ref: string,
+  definition: ModelDefinition,
+  where: string,
+): void {
   if (definition.inherit !== undefined && !Object.hasOwn(catalog.modelDefinitions, definition.inherit)) {
     const names = Object.keys(catalog.modelDefinitions).sort(compareRefs);
-    throw invalid(`${where}.inherit: unknown model definition; the choices are the names of configuration.model_definitions (${names.join(', ') || 'none'})`);
+    throw invalid(
+      `${where}.inherit: unknown model definition; the choices are the names of configuration.model_definitions (${names.join(', ') || 'none'})`,
+    );
   }
-  const result = composeModel({ providerId, declaration, modelKey: ref.slice(providerId.length + 1), definition, shared: catalog.modelDefinitions });
+  const result = composeModel({
+    providerId,
+    declaration,
+    modelKey: ref.slice(providerId.length + 1),
+    definition,
+    shared: catalog.modelDefinitions,
+  });
   if (!result.ok) throw invalid(`${where}: ${result.reason}`);
 }
 
@@ -77,7 +94,9 @@ export function checkAllEntries(catalog: Catalog, providerId: string, doc: Polic
       checkEntry(catalog, providerId, declaration, ref, definition, 'definition');
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      throw invalid(`command.definition: model ${ref} would not compose under this declaration (${error.message}); change or remove its entry first`);
+      throw invalid(
+        `command.definition: model ${ref} would not compose under this declaration (${error.message}); change or remove its entry first`,
+      );
     }
   }
 }

@@ -52,14 +52,16 @@ export function definitionRoutes(plane: ModelPlane, base: string): AnyApiRoute[]
       path: path('/definition'),
       operationId: 'adminDeleteProviderDefinition',
       summary: 'Remove the stored declaration: a catalog provider returns to its file, a custom provider is removed and disabled',
-      description: 'A removed custom provider keeps its policy and credential; its singular read shows source removed, definition null and the version to recreate it with.',
+      description:
+        'A removed custom provider keeps its policy and credential; its singular read shows source removed, definition null and the version to recreate it with.',
       tag,
       auth: 'administrator',
       params: providerIdParamsSchema,
       command: providerDefinitionDeleteCommandSchema,
       response: providerEnvelopeSchema,
       errors: ERRORS,
-      handler: async ({ principal, params, command }) => plane.deleteProviderDefinition(principal.accountId, params.provider_id, command.expected_lock_version ?? null),
+      handler: async ({ principal, params, command }) =>
+        plane.deleteProviderDefinition(principal.accountId, params.provider_id, command.expected_lock_version ?? null),
     }),
     defineRoute({
       method: 'PUT',
@@ -74,7 +76,13 @@ export function definitionRoutes(plane: ModelPlane, base: string): AnyApiRoute[]
       response: providerEnvelopeSchema,
       errors: ERRORS,
       handler: async ({ principal, params, command }) =>
-        plane.putModelDefinition(principal.accountId, params.provider_id, command.model, command.definition, command.expected_lock_version ?? null),
+        plane.putModelDefinition(
+          principal.accountId,
+          params.provider_id,
+          command.model,
+          command.definition,
+          command.expected_lock_version ?? null,
+        ),
     }),
     defineRoute({
       method: 'DELETE',

@@ -32,7 +32,12 @@ export function createDefinitionService(deps: DefinitionServiceDeps) {
    * an empty document (spec: "PUT definition, new provider id: created disabled"), unless the change is a no-op
    * there, in which case nothing is created.
    */
-  function write(accountId: string, providerId: string, expected: number | null, change: (doc: PolicyDocument) => PolicyDocument | 'noop'): Promise<Outcome> {
+  function write(
+    accountId: string,
+    providerId: string,
+    expected: number | null,
+    change: (doc: PolicyDocument) => PolicyDocument | 'noop',
+  ): Promise<Outcome> {
     const step = (current: Current): Mutation => {
       const next = change(current.document);
       if (next === 'noop' || canonicalJson(next) === canonicalJson(current.document)) return 'noop';
@@ -46,7 +51,10 @@ export function createDefinitionService(deps: DefinitionServiceDeps) {
   function checkRef(provider: { id: string }, ref: string): void {
     if (!ref.startsWith(`${provider.id}/`)) throw unknownModel(provider as EffectiveProvider, ref);
     if (!modelKeySchema.safeParse(ref.slice(provider.id.length + 1)).success) {
-      throw new AppError('validation_failed', 'command.model: the part after the provider id must be a model name (1 to 256 characters, no control characters, no leading or trailing whitespace)');
+      throw new AppError(
+        'validation_failed',
+        'command.model: the part after the provider id must be a model name (1 to 256 characters, no control characters, no leading or trailing whitespace)',
+      );
     }
   }
 
@@ -56,9 +64,17 @@ export function createDefinitionService(deps: DefinitionServiceDeps) {
      * provider, created disabled; a removed custom provider is recreated with the version read from it. The policy's
      * `enabled` is never changed.
      */
-    putProviderDefinition(accountId: string, providerId: string, declaration: ProviderDeclaration, expected: number | null): Promise<Outcome> {
+    putProviderDefinition(
+      accountId: string,
+      providerId: string,
+      declaration: ProviderDeclaration,
+      expected: number | null,
+    ): Promise<Outcome> {
       if (!catalog.providers.has(providerId) && !providerIdSchema.safeParse(providerId).success) {
-        throw new AppError('validation_failed', 'provider_id: a new provider id has lower-case letters, digits, ".", "_" or "-", at most 63 characters, starting with a letter or digit');
+        throw new AppError(
+          'validation_failed',
+          'provider_id: a new provider id has lower-case letters, digits, ".", "_" or "-", at most 63 characters, starting with a letter or digit',
+        );
       }
       checkDeclaration(declaration);
       return write(accountId, providerId, expected, (doc) => {
@@ -92,7 +108,13 @@ export function createDefinitionService(deps: DefinitionServiceDeps) {
      * `PUT …/model_definition`: replaces the whole stored entry (never merged with the previous one) and clears a
      * removal entry; the entry must compose under the provider's declaration.
      */
-    putModelDefinition(accountId: string, provider: EffectiveProvider, ref: string, definition: ModelDefinition, expected: number | null): Promise<Outcome> {
+    putModelDefinition(
+      accountId: string,
+      provider: EffectiveProvider,
+      ref: string,
+      definition: ModelDefinition,
+      expected: number | null,
+    ): Promise<Outcome> {
       checkRef(provider, ref);
       return write(accountId, provider.id, expected, (doc) => {
         const declaration = effectiveDeclaration(catalog, provider.id, doc);

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../core/errors.ts';
-import { canonicalJson, emptyDocument, MAX_POLICY_BYTES, MAX_POLICY_REFERENCES, parseDocument, serializeDocument, withHidden, withInvalid } from './policy.document.ts';
+import {
+  canonicalJson,
+  emptyDocument,
+  MAX_POLICY_BYTES,
+  MAX_POLICY_REFERENCES,
+  parseDocument,
+  serializeDocument,
+  withHidden,
+  withInvalid,
+} from './policy.document.ts';
 
 describe('policy documents', () => {
   it('serialise as canonical JSON: sorted keys at every depth, no whitespace', () => {
@@ -11,7 +20,13 @@ describe('policy documents', () => {
 
   it('[ADM-LIM-1] count distinct references across hidden, invalid, definition and removal entries, up to 256', () => {
     const refs = Array.from({ length: MAX_POLICY_REFERENCES }, (_, i) => `p/m${i}`);
-    const full = { ...emptyDocument(), hidden_models: refs.slice(0, 200), invalid_models: refs.slice(100), removed_models: ['p/m0'], model_definitions: { 'p/m1': {} } };
+    const full = {
+      ...emptyDocument(),
+      hidden_models: refs.slice(0, 200),
+      invalid_models: refs.slice(100),
+      removed_models: ['p/m0'],
+      model_definitions: { 'p/m1': {} },
+    };
     expect(() => serializeDocument(full)).not.toThrow();
     const over = { ...full, model_definitions: { ...full.model_definitions, 'p/new': {} } };
     expect(() => serializeDocument(over)).toThrow(AppError);

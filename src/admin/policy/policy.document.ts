@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { modelDefinitionSchema, providerDeclarationSchema, type ModelDefinition, type ProviderDeclaration } from '../catalog/catalog.schemas.ts';
+import {
+  modelDefinitionSchema,
+  providerDeclarationSchema,
+  type ModelDefinition,
+  type ProviderDeclaration,
+} from '../catalog/catalog.schemas.ts';
 
 /** Spec "Limits": at most 256 distinct references across definition entries, hidden models and invalid models. */
 export const MAX_POLICY_REFERENCES = 256;
@@ -37,7 +42,14 @@ const documentSchema = z.strictObject({
 });
 
 export function emptyDocument(): PolicyDocument {
-  return { hidden_models: [], invalid_models: [], model_definitions: {}, removed_models: [], provider_definition: null, provider_removed: false };
+  return {
+    hidden_models: [],
+    invalid_models: [],
+    model_definitions: {},
+    removed_models: [],
+    provider_definition: null,
+    provider_removed: false,
+  };
 }
 
 /** JSON with object keys sorted at every depth and no whitespace: the form the size limit is measured on. */
@@ -64,12 +76,18 @@ function documentReferences(doc: PolicyDocument): Set<string> {
 export function serializeDocument(doc: PolicyDocument): string {
   const refs = documentReferences(doc).size;
   if (refs > MAX_POLICY_REFERENCES) {
-    throw new AppError('validation_failed', `the provider policy would reference ${refs} distinct models; the limit is ${MAX_POLICY_REFERENCES}`);
+    throw new AppError(
+      'validation_failed',
+      `the provider policy would reference ${refs} distinct models; the limit is ${MAX_POLICY_REFERENCES}`,
+    );
   }
   const text = canonicalJson(doc);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_POLICY_BYTES) {
-    throw new AppError('validation_failed', `the provider policy would take ${bytes} bytes of canonical JSON; the limit is ${MAX_POLICY_BYTES}`);
+    throw new AppError(
+      'validation_failed',
+      `the provider policy would take ${bytes} bytes of canonical JSON; the limit is ${MAX_POLICY_BYTES}`,
+    );
   }
   return text;
 }

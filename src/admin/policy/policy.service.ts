@@ -87,7 +87,11 @@ export function staleRefs(provider: EffectiveProvider): string[] {
 
 /** 404 for a reference that names no model of `provider`, without repeating the reference. */
 export function unknownModel(provider: EffectiveProvider, ref: string): AppError {
-  if (!ref.startsWith(`${provider.id}/`)) return new AppError('not_found', `command.model: the reference is not a model of provider ${provider.id} (it must start with "${provider.id}/")`);
+  if (!ref.startsWith(`${provider.id}/`))
+    return new AppError(
+      'not_found',
+      `command.model: the reference is not a model of provider ${provider.id} (it must start with "${provider.id}/")`,
+    );
   return new AppError('not_found', `command.model: provider ${provider.id} has no model with this reference`);
 }
 
@@ -110,7 +114,12 @@ export function createPolicyService(deps: PolicyServiceDeps) {
    *  - a policy: null is 409, another version is 409, the same value leaves the version unchanged, otherwise the
    *    conditional UPDATE bumps it; zero rows updated → re-read: missing `not_found`, present `stale_object`.
    */
-  async function apply(key: PolicyKey, expected: number | null, absentRule: AbsentRule, mutate: (current: { enabled: boolean; document: PolicyDocument }) => Mutation): Promise<'created' | 'updated' | 'noop'> {
+  async function apply(
+    key: PolicyKey,
+    expected: number | null,
+    absentRule: AbsentRule,
+    mutate: (current: { enabled: boolean; document: PolicyDocument }) => Mutation,
+  ): Promise<'created' | 'updated' | 'noop'> {
     const now = clock.now();
     const row = await findPolicy(db, key);
     if (!row) {
@@ -148,8 +157,10 @@ export function createPolicyService(deps: PolicyServiceDeps) {
       return apply(
         key,
         expected,
-        enabled ? { create: { enabled: true, document: emptyDocument() } } : { absent: () => new AppError('not_found', `provider ${provider.id} has no policy to disable`) },
-        (current) => (current.enabled === enabled ? 'noop' : { enabled, document: current.document })
+        enabled
+          ? { create: { enabled: true, document: emptyDocument() } }
+          : { absent: () => new AppError('not_found', `provider ${provider.id} has no policy to disable`) },
+        (current) => (current.enabled === enabled ? 'noop' : { enabled, document: current.document }),
       );
     },
 
@@ -159,16 +170,11 @@ export function createPolicyService(deps: PolicyServiceDeps) {
      */
     async setVisibility(accountId: string, provider: EffectiveProvider, ref: string, visible: boolean, expected: number | null) {
       const key = { accountId, providerId: provider.id };
-      return apply(
-        key,
-        expected,
-        { create: { enabled: false, document: withHidden(emptyDocument(), ref, !visible) } },
-        (current) => {
-          const hidden = current.document.hidden_models.includes(ref);
-          if (hidden === !visible) return 'noop';
-          return { enabled: current.enabled, document: withHidden(current.document, ref, !visible) };
-        }
-      );
+      return apply(key, expected, { create: { enabled: false, document: withHidden(emptyDocument(), ref, !visible) } }, (current) => {
+        const hidden = current.document.hidden_models.includes(ref);
+        if (hidden === !visible) return 'noop';
+        return { enabled: current.enabled, document: withHidden(current.document, ref, !visible) };
+      });
     },
 
     /**
@@ -180,15 +186,18 @@ export function createPolicyService(deps: PolicyServiceDeps) {
       return apply(
         key,
         expected,
-        expected === null ? { absent: () => new AppError('not_found', `provider ${provider.id} has no policy; availability needs one`) } : {},
+        expected === null
+          ? { absent: () => new AppError('not_found', `provider ${provider.id} has no policy; availability needs one`) }
+          : {},
         (current) => {
           const invalid = current.document.invalid_models.includes(ref);
           if (invalid === !available) return 'noop';
           return { enabled: current.enabled, document: withInvalid(current.document, ref, !available) };
-        }
+        },
       );
     },
   };
 }
 
+/** @public the service's shape, for callers that hold one */
 export type PolicyService = ReturnType<typeof createPolicyService>;

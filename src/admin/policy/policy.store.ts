@@ -24,7 +24,12 @@ export async function findPolicy(db: Executor, key: PolicyKey): Promise<PolicyRo
  * Creates a policy at version 0 unless one exists. The primary key makes this race-safe: of two creators one
  * inserts and the other gets `false` (its caller answers 409 `stale_object`).
  */
-export async function insertPolicyIfAbsent(db: Executor, key: PolicyKey, values: { enabled: boolean; document: string }, now: number): Promise<boolean> {
+export async function insertPolicyIfAbsent(
+  db: Executor,
+  key: PolicyKey,
+  values: { enabled: boolean; document: string },
+  now: number,
+): Promise<boolean> {
   const result = await db
     .insertInto('model_provider_policies')
     .values({

@@ -34,7 +34,9 @@ export function documentVersion(providerId: string, lockVersion: number, created
 function stateSql(dialect: Dialect): string {
   const pg = dialect === 'postgres';
   const account = pg ? '$1' : '?';
-  const document = pg ? `case when (provider_id || '|' || lock_version || '|' || created_at) = any($2::text[]) then null else document end` : 'document';
+  const document = pg
+    ? `case when (provider_id || '|' || lock_version || '|' || created_at) = any($2::text[]) then null else document end`
+    : 'document';
   return [
     `select 'p' as kind, provider_id, lock_version as n1, enabled as n2, created_at as t1, updated_at as t2,`,
     `       ${document} as s1, cast(null as text) as s2`,
@@ -63,17 +65,43 @@ export interface LoadedState extends Omit<AccountState, 'policies'> {
  * those documents are not sent again (their `document` is null). Columns are positional per table (see the select
  * lists).
  */
-export async function loadAccountState(db: Executor, dialect: Dialect, accountId: string, held: readonly string[] = []): Promise<LoadedState> {
+export async function loadAccountState(
+  db: Executor,
+  dialect: Dialect,
+  accountId: string,
+  held: readonly string[] = [],
+): Promise<LoadedState> {
   const params = dialect === 'postgres' ? [accountId, [...held]] : [accountId, accountId, accountId];
   const result = await db.executeQuery<UnionRow>(CompiledQuery.raw(SQL[dialect], params));
   const state: LoadedState = { policies: [], credentials: [], admission: [] };
   for (const r of result.rows) {
     if (r.kind === 'p') {
-      state.policies.push({ account_id: accountId, provider_id: r.provider_id, lock_version: Number(r.n1), enabled: Number(r.n2), created_at: Number(r.t1), updated_at: Number(r.t2), document: r.s1 });
+      state.policies.push({
+        account_id: accountId,
+        provider_id: r.provider_id,
+        lock_version: Number(r.n1),
+        enabled: Number(r.n2),
+        created_at: Number(r.t1),
+        updated_at: Number(r.t2),
+        document: r.s1,
+      });
     } else if (r.kind === 'c') {
-      state.credentials.push({ account_id: accountId, provider_id: r.provider_id, generation: Number(r.n1), reauthorization_required: Number(r.n2), updated_at: Number(r.t1), material_kind: r.s1, sealed: r.s2 });
+      state.credentials.push({
+        account_id: accountId,
+        provider_id: r.provider_id,
+        generation: Number(r.n1),
+        reauthorization_required: Number(r.n2),
+        updated_at: Number(r.t1),
+        material_kind: r.s1,
+        sealed: r.s2,
+      });
     } else {
-      state.admission.push({ account_id: accountId, provider_id: r.provider_id, unavailable_until: r.t1 === null ? null : Number(r.t1), updated_at: Number(r.t2) });
+      state.admission.push({
+        account_id: accountId,
+        provider_id: r.provider_id,
+        unavailable_until: r.t1 === null ? null : Number(r.t1),
+        updated_at: Number(r.t2),
+      });
     }
   }
   return state;

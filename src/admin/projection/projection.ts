@@ -126,11 +126,22 @@ export function createProjection(deps: ProjectionDeps) {
     return prefix;
   }
 
-  function composeEntry(providerId: string, declaration: ProviderDeclaration, ref: string, definition: ModelDefinition): ComposedModel | string {
+  function composeEntry(
+    providerId: string,
+    declaration: ProviderDeclaration,
+    ref: string,
+    definition: ModelDefinition,
+  ): ComposedModel | string {
     const key = JSON.stringify([providerId, declaration, ref, definition]);
     let hit = composedMemo.get(key);
     if (hit === undefined) {
-      const result = composeModel({ providerId, declaration, modelKey: ref.slice(providerId.length + 1), definition, shared: catalog.modelDefinitions });
+      const result = composeModel({
+        providerId,
+        declaration,
+        modelKey: ref.slice(providerId.length + 1),
+        definition,
+        shared: catalog.modelDefinitions,
+      });
       hit = result.ok ? result.model : result.reason;
       if (composedMemo.size > 4096) composedMemo.clear();
       composedMemo.set(key, hit);
@@ -156,7 +167,12 @@ export function createProjection(deps: ProjectionDeps) {
     return ok;
   }
 
-  function credentialOf(accountId: string, providerId: string, lane: CredentialLane | null, row: CredentialMaterialRow | undefined): EffectiveProvider['credential'] {
+  function credentialOf(
+    accountId: string,
+    providerId: string,
+    lane: CredentialLane | null,
+    row: CredentialMaterialRow | undefined,
+  ): EffectiveProvider['credential'] {
     const materialKind = row?.sealed ? row.material_kind : null;
     const reauthorizationRequired = materialKind === 'oauth_tokens' && row?.reauthorization_required === 1;
     const configured = materialKind !== null;
@@ -209,8 +225,7 @@ export function createProjection(deps: ProjectionDeps) {
           const catalogEntry = fromCatalog?.models.get(ref.slice(id.length + 1));
           const definition = authored ?? catalogEntry;
           if (!definition) continue;
-          let composed: ComposedModel | string | undefined =
-            !authored && source === 'catalog' ? catalog.composed.get(ref) : undefined;
+          let composed: ComposedModel | string | undefined = !authored && source === 'catalog' ? catalog.composed.get(ref) : undefined;
           composed ??= composeEntry(id, declaration, ref, definition);
           if (typeof composed === 'string') {
             deps.onBrokenEntry?.({ accountId, ref, reason: composed });
@@ -257,7 +272,10 @@ function unavailableReason(provider: EffectiveProvider, model: EffectiveModel): 
 
 /** Models that exist (not removed and composable), in ref order. */
 export function liveModels(provider: EffectiveProvider): (EffectiveModel & { composed: ComposedModel; jsonPrefix: string })[] {
-  return provider.models.filter((m): m is EffectiveModel & { composed: ComposedModel; jsonPrefix: string } => !m.removed && m.composed !== null && m.jsonPrefix !== null);
+  return provider.models.filter(
+    (m): m is EffectiveModel & { composed: ComposedModel; jsonPrefix: string } =>
+      !m.removed && m.composed !== null && m.jsonPrefix !== null,
+  );
 }
 
 export interface ModelFilter {

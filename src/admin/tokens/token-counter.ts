@@ -92,7 +92,11 @@ export function anchoredCount(count: number, safetyFactor: string): number {
   return Number((product + scale - 1n) / scale);
 }
 
-const bytesCounter: TextCounter = { kind: 'bytes', exact: false, count: (text) => Math.ceil(Buffer.byteLength(text, 'utf8') / BYTES_PER_TOKEN) };
+const bytesCounter: TextCounter = {
+  kind: 'bytes',
+  exact: false,
+  count: (text) => Math.ceil(Buffer.byteLength(text, 'utf8') / BYTES_PER_TOKEN),
+};
 
 /** The directory of a tokenizer id under `dir`, or undefined when the id would leave it. */
 function tokenizerPath(dir: string, tokenizerId: string): string | undefined {
@@ -117,7 +121,8 @@ export function createTokenCounters(deps: TokenCountersDeps) {
   const hub = new Map<string, CounterResolution>();
 
   function loadHub(tokenizerId: string): CounterResolution {
-    if (deps.tokenizerDir === undefined) return { available: false, reason: 'PLATFORM_TOKENIZER_DIR is not set, so no hub tokenizer is installed' };
+    if (deps.tokenizerDir === undefined)
+      return { available: false, reason: 'PLATFORM_TOKENIZER_DIR is not set, so no hub tokenizer is installed' };
     const dir = tokenizerPath(deps.tokenizerDir, tokenizerId);
     if (!dir) return { available: false, reason: 'the tokenizer_id does not name a directory inside PLATFORM_TOKENIZER_DIR' };
     const file = join(dir, 'tokenizer.json');
@@ -129,9 +134,15 @@ export function createTokenCounters(deps: TokenCountersDeps) {
       const tokenizer = new HubTokenizerClass(json, config);
       // A file that parses but cannot tokenize is as unusable as a missing one: find out now, not on first use.
       tokenizer.encode('probe', { add_special_tokens: false });
-      return { available: true, counter: { kind: 'hub', exact: true, count: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids.length } };
+      return {
+        available: true,
+        counter: { kind: 'hub', exact: true, count: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids.length },
+      };
     } catch (error) {
-      return { available: false, reason: `${file} is not a usable tokenizer: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+      return {
+        available: false,
+        reason: `${file} is not a usable tokenizer: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      };
     }
   }
 
@@ -152,7 +163,10 @@ export function createTokenCounters(deps: TokenCountersDeps) {
       if (typeof encoder === 'string') return { available: false, reason: encoder };
       if (spec.kind === 'bpe') return { available: true, counter: { kind: 'bpe', exact: true, count: (text) => bpeCount(encoder, text) } };
       const factor = spec.safety_factor;
-      return { available: true, counter: { kind: 'anchored', exact: false, count: (text) => anchoredCount(bpeCount(encoder, text), factor) } };
+      return {
+        available: true,
+        counter: { kind: 'anchored', exact: false, count: (text) => anchoredCount(bpeCount(encoder, text), factor) },
+      };
     },
 
     /** Whether a counter can be built, without building a BPE encoder (its encodings ship with the code). */
@@ -164,4 +178,5 @@ export function createTokenCounters(deps: TokenCountersDeps) {
   };
 }
 
+/** @public the service's shape, for callers that hold one */
 export type TokenCounters = ReturnType<typeof createTokenCounters>;

@@ -8,7 +8,11 @@ const ANTHROPIC_VERSION = '2023-06-01';
 const FALLBACK_MAX_TOKENS = 4096;
 
 function headers(credential: WireCredential): Record<string, string> {
-  const auth: Record<string, string> = !credential ? {} : credential.kind === 'api_key' ? { 'x-api-key': credential.key } : { authorization: `Bearer ${credential.accessToken}` };
+  const auth: Record<string, string> = !credential
+    ? {}
+    : credential.kind === 'api_key'
+      ? { 'x-api-key': credential.key }
+      : { authorization: `Bearer ${credential.accessToken}` };
   return { 'anthropic-version': ANTHROPIC_VERSION, ...auth };
 }
 
@@ -19,8 +23,13 @@ function blocks(message: ChatMessage): unknown[] {
       ? message.content === ''
         ? []
         : [{ type: 'text', text: message.content }]
-      : message.content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image', source: { type: 'base64', media_type: p.media_type, data: p.data } }));
-  for (const call of message.tool_calls ?? []) parts.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.arguments) as unknown } as never);
+      : message.content.map((p) =>
+          p.type === 'text'
+            ? { type: 'text', text: p.text }
+            : { type: 'image', source: { type: 'base64', media_type: p.media_type, data: p.data } },
+        );
+  for (const call of message.tool_calls ?? [])
+    parts.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.arguments) as unknown } as never);
   return parts;
 }
 
@@ -78,7 +87,13 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
       return { models, next };
     },
   },
-  probe: (model) => ({ ok: true, input: { messages: [{ role: 'user', content: 'Reply with the word ok.' }], parameters: 'max_output_tokens' in model.capabilities.generation_parameters ? { max_output_tokens: 16 } : {} } }),
+  probe: (model) => ({
+    ok: true,
+    input: {
+      messages: [{ role: 'user', content: 'Reply with the word ok.' }],
+      parameters: 'max_output_tokens' in model.capabilities.generation_parameters ? { max_output_tokens: 16 } : {},
+    },
+  }),
   build({ baseUrl, model, credential }, input) {
     checkTextInput(model, input);
     const params = resolveParameters(model, input.parameters);
@@ -90,7 +105,12 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
       messages: turns.map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: blocks(m) })),
     };
     for (const [name, value] of Object.entries(params)) if (name !== 'max_output_tokens') body[name] = value;
-    if (input.tools?.length) body.tools = input.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: t.parameters }));
+    if (input.tools?.length)
+      body.tools = input.tools.map((t) => ({
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        input_schema: t.parameters,
+      }));
     if (input.reasoning?.budget_tokens !== undefined) body.thinking = { type: 'enabled', budget_tokens: input.reasoning.budget_tokens };
     if (input.stream) body.stream = true;
     return jsonRequest(joinUrl(baseUrl, 'messages'), headers(credential), body);

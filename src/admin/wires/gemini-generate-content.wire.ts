@@ -1,5 +1,12 @@
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
-import { PARAMETER_PRESETS, type ChatMessage, type DirectoryFormat, type EndpointAdapter, type ParameterDescriptor, type WireCredential } from './wire.types.ts';
+import {
+  PARAMETER_PRESETS,
+  type ChatMessage,
+  type DirectoryFormat,
+  type EndpointAdapter,
+  type ParameterDescriptor,
+  type WireCredential,
+} from './wire.types.ts';
 import { applyPromptFormat, textOf } from './prompt-format.ts';
 import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters } from './wire.helpers.ts';
 
@@ -13,7 +20,13 @@ function modelPath(model: ComposedModel): string {
   return `models/${model.model_id.replace(/^models\//, '')}`;
 }
 
-const GENERATION_FIELD: Record<string, string> = { max_output_tokens: 'maxOutputTokens', temperature: 'temperature', top_p: 'topP', top_k: 'topK', seed: 'seed' };
+const GENERATION_FIELD: Record<string, string> = {
+  max_output_tokens: 'maxOutputTokens',
+  temperature: 'temperature',
+  top_p: 'topP',
+  top_k: 'topK',
+  seed: 'seed',
+};
 
 function parts(message: ChatMessage): unknown[] {
   if (message.role === 'tool') return [{ functionResponse: { name: message.name ?? '', response: { content: textOf(message) } } }];
@@ -40,7 +53,8 @@ const geminiDirectory: DirectoryFormat = {
     const list = body.models ?? [];
     if (!Array.isArray(list)) throw new Error('models is not a list');
     const models = list.map((entry: unknown) => {
-      if (!isRecord(entry) || typeof entry.name !== 'string' || !entry.name.startsWith('models/')) throw new Error('a directory entry has no models/ name');
+      if (!isRecord(entry) || typeof entry.name !== 'string' || !entry.name.startsWith('models/'))
+        throw new Error('a directory entry has no models/ name');
       return { id: entry.name.slice('models/'.length), display_name: typeof entry.displayName === 'string' ? entry.displayName : null };
     });
     const next = typeof body.nextPageToken === 'string' && body.nextPageToken !== '' ? body.nextPageToken : null;
@@ -71,7 +85,13 @@ export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
     token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' },
   },
   directory: geminiDirectory,
-  probe: (model) => ({ ok: true, input: { messages: [{ role: 'user', content: 'Reply with the word ok.' }], parameters: 'max_output_tokens' in model.capabilities.generation_parameters ? { max_output_tokens: 16 } : {} } }),
+  probe: (model) => ({
+    ok: true,
+    input: {
+      messages: [{ role: 'user', content: 'Reply with the word ok.' }],
+      parameters: 'max_output_tokens' in model.capabilities.generation_parameters ? { max_output_tokens: 16 } : {},
+    },
+  }),
   build({ baseUrl, model, credential }, input) {
     checkTextInput(model, input);
     const params = resolveParameters(model, input.parameters);
@@ -91,8 +111,19 @@ export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
       ...(system !== undefined ? { systemInstruction: { parts: [{ text: system }] } } : {}),
       ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {}),
     };
-    if (input.tools?.length) body.tools = [{ functionDeclarations: input.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters })) }];
-    const url = input.stream ? joinUrl(baseUrl, `${modelPath(model)}:streamGenerateContent`, { alt: 'sse' }) : joinUrl(baseUrl, `${modelPath(model)}:generateContent`);
+    if (input.tools?.length)
+      body.tools = [
+        {
+          functionDeclarations: input.tools.map((t) => ({
+            name: t.name,
+            ...(t.description ? { description: t.description } : {}),
+            parameters: t.parameters,
+          })),
+        },
+      ];
+    const url = input.stream
+      ? joinUrl(baseUrl, `${modelPath(model)}:streamGenerateContent`, { alt: 'sse' })
+      : joinUrl(baseUrl, `${modelPath(model)}:generateContent`);
     return jsonRequest(url, headers(credential), body);
   },
 };
@@ -115,6 +146,8 @@ export const geminiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
   probe: () => ({ ok: true, input: { input: ['ok'] } }),
   build({ baseUrl, model, credential }, input) {
     const name = modelPath(model);
-    return jsonRequest(joinUrl(baseUrl, `${name}:batchEmbedContents`), headers(credential), { requests: input.input.map((text) => ({ model: name, content: { parts: [{ text }] } })) });
+    return jsonRequest(joinUrl(baseUrl, `${name}:batchEmbedContents`), headers(credential), {
+      requests: input.input.map((text) => ({ model: name, content: { parts: [{ text }] } })),
+    });
   },
 };

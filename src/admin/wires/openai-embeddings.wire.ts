@@ -18,6 +18,10 @@ export const openAiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
   directory: openAiDirectory,
   probe: () => ({ ok: true, input: { input: ['ok'] } }),
   build({ baseUrl, model, credential }, input) {
-    return jsonRequest(joinUrl(baseUrl, 'embeddings'), bearer(credential), { model: model.model_id, input: input.input, encoding_format: 'float' });
+    return jsonRequest(joinUrl(baseUrl, 'embeddings'), bearer(credential), {
+      model: model.model_id,
+      input: input.input,
+      encoding_format: 'float',
+    });
   },
 };

@@ -9,10 +9,23 @@ export const openAiImagesWire: EndpointAdapter<'image_generation'> = {
   apiFormat: 'openai_chat',
   workload: 'image_generation',
   credentials: ['api_key', 'oauth_tokens', 'none'],
-  profile: { tool_calls: false, streaming: false, prompt_caching: false, structured_output: false, reasoning: false, generation_parameters: {}, token_counter: null },
+  profile: {
+    tool_calls: false,
+    streaming: false,
+    prompt_caching: false,
+    structured_output: false,
+    reasoning: false,
+    generation_parameters: {},
+    token_counter: null,
+  },
   directory: openAiDirectory,
   probe: () => ({ ok: true, input: { prompt: 'A plain grey square.' } }),
   build({ baseUrl, model, credential }, input) {
-    return jsonRequest(joinUrl(baseUrl, 'images/generations'), bearer(credential), { model: model.model_id, prompt: input.prompt, n: 1, ...resolveParameters(model, input.parameters) });
+    return jsonRequest(joinUrl(baseUrl, 'images/generations'), bearer(credential), {
+      model: model.model_id,
+      prompt: input.prompt,
+      n: 1,
+      ...resolveParameters(model, input.parameters),
+    });
   },
 };

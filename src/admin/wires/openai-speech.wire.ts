@@ -20,15 +20,33 @@ export const openAiSpeechWire: EndpointAdapter<'speech'> = {
   apiFormat: 'openai_chat',
   workload: 'speech',
   credentials: ['api_key', 'oauth_tokens', 'none'],
-  profile: { tool_calls: false, streaming: true, prompt_caching: false, structured_output: false, reasoning: false, generation_parameters: {}, token_counter: null },
+  profile: {
+    tool_calls: false,
+    streaming: true,
+    prompt_caching: false,
+    structured_output: false,
+    reasoning: false,
+    generation_parameters: {},
+    token_counter: null,
+  },
   directory: openAiDirectory,
   probe(model) {
     const voice = probeVoice(model);
-    if (voice === undefined) return { ok: false, outcome: 'test_input_unavailable', reason: 'the definition declares no voice (generation_parameters.voice with a default or allowed_values)' };
+    if (voice === undefined)
+      return {
+        ok: false,
+        outcome: 'test_input_unavailable',
+        reason: 'the definition declares no voice (generation_parameters.voice with a default or allowed_values)',
+      };
     return { ok: true, input: { text: 'ok', parameters: { voice } } };
   },
   build({ baseUrl, model, credential }, input) {
     const params = resolveParameters(model, input.parameters);
-    return jsonRequest(joinUrl(baseUrl, 'audio/speech'), bearer(credential), { model: model.model_id, input: input.text, response_format: 'wav', ...params });
+    return jsonRequest(joinUrl(baseUrl, 'audio/speech'), bearer(credential), {
+      model: model.model_id,
+      input: input.text,
+      response_format: 'wav',
+      ...params,
+    });
   },
 };

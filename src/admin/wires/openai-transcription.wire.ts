@@ -27,7 +27,15 @@ export const openAiTranscriptionWire: EndpointAdapter<'transcription'> = {
   apiFormat: 'openai_chat',
   workload: 'transcription',
   credentials: ['api_key', 'oauth_tokens', 'none'],
-  profile: { tool_calls: false, streaming: false, prompt_caching: false, structured_output: false, reasoning: false, generation_parameters: {}, token_counter: null },
+  profile: {
+    tool_calls: false,
+    streaming: false,
+    prompt_caching: false,
+    structured_output: false,
+    reasoning: false,
+    generation_parameters: {},
+    token_counter: null,
+  },
   directory: openAiDirectory,
   probe: () => ({ ok: true, input: { audio: silentWav(250), filename: 'probe.wav', contentType: 'audio/wav' } }),
   build({ baseUrl, model, credential }, input) {

@@ -23,16 +23,20 @@ export function resolveParameters(model: ComposedModel, given: Record<string, un
   const table = model.capabilities.generation_parameters;
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(given)) {
-    if (!Object.hasOwn(table, name)) throw invalid(`parameters.${/^[a-z_]{1,64}$/.test(name) ? name : '<field>'}: the model declares no such generation parameter`);
+    if (!Object.hasOwn(table, name))
+      throw invalid(`parameters.${/^[a-z_]{1,64}$/.test(name) ? name : '<field>'}: the model declares no such generation parameter`);
   }
   for (const [name, d] of Object.entries(table)) {
     const value = Object.hasOwn(given, name) ? given[name] : d.default;
     if (value === null || value === undefined) continue;
     const where = `parameters.${name}`;
-    if (d.kind === 'boolean' ? typeof value !== 'boolean' : d.kind === 'string' ? typeof value !== 'string' : typeof value !== 'number') throw invalid(`${where}: expected ${d.kind}`);
+    if (d.kind === 'boolean' ? typeof value !== 'boolean' : d.kind === 'string' ? typeof value !== 'string' : typeof value !== 'number')
+      throw invalid(`${where}: expected ${d.kind}`);
     if (d.kind === 'integer' && !Number.isInteger(value)) throw invalid(`${where}: expected an integer`);
-    if (typeof value === 'number' && ((d.minimum !== null && value < d.minimum) || (d.maximum !== null && value > d.maximum))) throw invalid(`${where}: out of bounds`);
-    if (d.allowed_values !== null && !d.allowed_values.includes(value as string | number)) throw invalid(`${where}: not one of ${d.allowed_values.join(', ')}`);
+    if (typeof value === 'number' && ((d.minimum !== null && value < d.minimum) || (d.maximum !== null && value > d.maximum)))
+      throw invalid(`${where}: out of bounds`);
+    if (d.allowed_values !== null && !d.allowed_values.includes(value as string | number))
+      throw invalid(`${where}: not one of ${d.allowed_values.join(', ')}`);
     out[name] = value;
   }
   return out;
@@ -47,15 +51,20 @@ export function checkTextInput(model: ComposedModel, input: TextGenerationInput)
   if (input.reasoning) {
     const declared = caps.reasoning;
     if (!declared) throw invalid('reasoning: the model declares no reasoning support');
-    if (input.reasoning.effort !== undefined && !declared.efforts?.includes(input.reasoning.effort)) throw invalid('reasoning.effort: not a declared effort');
+    if (input.reasoning.effort !== undefined && !declared.efforts?.includes(input.reasoning.effort))
+      throw invalid('reasoning.effort: not a declared effort');
     const budget = input.reasoning.budget_tokens;
-    if (budget !== undefined && (!declared.budget_tokens || budget < declared.budget_tokens.minimum || budget > declared.budget_tokens.maximum)) {
+    if (
+      budget !== undefined &&
+      (!declared.budget_tokens || budget < declared.budget_tokens.minimum || budget > declared.budget_tokens.maximum)
+    ) {
       throw invalid('reasoning.budget_tokens: outside the declared budget');
     }
   }
   const kinds = new Set(caps.input_modalities);
   for (const message of input.messages) {
-    if (typeof message.content !== 'string' && message.content.some((p) => p.type === 'image') && !kinds.has('image')) throw invalid('messages: the model does not accept image input');
+    if (typeof message.content !== 'string' && message.content.some((p) => p.type === 'image') && !kinds.has('image'))
+      throw invalid('messages: the model does not accept image input');
   }
 }
 
@@ -75,7 +84,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The OpenAI-compatible directory: `GET {base}/models` → `{data:[{id}]}`, one page. */
 export const openAiDirectory: DirectoryFormat = {
-  request: (baseUrl, credential) => ({ method: 'GET', url: joinUrl(baseUrl, 'models'), headers: { accept: 'application/json', ...bearer(credential) }, body: null }),
+  request: (baseUrl, credential) => ({
+    method: 'GET',
+    url: joinUrl(baseUrl, 'models'),
+    headers: { accept: 'application/json', ...bearer(credential) },
+    body: null,
+  }),
   parse(body: unknown): DirectoryPage {
     if (!isRecord(body) || !Array.isArray(body.data)) throw new Error('the directory is not {"data":[…]}');
     const models = body.data.map((entry: unknown) => {

@@ -29,9 +29,7 @@ export const PARAMETER_PRESETS: Readonly<Record<string, ParameterDescriptor>> = 
 };
 
 export type TokenCounter =
-  | { kind: 'hub'; tokenizer_id: string }
-  | { kind: 'bpe'; encoding: string }
-  | { kind: 'anchored'; encoding: string; safety_factor: string };
+  { kind: 'hub'; tokenizer_id: string } | { kind: 'bpe'; encoding: string } | { kind: 'anchored'; encoding: string; safety_factor: string };
 
 /** What one wire offers for one workload: the defaults an omitted field inherits (spec: "Model definition fields"). */
 export interface WireProfile {
@@ -151,7 +149,8 @@ export interface DirectoryFormat {
 }
 
 /** The fixed probe of the model test, or why this model cannot be probed (spec rule 8: `test_input_unavailable`). */
-export type ProbeInput<W extends Workload> = { ok: true; input: WorkloadInputs[W] } | { ok: false; outcome: 'test_input_unavailable'; reason: string };
+export type ProbeInput<W extends Workload> =
+  { ok: true; input: WorkloadInputs[W] } | { ok: false; outcome: 'test_input_unavailable'; reason: string };
 
 /** One endpoint adapter: an `api_format` serving one workload. */
 export interface EndpointAdapter<W extends Workload = Workload> {

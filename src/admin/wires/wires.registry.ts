@@ -29,7 +29,11 @@ export function endpointFor<W extends Workload>(apiFormat: ApiFormat, workload: 
 }
 
 /** Builds the upstream request for a composed model on its provider's wire (nothing is sent). */
-export function buildUpstreamRequest<W extends Workload>(apiFormat: ApiFormat, target: Target & { model: { workload: W } }, input: WorkloadInputs[W]): UpstreamRequest {
+export function buildUpstreamRequest<W extends Workload>(
+  apiFormat: ApiFormat,
+  target: Target & { model: { workload: W } },
+  input: WorkloadInputs[W],
+): UpstreamRequest {
   const adapter = endpointFor(apiFormat, target.model.workload);
   if (!adapter) throw new Error(`no ${target.model.workload} endpoint on the ${apiFormat} wire`);
   return adapter.build(target, input);

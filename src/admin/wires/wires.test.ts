@@ -53,10 +53,14 @@ describe('wire adapters', () => {
       'openai_chat/transcription',
     ]);
     expect(WIRES.anthropic_messages.credentials).toEqual(['api_key', 'oauth_tokens']);
-    expect(WIRES.openai_chat.workloads.text_generation?.token_counter).toEqual({ kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.25' });
+    expect(WIRES.openai_chat.workloads.text_generation?.token_counter).toEqual({
+      kind: 'anchored',
+      encoding: 'o200k_base',
+      safety_factor: '1.25',
+    });
   });
 
-  it('[ADM-WIRE-2] builds every shipped catalog model\'s probe request without sending it', () => {
+  it("[ADM-WIRE-2] builds every shipped catalog model's probe request without sending it", () => {
     const state = loadCatalog(DEFAULT_CATALOG_DIR);
     if (!state.ok) throw new Error(state.reason);
     let built = 0;
@@ -79,7 +83,12 @@ describe('wire adapters', () => {
   });
 
   it('[ADM-WIRE-3] openai_chat maps the model id, parameters, tools, structured output and streaming, and refuses what the model does not offer', () => {
-    const m = model('openai_chat', { model_id: 'gpt-x-2025', capabilities: { generation_parameters: { max_output_tokens: {}, temperature: { kind: 'number', minimum: 0, maximum: 2, default: 1 } } } });
+    const m = model('openai_chat', {
+      model_id: 'gpt-x-2025',
+      capabilities: {
+        generation_parameters: { max_output_tokens: {}, temperature: { kind: 'number', minimum: 0, maximum: 2, default: 1 } },
+      },
+    });
     const request = openAiChatWire.build(target(m, 'https://p.example/v1/'), {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
       parameters: { max_output_tokens: 50 },
@@ -99,14 +108,24 @@ describe('wire adapters', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    const reasoning = model('openai_chat', { capabilities: { reasoning: { efforts: ['low'] }, generation_parameters: { max_output_tokens: {} } } });
-    expect(json(openAiChatWire.build(target(reasoning), { messages: [], parameters: { max_output_tokens: 5 }, reasoning: { effort: 'low' } }).body)).toMatchObject({ max_completion_tokens: 5, reasoning_effort: 'low' });
+    const reasoning = model('openai_chat', {
+      capabilities: { reasoning: { efforts: ['low'] }, generation_parameters: { max_output_tokens: {} } },
+    });
+    expect(
+      json(
+        openAiChatWire.build(target(reasoning), { messages: [], parameters: { max_output_tokens: 5 }, reasoning: { effort: 'low' } }).body,
+      ),
+    ).toMatchObject({ max_completion_tokens: 5, reasoning_effort: 'low' });
     const refusals: [ComposedModel, Parameters<typeof openAiChatWire.build>[1], RegExp][] = [
       [m, { messages: [], parameters: { top_k: 3 } }, /parameters\.top_k: the model declares no such generation parameter/],
       [m, { messages: [], parameters: { temperature: 3 } }, /parameters\.temperature: out of bounds/],
       [m, { messages: [], parameters: { max_output_tokens: 1.5 } }, /expected an integer/],
       [model('openai_chat', { capabilities: { tool_calls: false } }), { messages: [], tools: [{ name: 't', parameters: {} }] }, /tools/],
-      [model('openai_chat', { capabilities: { generation_parameters: { output_format: false } } }), { messages: [], output_schema: {} }, /output_schema/],
+      [
+        model('openai_chat', { capabilities: { generation_parameters: { output_format: false } } }),
+        { messages: [], output_schema: {} },
+        /output_schema/,
+      ],
       [m, { messages: [], reasoning: { effort: 'low' } }, /reasoning: the model declares no reasoning/],
       [m, { messages: [{ role: 'user', content: [{ type: 'image', media_type: 'image/png', data: 'AA==' }] }] }, /image input/],
     ];
@@ -138,7 +157,9 @@ describe('wire adapters', () => {
     expect(messages).toEqual(stored);
     // Omission adds no transformation.
     const plain = model('openai_chat', {});
-    expect(json(openAiChatWire.build(target(plain), { messages }).body).messages).toEqual(messages.map((x) => ({ role: x.role, content: x.content })));
+    expect(json(openAiChatWire.build(target(plain), { messages }).body).messages).toEqual(
+      messages.map((x) => ({ role: x.role, content: x.content })),
+    );
     expect(applyPromptFormat(messages, null)).toEqual(messages);
   });
 
@@ -167,13 +188,24 @@ describe('wire adapters', () => {
       ],
       tools: [{ name: 'weather', description: 'forecast', input_schema: { type: 'object' } }],
     });
-    expect(json(anthropicMessagesWire.build(target(model('anthropic_messages', {})), { messages: [], parameters: { max_output_tokens: 12 } }).body).max_tokens).toBe(12);
+    expect(
+      json(
+        anthropicMessagesWire.build(target(model('anthropic_messages', {})), { messages: [], parameters: { max_output_tokens: 12 } }).body,
+      ).max_tokens,
+    ).toBe(12);
   });
 
   it('[ADM-WIRE-3] gemini_generate_content addresses the model in the path and maps instructions and parameters', () => {
-    const m = model('gemini_generate_content', { model_id: 'gemini-x', capabilities: { reasoning: { budget_tokens: { minimum: 1, maximum: 100 } } } });
+    const m = model('gemini_generate_content', {
+      model_id: 'gemini-x',
+      capabilities: { reasoning: { budget_tokens: { minimum: 1, maximum: 100 } } },
+    });
     const request = geminiGenerateContentWire.build(target(m, 'https://g.example/v1beta'), {
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+      ],
       parameters: { temperature: 0.5, max_output_tokens: 9 },
       reasoning: { budget_tokens: 50 },
       output_schema: { type: 'object' },
@@ -181,28 +213,65 @@ describe('wire adapters', () => {
     expect(request.url).toBe('https://g.example/v1beta/models/gemini-x:generateContent');
     expect(request.headers['x-goog-api-key']).toBe('sk-test');
     expect(json(request.body)).toEqual({
-      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }, { role: 'model', parts: [{ text: 'Hello' }] }],
+      contents: [
+        { role: 'user', parts: [{ text: 'Hi' }] },
+        { role: 'model', parts: [{ text: 'Hello' }] },
+      ],
       systemInstruction: { parts: [{ text: 'Be brief.' }] },
-      generationConfig: { maxOutputTokens: 9, temperature: 0.5, responseMimeType: 'application/json', responseJsonSchema: { type: 'object' }, thinkingConfig: { thinkingBudget: 50 } },
+      generationConfig: {
+        maxOutputTokens: 9,
+        temperature: 0.5,
+        responseMimeType: 'application/json',
+        responseJsonSchema: { type: 'object' },
+        thinkingConfig: { thinkingBudget: 50 },
+      },
     });
-    expect(geminiGenerateContentWire.build(target(m, 'https://g.example/v1beta'), { messages: [], stream: true }).url).toBe('https://g.example/v1beta/models/gemini-x:streamGenerateContent?alt=sse');
-    const embed = geminiEmbeddingsWire.build(target(model('gemini_generate_content', { capabilities: { workload: 'embeddings' } }, 'e-1'), 'https://g.example/v1beta'), { input: ['a', 'b'] });
+    expect(geminiGenerateContentWire.build(target(m, 'https://g.example/v1beta'), { messages: [], stream: true }).url).toBe(
+      'https://g.example/v1beta/models/gemini-x:streamGenerateContent?alt=sse',
+    );
+    const embed = geminiEmbeddingsWire.build(
+      target(model('gemini_generate_content', { capabilities: { workload: 'embeddings' } }, 'e-1'), 'https://g.example/v1beta'),
+      { input: ['a', 'b'] },
+    );
     expect(embed.url).toBe('https://g.example/v1beta/models/e-1:batchEmbedContents');
-    expect(json(embed.body)).toEqual({ requests: [{ model: 'models/e-1', content: { parts: [{ text: 'a' }] } }, { model: 'models/e-1', content: { parts: [{ text: 'b' }] } }] });
+    expect(json(embed.body)).toEqual({
+      requests: [
+        { model: 'models/e-1', content: { parts: [{ text: 'a' }] } },
+        { model: 'models/e-1', content: { parts: [{ text: 'b' }] } },
+      ],
+    });
   });
 
   it('[ADM-WIRE-3] OpenAI-compatible embeddings, images, speech and transcription endpoints', () => {
     const emb = openAiEmbeddingsWire.build(target(model('openai_chat', { capabilities: { workload: 'embeddings' } })), { input: ['x'] });
-    expect([emb.url, json(emb.body)]).toEqual(['https://p.example/v1/embeddings', { model: 'm-1', input: ['x'], encoding_format: 'float' }]);
-    const image = openAiImagesWire.build(target(model('openai_chat', { capabilities: { workload: 'image_generation', generation_parameters: { size: { kind: 'string', allowed_values: ['256x256'] } } } })), { prompt: 'p', parameters: { size: '256x256' } });
-    expect([image.url, json(image.body)]).toEqual(['https://p.example/v1/images/generations', { model: 'm-1', prompt: 'p', n: 1, size: '256x256' }]);
+    expect([emb.url, json(emb.body)]).toEqual([
+      'https://p.example/v1/embeddings',
+      { model: 'm-1', input: ['x'], encoding_format: 'float' },
+    ]);
+    const image = openAiImagesWire.build(
+      target(
+        model('openai_chat', {
+          capabilities: { workload: 'image_generation', generation_parameters: { size: { kind: 'string', allowed_values: ['256x256'] } } },
+        }),
+      ),
+      { prompt: 'p', parameters: { size: '256x256' } },
+    );
+    expect([image.url, json(image.body)]).toEqual([
+      'https://p.example/v1/images/generations',
+      { model: 'm-1', prompt: 'p', n: 1, size: '256x256' },
+    ]);
     const voiceless = model('openai_chat', { capabilities: { workload: 'speech' } });
     expect(openAiSpeechWire.probe(voiceless)).toMatchObject({ ok: false, outcome: 'test_input_unavailable' });
-    const voiced = model('openai_chat', { capabilities: { workload: 'speech', generation_parameters: { voice: { kind: 'string', allowed_values: ['alloy', 'verse'] } } } });
+    const voiced = model('openai_chat', {
+      capabilities: { workload: 'speech', generation_parameters: { voice: { kind: 'string', allowed_values: ['alloy', 'verse'] } } },
+    });
     const probe = openAiSpeechWire.probe(voiced);
     if (!probe.ok) throw new Error('expected a probe');
     const speech = openAiSpeechWire.build(target(voiced), probe.input);
-    expect([speech.url, json(speech.body)]).toEqual(['https://p.example/v1/audio/speech', { model: 'm-1', input: 'ok', response_format: 'wav', voice: 'alloy' }]);
+    expect([speech.url, json(speech.body)]).toEqual([
+      'https://p.example/v1/audio/speech',
+      { model: 'm-1', input: 'ok', response_format: 'wav', voice: 'alloy' },
+    ]);
     const hearing = model('openai_chat', { capabilities: { workload: 'transcription', input_modalities: ['audio'] } });
     const tprobe = openAiTranscriptionWire.probe(hearing);
     if (!tprobe.ok) throw new Error('expected a probe');
@@ -214,18 +283,38 @@ describe('wire adapters', () => {
     expect(file && 'data' in file ? Buffer.from(file.data).readUInt32LE(24) : 0).toBe(16000);
     expect(body.parts).toContainEqual({ name: 'model', value: 'm-1' });
     // The registry dispatches by the model's workload.
-    expect(buildUpstreamRequest('openai_chat', target(model('openai_chat', { capabilities: { workload: 'embeddings' } })), { input: ['x'] }).url).toBe('https://p.example/v1/embeddings');
+    expect(
+      buildUpstreamRequest('openai_chat', target(model('openai_chat', { capabilities: { workload: 'embeddings' } })), { input: ['x'] }).url,
+    ).toBe('https://p.example/v1/embeddings');
   });
 
   it('[ADM-WIRE-5] reads each directory format, following pages, and refuses a body of another shape', () => {
-    expect(openAiChatWire.directory.request('https://p.example/v1', key, null)).toMatchObject({ method: 'GET', url: 'https://p.example/v1/models', headers: { authorization: 'Bearer sk-test' } });
-    expect(openAiChatWire.directory.parse({ object: 'list', data: [{ id: 'a' }, { id: 'org/b' }] })).toEqual({ models: [{ id: 'a', display_name: null }, { id: 'org/b', display_name: null }], next: null });
+    expect(openAiChatWire.directory.request('https://p.example/v1', key, null)).toMatchObject({
+      method: 'GET',
+      url: 'https://p.example/v1/models',
+      headers: { authorization: 'Bearer sk-test' },
+    });
+    expect(openAiChatWire.directory.parse({ object: 'list', data: [{ id: 'a' }, { id: 'org/b' }] })).toEqual({
+      models: [
+        { id: 'a', display_name: null },
+        { id: 'org/b', display_name: null },
+      ],
+      next: null,
+    });
     expect(() => openAiChatWire.directory.parse({ models: [] })).toThrow();
-    expect(anthropicMessagesWire.directory.request('https://a.example/v1', key, 'claude-1').url).toBe('https://a.example/v1/models?limit=1000&after_id=claude-1');
-    expect(anthropicMessagesWire.directory.parse({ data: [{ id: 'claude-1', display_name: 'Claude 1' }], has_more: true, last_id: 'claude-1' })).toEqual({ models: [{ id: 'claude-1', display_name: 'Claude 1' }], next: 'claude-1' });
+    expect(anthropicMessagesWire.directory.request('https://a.example/v1', key, 'claude-1').url).toBe(
+      'https://a.example/v1/models?limit=1000&after_id=claude-1',
+    );
+    expect(
+      anthropicMessagesWire.directory.parse({ data: [{ id: 'claude-1', display_name: 'Claude 1' }], has_more: true, last_id: 'claude-1' }),
+    ).toEqual({ models: [{ id: 'claude-1', display_name: 'Claude 1' }], next: 'claude-1' });
     expect(() => anthropicMessagesWire.directory.parse({ data: [], has_more: true })).toThrow();
-    expect(geminiGenerateContentWire.directory.request('https://g.example/v1beta', key, 't2').url).toBe('https://g.example/v1beta/models?pageSize=1000&pageToken=t2');
-    expect(geminiGenerateContentWire.directory.parse({ models: [{ name: 'models/gemini-x', displayName: 'Gemini X' }], nextPageToken: 't2' })).toEqual({ models: [{ id: 'gemini-x', display_name: 'Gemini X' }], next: 't2' });
+    expect(geminiGenerateContentWire.directory.request('https://g.example/v1beta', key, 't2').url).toBe(
+      'https://g.example/v1beta/models?pageSize=1000&pageToken=t2',
+    );
+    expect(
+      geminiGenerateContentWire.directory.parse({ models: [{ name: 'models/gemini-x', displayName: 'Gemini X' }], nextPageToken: 't2' }),
+    ).toEqual({ models: [{ id: 'gemini-x', display_name: 'Gemini X' }], next: 't2' });
     expect(geminiGenerateContentWire.directory.parse({})).toEqual({ models: [], next: null });
     expect(() => geminiGenerateContentWire.directory.parse({ models: [{ name: 'gemini-x' }] })).toThrow();
     // The none lane sends no credential.

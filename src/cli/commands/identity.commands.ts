@@ -1,5 +1,13 @@
 import { Option, type Command } from 'commander';
-import { CAPABILITIES, ROLES, TOKEN_PLANES, isCapability, isRole, isTokenPlane, type Capability } from '../../core/identity/identity.model.ts';
+import {
+  CAPABILITIES,
+  ROLES,
+  TOKEN_PLANES,
+  isCapability,
+  isRole,
+  isTokenPlane,
+  type Capability,
+} from '../../core/identity/identity.model.ts';
 import { CliError, printJson, type CliIo } from '../../core/cli-io.ts';
 import { withContext } from '../io.ts';
 
@@ -98,7 +106,9 @@ export function registerIdentityCommands(program: Command, io: CliIo): void {
       const human = await withContext(io, async (ctx) => ctx.identity.resetPassword(await ctx.identity.resolveHumanId(humanId)));
       if (opts.json) return printJson(io, human);
       io.out(`Human ${human.human_id} (${human.email}): new password (shown once): ${human.password}`);
-      io.out(`  ${human.sessions_revoked} API session(s) revoked; platform, member and executor tokens stay valid (npx platform tokens revoke ID ends one).`);
+      io.out(
+        `  ${human.sessions_revoked} API session(s) revoked; platform, member and executor tokens stay valid (npx platform tokens revoke ID ends one).`,
+      );
       if (!human.active) io.out(`  The Human is deactivated: run npx platform humans activate ${human.human_id} before they can sign in.`);
     });
 
@@ -113,31 +123,42 @@ export function registerIdentityCommands(program: Command, io: CliIo): void {
     .option('--name <name>', 'a label to recognise the token by')
     .option('--expires-in-days <days>', 'expire after this many days')
     .option('--json', 'print one JSON object {token, id, plane, capabilities, ...}')
-    .action(async (opts: { human: string; plane: string; capability: string[]; allCapabilities?: boolean; name?: string; expiresInDays?: string; json?: boolean }) => {
-      if (!isTokenPlane(opts.plane)) throw new CliError(`unknown plane ${opts.plane}`, 2);
-      const plane = opts.plane;
-      const capabilities = opts.allCapabilities ? [...CAPABILITIES] : parseCapabilities(opts.capability);
-      if (plane === 'platform' && capabilities.length === 0) {
-        throw new CliError('a platform-plane token needs at least one --capability (or --all-capabilities)', 2);
-      }
-      let days: number | undefined;
-      if (opts.expiresInDays !== undefined) {
-        days = Number(opts.expiresInDays);
-        if (!Number.isInteger(days) || days < 1 || days > 3650) throw new CliError('--expires-in-days must be an integer from 1 to 3650', 2);
-      }
-      const created = await withContext(io, (ctx) =>
-        ctx.identity.createToken({
-          humanId: opts.human,
-          plane,
-          capabilities,
-          name: opts.name ?? null,
-          expiresAt: days === undefined ? null : ctx.clock.now() + days * 86_400_000,
-        }),
-      );
-      if (opts.json) return printJson(io, created);
-      io.out(`Token ${created.id} (${created.plane}) created; shown once:`);
-      io.out(created.token);
-    });
+    .action(
+      async (opts: {
+        human: string;
+        plane: string;
+        capability: string[];
+        allCapabilities?: boolean;
+        name?: string;
+        expiresInDays?: string;
+        json?: boolean;
+      }) => {
+        if (!isTokenPlane(opts.plane)) throw new CliError(`unknown plane ${opts.plane}`, 2);
+        const plane = opts.plane;
+        const capabilities = opts.allCapabilities ? [...CAPABILITIES] : parseCapabilities(opts.capability);
+        if (plane === 'platform' && capabilities.length === 0) {
+          throw new CliError('a platform-plane token needs at least one --capability (or --all-capabilities)', 2);
+        }
+        let days: number | undefined;
+        if (opts.expiresInDays !== undefined) {
+          days = Number(opts.expiresInDays);
+          if (!Number.isInteger(days) || days < 1 || days > 3650)
+            throw new CliError('--expires-in-days must be an integer from 1 to 3650', 2);
+        }
+        const created = await withContext(io, (ctx) =>
+          ctx.identity.createToken({
+            humanId: opts.human,
+            plane,
+            capabilities,
+            name: opts.name ?? null,
+            expiresAt: days === undefined ? null : ctx.clock.now() + days * 86_400_000,
+          }),
+        );
+        if (opts.json) return printJson(io, created);
+        io.out(`Token ${created.id} (${created.plane}) created; shown once:`);
+        io.out(created.token);
+      },
+    );
   tokens
     .command('list')
     .description('list tokens (never their values)')
@@ -145,7 +166,9 @@ export function registerIdentityCommands(program: Command, io: CliIo): void {
     .option('--human <id>', 'only this Human')
     .option('--json', 'print a JSON array')
     .action(async (opts: { account?: string; human?: string; json?: boolean }) => {
-      const list = await withContext(io, (ctx) => ctx.identity.listTokens({ ...(opts.account ? { accountId: opts.account } : {}), ...(opts.human ? { humanId: opts.human } : {}) }));
+      const list = await withContext(io, (ctx) =>
+        ctx.identity.listTokens({ ...(opts.account ? { accountId: opts.account } : {}), ...(opts.human ? { humanId: opts.human } : {}) }),
+      );
       if (opts.json) return printJson(io, list);
       for (const t of list) {
         const state = t.revoked_at ? 'revoked' : t.expires_at && t.expires_at < new Date().toISOString() ? 'expired' : 'active';

@@ -24,7 +24,11 @@ export function registerMigrateCommand(program: Command, io: CliIo): void {
         }
         const report = await migrate(database, PLATFORM_MIGRATIONS);
         if (opts.json) return printJson(io, report);
-        io.out(report.applied.length === 0 ? `Database ${database.location} is up to date.` : `Applied ${report.applied.join(', ')} to ${database.location}.`);
+        io.out(
+          report.applied.length === 0
+            ? `Database ${database.location} is up to date.`
+            : `Applied ${report.applied.join(', ')} to ${database.location}.`,
+        );
       } finally {
         await database.close();
       }

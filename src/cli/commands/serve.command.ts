@@ -10,10 +10,14 @@ const BOOTSTRAP_EMAIL = 'owner@platform.local';
 
 function parseOnly(value: string | undefined): Set<ServiceName> {
   if (value === undefined) return new Set(SERVICES);
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new CliError(`--only: name at least one service (${SERVICES.join(', ')})`, 2);
   for (const name of names) {
-    if (!(SERVICES as readonly string[]).includes(name)) throw new CliError(`--only: unknown service ${name} (expected ${SERVICES.join(', ')})`, 2);
+    if (!(SERVICES as readonly string[]).includes(name))
+      throw new CliError(`--only: unknown service ${name} (expected ${SERVICES.join(', ')})`, 2);
   }
   return new Set(names as ServiceName[]);
 }
@@ -39,11 +43,17 @@ function nextSteps(listeners: readonly { name: string; url: string }[], sessionB
   if (rest) {
     // Later starts avoid the words "session bearer": that line is the first start's, and scripts look for it.
     const bearer = sessionBearer ?? '<bearer>';
-    lines.push(sessionBearer ? '  first call:  who am I, with the bearer printed above:' : "  first call:  who am I, with the owner's bearer from the first start:");
+    lines.push(
+      sessionBearer
+        ? '  first call:  who am I, with the bearer printed above:'
+        : "  first call:  who am I, with the owner's bearer from the first start:",
+    );
     lines.push(`               curl -H 'Authorization: Bearer ${bearer}' ${rest.url}/api/v1/sessions/current`);
     if (!sessionBearer) {
       lines.push(`               the bearer was shown on the first start; lost it? npx platform humans reset-password ${BOOTSTRAP_EMAIL}`);
-      lines.push(`               then sign in: curl -H 'content-type: application/json' -d '{"email":"${BOOTSTRAP_EMAIL}","password":"…"}' ${rest.url}/api/v1/sessions`);
+      lines.push(
+        `               then sign in: curl -H 'content-type: application/json' -d '{"email":"${BOOTSTRAP_EMAIL}","password":"…"}' ${rest.url}/api/v1/sessions`,
+      );
     }
   }
   lines.push('  docs:        README.md (quick start, CLI, configuration) and docs/*.md (mcp, mcp-local, admin, grpc, osv, documents)');

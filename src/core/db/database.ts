@@ -117,7 +117,9 @@ export async function openDatabase<DB = CoreTables>(url: string, options: OpenDa
     // Our bigint columns hold epoch milliseconds and counters well inside 2^53; read them as numbers.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === PG_INT8 ? (value: string) => Number(value) : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
+        oid === PG_INT8
+          ? (value: string) => Number(value)
+          : (pg.types.getTypeParser(oid, format) as unknown)) as typeof pg.types.getTypeParser,
     },
   });
   // An idle client the server dropped emits 'error' on the pool; unhandled, that would end the process. The pool

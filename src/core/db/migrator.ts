@@ -69,5 +69,8 @@ export async function pendingMigrations<DB>(handle: DatabaseHandle<DB>, migratio
   } catch {
     done = new Set();
   }
-  return migrations.map((m) => m.name).filter((n) => !done.has(n)).sort();
+  return migrations
+    .map((m) => m.name)
+    .filter((n) => !done.has(n))
+    .sort();
 }

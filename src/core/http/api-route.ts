@@ -55,7 +55,12 @@ interface RouteInput<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodTy
   reply: FastifyReply;
 }
 
-export interface ApiRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, C extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+export interface ApiRoute<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  C extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+> {
   method: 'GET' | 'PUT' | 'DELETE' | 'POST';
   /** OpenAPI form, `{provider_id}` for parameters. */
   path: string;
@@ -106,7 +111,9 @@ export function routeErrors(route: AnyApiRoute): ErrorCode[] {
 }
 
 /** Keeps the generic parameters of one route while building a heterogeneous table. */
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType, B extends z.ZodType = z.ZodType>(route: ApiRoute<P, Q, C, B>): AnyApiRoute {
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, C extends z.ZodType, B extends z.ZodType = z.ZodType>(
+  route: ApiRoute<P, Q, C, B>,
+): AnyApiRoute {
   return route;
 }
 
@@ -134,7 +141,8 @@ function parseCommand(route: AnyApiRoute, body: unknown): unknown {
   const command = body.command;
   if (isPlainObject(command)) {
     for (const field of route.requiredCommandFields ?? []) {
-      if (!Object.hasOwn(command, field)) throw new AppError('parameter_missing', `command.${field} is required (send null when the provider has no policy)`);
+      if (!Object.hasOwn(command, field))
+        throw new AppError('parameter_missing', `command.${field} is required (send null when the provider has no policy)`);
     }
   }
   if (route.definitionFields && isPlainObject(command)) return parseWithDefinitionFields(route, route.definitionFields, command);

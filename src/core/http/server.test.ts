@@ -6,10 +6,22 @@ import { createHttpApp, hasUtf8Charset } from './server.ts';
 
 describe('hasUtf8Charset', () => {
   it('accepts no charset or UTF-8 in any case, quoted or not, and nothing else', () => {
-    for (const type of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; Charset="Utf-8"', 'application/x-www-form-urlencoded; q=1; charset=utf-8']) {
+    for (const type of [
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/json; Charset="Utf-8"',
+      'application/x-www-form-urlencoded; q=1; charset=utf-8',
+    ]) {
       expect(hasUtf8Charset(type), type).toBe(true);
     }
-    for (const type of ['application/json; charset=latin1', 'application/json; charset=utf8', 'application/json; charset="utf-16"', 'application/json; charset=', 'application/json; charset=utf-8; charset=iso-8859-1']) {
+    for (const type of [
+      'application/json; charset=latin1',
+      'application/json; charset=utf8',
+      'application/json; charset="utf-16"',
+      'application/json; charset=',
+      'application/json; charset=utf-8; charset=iso-8859-1',
+    ]) {
       expect(hasUtf8Charset(type), type).toBe(false);
     }
   });
@@ -32,13 +44,16 @@ describe('createHttpApp with a form parser', () => {
     await built.register(fastifyFormbody);
     await built.register(async (scope) => {
       // As the OAuth scope does: RFC 6749 bodies, status from the error's statusCode.
-      scope.setErrorHandler(async (error: FastifyError, _request, reply) => reply.status(error.statusCode ?? 500).send({ error: 'invalid_request' }));
+      scope.setErrorHandler(async (error: FastifyError, _request, reply) =>
+        reply.status(error.statusCode ?? 500).send({ error: 'invalid_request' }),
+      );
       scope.post('/token', async (request) => ({ form: request.body }));
     });
     await built.listen({ host: '127.0.0.1', port: 0 });
     const address = built.server.address();
     if (!address || typeof address === 'string') throw new Error('no address');
-    return (body: string, type: string) => fetch(`http://127.0.0.1:${address.port}/token`, { method: 'POST', headers: { 'content-type': type }, body });
+    return (body: string, type: string) =>
+      fetch(`http://127.0.0.1:${address.port}/token`, { method: 'POST', headers: { 'content-type': type }, body });
   }
 
   it('parses UTF-8 forms, answers 415 for other charsets and 400 for NUL, in the scope’s own error body', async () => {

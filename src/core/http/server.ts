@@ -60,7 +60,8 @@ export function frameworkErrorToAppError(error: FastifyError): AppError | undefi
   if (error.statusCode === 404) return new AppError('not_found', 'not found');
   if (error.statusCode === 408) return new AppError('parameter_invalid', 'request timed out');
   // Any other client error of the framework or a plugin is the client's, not an internal failure.
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new AppError('parameter_invalid', 'malformed request');
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    return new AppError('parameter_invalid', 'malformed request');
   return undefined;
 }
 
@@ -173,7 +174,12 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const pattern = new RegExp(
-      '^' + route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/\*$/, '/.*').replace(/:[A-Za-z0-9_]+/g, '[^/]+') + '$',
+      '^' +
+        route.url
+          .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/\/\*$/, '/.*')
+          .replace(/:[A-Za-z0-9_]+/g, '[^/]+') +
+        '$',
     );
     for (const method of methods) routes.push({ method: method.toUpperCase(), pattern });
   });

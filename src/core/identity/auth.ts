@@ -91,7 +91,8 @@ export function requireAdministrator(result: AuthResult, method: string): Princi
   if (!result.ok) throw unauthorized();
   const p = result.principal;
   if (p.plane !== 'session' && p.plane !== 'platform') throw unauthorized('this credential is not accepted on the admin API');
-  if (p.via === 'cookie' && !SAFE_METHODS.has(method.toUpperCase())) throw unauthorized('the session cookie permits only GET and HEAD; send an Authorization bearer');
+  if (p.via === 'cookie' && !SAFE_METHODS.has(method.toUpperCase()))
+    throw unauthorized('the session cookie permits only GET and HEAD; send an Authorization bearer');
   if (p.role !== 'owner' && p.role !== 'admin') throw new AppError('administrator_required', 'an owner or administrator is required');
   return p;
 }
@@ -121,6 +122,7 @@ export function requireSession(result: AuthResult, method: string): Principal {
   if (!result.ok) throw unauthorized();
   const p = result.principal;
   if (p.plane !== 'session') throw unauthorized('an API Session is required');
-  if (p.via === 'cookie' && !SAFE_METHODS.has(method.toUpperCase())) throw unauthorized('the session cookie permits only GET and HEAD; send an Authorization bearer');
+  if (p.via === 'cookie' && !SAFE_METHODS.has(method.toUpperCase()))
+    throw unauthorized('the session cookie permits only GET and HEAD; send an Authorization bearer');
   return p;
 }

@@ -42,8 +42,14 @@ describe.each(dialects)('identity on %s', (dialect) => {
     const { identity, boot } = await setup();
     const session = await identity.signIn('OWNER@example.test', boot.password);
     expect(session.plane).toBe('session');
-    await expect(identity.signIn(boot.email, 'wrong password!!')).rejects.toMatchObject({ code: 'unauthorized', message: 'invalid email or password' });
-    await expect(identity.signIn('nobody@example.test', 'whatever12345')).rejects.toMatchObject({ code: 'unauthorized', message: 'invalid email or password' });
+    await expect(identity.signIn(boot.email, 'wrong password!!')).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: 'invalid email or password',
+    });
+    await expect(identity.signIn('nobody@example.test', 'whatever12345')).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: 'invalid email or password',
+    });
     const admin = await identity.addHuman({ accountId: boot.account_id, email: 'admin@example.test', role: 'admin' });
     await identity.deactivate(admin.human_id);
     await expect(identity.signIn(admin.email, admin.password)).rejects.toMatchObject({ code: 'unauthorized' });
@@ -57,7 +63,9 @@ describe.each(dialects)('identity on %s', (dialect) => {
     expect(requireAdministrator(await auth.authenticate(bearer), 'PUT').humanId).toBe(admin.human_id);
 
     await identity.setRole(admin.human_id, 'member');
-    await expect(auth.authenticate(bearer).then((r) => requireAdministrator(r, 'GET'))).rejects.toMatchObject({ code: 'administrator_required' });
+    await expect(auth.authenticate(bearer).then((r) => requireAdministrator(r, 'GET'))).rejects.toMatchObject({
+      code: 'administrator_required',
+    });
 
     await identity.setRole(admin.human_id, 'admin');
     await identity.deactivate(admin.human_id);
@@ -71,7 +79,9 @@ describe.each(dialects)('identity on %s', (dialect) => {
     const token = await identity.createToken({ humanId: admin.human_id, plane: 'platform', capabilities: ['CAP_PLATFORM_OSV_READ'] });
     const tokenAuth = { authorization: `Bearer ${token.token}` };
     expect(requireCapability(await auth.authenticate(tokenAuth), 'CAP_PLATFORM_OSV_READ').plane).toBe('platform');
-    await expect(auth.authenticate(tokenAuth).then((r) => requireCapability(r, 'CAP_PLATFORM_DOCUMENTS_CREATE'))).rejects.toMatchObject({ code: 'permission_denied' });
+    await expect(auth.authenticate(tokenAuth).then((r) => requireCapability(r, 'CAP_PLATFORM_DOCUMENTS_CREATE'))).rejects.toMatchObject({
+      code: 'permission_denied',
+    });
     await identity.revoke(token.id);
     expect(await auth.authenticate(tokenAuth)).toEqual({ ok: false, reason: 'revoked' });
 
@@ -91,14 +101,22 @@ describe.each(dialects)('identity on %s', (dialect) => {
       expect(() => requireAdministrator(result, 'GET')).toThrowError(/not accepted on the admin API/);
       expect(() => requireCapability(result, 'CAP_PLATFORM_OSV_READ')).toThrowError(/platform-plane access token/);
     }
-    await expect(identity.createToken({ humanId: boot.human_id, plane: 'member', capabilities: ['CAP_PLATFORM_OSV_READ'] })).rejects.toMatchObject({ code: 'parameter_invalid' });
+    await expect(
+      identity.createToken({ humanId: boot.human_id, plane: 'member', capabilities: ['CAP_PLATFORM_OSV_READ'] }),
+    ).rejects.toMatchObject({ code: 'parameter_invalid' });
   });
 
   it('never lets a cookie carry a token, nor a bad header fall back to the cookie', async () => {
     const { auth, boot } = await setup();
     expect(await auth.authenticate({ cookie: boot.platform_token })).toEqual({ ok: false, reason: 'unknown' });
-    expect(await auth.authenticate({ authorization: 'Bearer nope', cookie: boot.session_bearer })).toEqual({ ok: false, reason: 'unknown' });
-    expect(await auth.authenticate({ authorization: 'Basic abc', cookie: boot.session_bearer })).toEqual({ ok: false, reason: 'malformed' });
+    expect(await auth.authenticate({ authorization: 'Bearer nope', cookie: boot.session_bearer })).toEqual({
+      ok: false,
+      reason: 'unknown',
+    });
+    expect(await auth.authenticate({ authorization: 'Basic abc', cookie: boot.session_bearer })).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
     const viaCookie = await auth.authenticate({ cookie: boot.session_bearer });
     expect(viaCookie.ok && viaCookie.principal.via).toBe('cookie');
     expect(requireAdministrator(viaCookie, 'HEAD').role).toBe('owner');
@@ -119,7 +137,9 @@ describe.each(dialects)('identity on %s', (dialect) => {
     clock.advance(1000);
     await expect(identity.setRole(boot.human_id, 'admin')).rejects.toMatchObject({ code: 'conflict' });
     await expect(identity.deactivate(boot.human_id)).rejects.toMatchObject({ code: 'conflict' });
-    await expect(identity.addHuman({ accountId: boot.account_id, email: 'OWNER@example.test', role: 'member' })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(identity.addHuman({ accountId: boot.account_id, email: 'OWNER@example.test', role: 'member' })).rejects.toMatchObject({
+      code: 'conflict',
+    });
     const second = await identity.addHuman({ accountId: boot.account_id, email: 'o2@example.test', role: 'owner' });
     await identity.setRole(boot.human_id, 'member');
     expect((await identity.listHumans(boot.account_id)).map((h) => [h.email, h.role])).toEqual([

@@ -7,14 +7,7 @@ import type { IdentityTables } from './identity.table.ts';
 import { AppError } from '../errors.ts';
 import * as store from './identity.store.ts';
 import type { CredentialRow, HumanRow } from './identity.table.ts';
-import {
-  CAPABILITIES,
-  TOKEN_PREFIX,
-  type Capability,
-  type Plane,
-  type Role,
-  type TokenPlane,
-} from './identity.model.ts';
+import { CAPABILITIES, TOKEN_PREFIX, type Capability, type Plane, type Role, type TokenPlane } from './identity.model.ts';
 
 export interface IdentityServiceDeps {
   db: Kysely<IdentityTables>;
@@ -97,7 +90,6 @@ function normalizeEmail(email: string): string {
   return value;
 }
 
-
 /**
  * Accounts, Humans and their credentials: the one place that creates, lists and revokes them. Used by the CLI,
  * `POST /api/v1/sessions` and the embedded bootstrap.
@@ -147,7 +139,11 @@ export function createIdentityService(deps: IdentityServiceDeps) {
     },
 
     async listAccounts() {
-      return (await store.listAccounts(db)).map((a) => ({ account_id: a.id, name: a.name, created_at: new Date(a.created_at).toISOString() }));
+      return (await store.listAccounts(db)).map((a) => ({
+        account_id: a.id,
+        name: a.name,
+        created_at: new Date(a.created_at).toISOString(),
+      }));
     },
 
     async countAccounts(): Promise<number> {
@@ -203,7 +199,12 @@ export function createIdentityService(deps: IdentityServiceDeps) {
         if (!found) throw new AppError('not_found', `no Human with id ${humanId}`);
         await store.lockAccountHumans(trx, found.account_id, deps.dialect);
         const human = (await store.findHuman(trx, humanId)) ?? found;
-        if (human.role === 'owner' && role !== 'owner' && human.active === 1 && (await store.countActiveOwners(trx, human.account_id)) <= 1) {
+        if (
+          human.role === 'owner' &&
+          role !== 'owner' &&
+          human.active === 1 &&
+          (await store.countActiveOwners(trx, human.account_id)) <= 1
+        ) {
           throw new AppError('conflict', 'cannot demote the last active owner of the Account');
         }
         await store.updateHuman(trx, humanId, { role }, clock.now());
@@ -290,7 +291,8 @@ export function createIdentityService(deps: IdentityServiceDeps) {
       if (input.plane !== 'platform' && capabilities.length > 0) {
         throw new AppError('parameter_invalid', `capabilities apply only to platform-plane tokens, not ${input.plane}`);
       }
-      if (input.expiresAt != null && input.expiresAt <= clock.now()) throw new AppError('parameter_invalid', 'expiry must be in the future');
+      if (input.expiresAt != null && input.expiresAt <= clock.now())
+        throw new AppError('parameter_invalid', 'expiry must be in the future');
       return issue(db, human, input.plane, { name: input.name ?? null, capabilities, expiresAt: input.expiresAt ?? null });
     },
 

@@ -19,7 +19,10 @@ export async function listAccounts(db: Db): Promise<AccountRow[]> {
 }
 
 export async function countAccounts(db: Db): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -39,8 +42,17 @@ export async function listHumans(db: Db, accountId: string): Promise<HumanRow[]>
   return db.selectFrom('humans').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
 }
 
-export async function updateHuman(db: Db, id: string, patch: Partial<Pick<HumanRow, 'role' | 'active' | 'password_hash'>>, now: number): Promise<void> {
-  await db.updateTable('humans').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
+export async function updateHuman(
+  db: Db,
+  id: string,
+  patch: Partial<Pick<HumanRow, 'role' | 'active' | 'password_hash'>>,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('humans')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function countActiveOwners(db: Db, accountId: string): Promise<number> {
@@ -97,7 +109,10 @@ export async function findCredential(db: Db, id: string): Promise<CredentialRow 
   return db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listCredentials(db: Db, filter: { accountId?: string; humanId?: string; kinds?: string[] }): Promise<CredentialRow[]> {
+export async function listCredentials(
+  db: Db,
+  filter: { accountId?: string; humanId?: string; kinds?: string[] },
+): Promise<CredentialRow[]> {
   let query = db.selectFrom('credentials').selectAll();
   if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
   if (filter.humanId !== undefined) query = query.where('human_id', '=', filter.humanId);
@@ -106,7 +121,12 @@ export async function listCredentials(db: Db, filter: { accountId?: string; huma
 }
 
 export async function revokeCredential(db: Db, id: string, now: number): Promise<boolean> {
-  const result = await db.updateTable('credentials').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('credentials')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

@@ -50,7 +50,7 @@ export async function startCallbackListener(deps: {
   redirect: LoopbackRedirect;
   state: string;
   log: Logger;
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }): Promise<CallbackListener> {
   const { redirect, state, log } = deps;
   let settle: { resolve: (code: string) => void; reject: (error: Error) => void } | undefined;
@@ -81,14 +81,24 @@ export async function startCallbackListener(deps: {
     // RFC 6749 §10.12: a callback without our state is someone else's (or a forged) response; ignore it and keep waiting.
     if (!stateMatches(state, url.searchParams.get('state'))) {
       log.warn('ignored a forge callback whose state does not match the sign-in in progress');
-      page(res, 400, 'Sign-in not recognized', 'This callback does not belong to the sign-in in progress. Start the sign-in again from the terminal.');
+      page(
+        res,
+        400,
+        'Sign-in not recognized',
+        'This callback does not belong to the sign-in in progress. Start the sign-in again from the terminal.',
+      );
       return;
     }
     const error = url.searchParams.get('error');
     if (error !== null) {
       page(res, 200, 'Sign-in not completed', 'The forge did not grant access. You can close this tab and return to the terminal.');
       const reason = /^[a-z_]{1,64}$/.test(error) ? error : 'unknown error';
-      finish({ error: new AppError('unauthorized', error === 'access_denied' ? 'the sign-in was refused at the forge (access_denied)' : `the forge did not grant access (${reason})`) });
+      finish({
+        error: new AppError(
+          'unauthorized',
+          error === 'access_denied' ? 'the sign-in was refused at the forge (access_denied)' : `the forge did not grant access (${reason})`,
+        ),
+      });
       return;
     }
     const received = url.searchParams.get('code');
@@ -113,8 +123,14 @@ export async function startCallbackListener(deps: {
     const onError = (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? new AppError('conflict', `cannot listen on ${redirect.url.host} for FORGE_OAUTH_REDIRECT_URI: the port is in use (is another sign-in running?)`)
-          : new AppError('unavailable', `cannot listen on ${redirect.url.host} for FORGE_OAUTH_REDIRECT_URI (${error.code ?? error.message})`),
+          ? new AppError(
+              'conflict',
+              `cannot listen on ${redirect.url.host} for FORGE_OAUTH_REDIRECT_URI: the port is in use (is another sign-in running?)`,
+            )
+          : new AppError(
+              'unavailable',
+              `cannot listen on ${redirect.url.host} for FORGE_OAUTH_REDIRECT_URI (${error.code ?? error.message})`,
+            ),
       );
     };
     server.once('error', onError);
@@ -126,7 +142,12 @@ export async function startCallbackListener(deps: {
 
   const port = (server.address() as AddressInfo).port;
   const timer = setTimeout(() => {
-    finish({ error: new AppError('deadline_exceeded', `no sign-in arrived within ${Math.round((deps.timeoutMs ?? DEFAULT_CALLBACK_TIMEOUT_MS) / 1000)} s`) });
+    finish({
+      error: new AppError(
+        'deadline_exceeded',
+        `no sign-in arrived within ${Math.round((deps.timeoutMs ?? DEFAULT_CALLBACK_TIMEOUT_MS) / 1000)} s`,
+      ),
+    });
   }, deps.timeoutMs ?? DEFAULT_CALLBACK_TIMEOUT_MS);
   timer.unref();
 

@@ -132,7 +132,10 @@ describe('platform mcp commands', () => {
     const result = await run(['mcp', 'login'], env, { openBrowser: noBrowser }, (line) => {
       // The user copies the printed link into a browser elsewhere.
       const link = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(line)?.[1];
-      if (link) visit = createForgeBrowser().authorize(link, user).then(async (callback) => void (await fetch(callback)).body?.cancel());
+      if (link)
+        visit = createForgeBrowser()
+          .authorize(link, user)
+          .then(async (callback) => void (await fetch(callback)).body?.cancel());
     });
     await visit;
     expect(result.err).toMatch(/Open this URL in a browser to sign in to the forge:\n {2}http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?/);

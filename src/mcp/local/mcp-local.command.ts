@@ -35,7 +35,12 @@ export interface McpLocalCommandDeps {
 export type McpLocalConfigLoader = (env: Env) => { core: Pick<CoreConfig, 'LOG_LEVEL'>; mcp: McpConfig };
 
 /** Adds `platform mcp` (with `--stdio`) and its `login` and `logout` subcommands. */
-export function registerMcpLocalCommands(program: Command, io: CliIo, loadConfig: McpLocalConfigLoader, deps: McpLocalCommandDeps = {}): void {
+export function registerMcpLocalCommands(
+  program: Command,
+  io: CliIo,
+  loadConfig: McpLocalConfigLoader,
+  deps: McpLocalCommandDeps = {},
+): void {
   const clock = deps.clock ?? systemClock;
   const fetchFn = deps.fetch ?? fetch;
   const openBrowser = deps.openBrowser ?? systemBrowserOpener({ env: io.env });
@@ -50,7 +55,9 @@ export function registerMcpLocalCommands(program: Command, io: CliIo, loadConfig
       const config = loadConfig(io.env);
       const settings = resolveLocalSettings(config.mcp, io.env);
       if (settings.mode === 'none') {
-        throw new CliError('no forge credentials: set FORGE_USE_OAUTH=true (browser sign-in) or FORGE_PERSONAL_ACCESS_TOKEN, with FORGE_URL');
+        throw new CliError(
+          'no forge credentials: set FORGE_USE_OAUTH=true (browser sign-in) or FORGE_PERSONAL_ACCESS_TOKEN, with FORGE_URL',
+        );
       }
       // Standard output carries MCP messages only: logs go to stderr at the configured level.
       const log = createLogger({ level: config.core.LOG_LEVEL, destination: stderrDestination(), name: 'mcp-stdio' });
@@ -76,14 +83,25 @@ export function registerMcpLocalCommands(program: Command, io: CliIo, loadConfig
       const config = loadConfig(io.env);
       const settings = resolveLocalSettings(config.mcp, io.env);
       if (settings.mode !== 'oauth') {
-        throw new CliError('FORGE_USE_OAUTH is not true: the stdio server would not use a signed-in token (set FORGE_USE_OAUTH=true, FORGE_URL and FORGE_OAUTH_APP_ID)');
+        throw new CliError(
+          'FORGE_USE_OAUTH is not true: the stdio server would not use a signed-in token (set FORGE_USE_OAUTH=true, FORGE_URL and FORGE_OAUTH_APP_ID)',
+        );
       }
       const log = commandLogger(config.core);
-      const { forge, signIn } = browserSignIn(settings, { fetch: fetchFn, clock, log, openBrowser, notify, signInTimeoutMs: deps.signInTimeoutMs });
+      const { forge, signIn } = browserSignIn(settings, {
+        fetch: fetchFn,
+        clock,
+        log,
+        openBrowser,
+        notify,
+        signInTimeoutMs: deps.signInTimeoutMs,
+      });
       const tokens = await signIn();
       await createTokenFile({ path: settings.tokenPath, log }).write(tokens);
       const username = await forge.username(tokens.access_token).catch(() => undefined);
-      io.out(`Signed in to ${settings.forgeUrl}${username === undefined ? '' : ` as @${username}`}; the token is stored in ${settings.tokenPath}`);
+      io.out(
+        `Signed in to ${settings.forgeUrl}${username === undefined ? '' : ` as @${username}`}; the token is stored in ${settings.tokenPath}`,
+      );
     });
 
   mcp
@@ -109,7 +127,9 @@ export function registerMcpLocalCommands(program: Command, io: CliIo, loadConfig
       }
       await file.remove();
       if (failure !== undefined) {
-        throw new CliError(`deleted ${path}, but the token could not be revoked at ${stored.forge_url} (${failure}); revoke the application's access in the forge's settings`);
+        throw new CliError(
+          `deleted ${path}, but the token could not be revoked at ${stored.forge_url} (${failure}); revoke the application's access in the forge's settings`,
+        );
       }
       io.out(`Signed out of ${stored.forge_url}: the token was revoked and ${path} deleted`);
     });

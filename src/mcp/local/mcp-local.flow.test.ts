@@ -16,7 +16,7 @@ import { capturedLogger, chromiumOpener, fetchOpener, launchChromium, tempDir } 
 
 const HOUR = 3_600_000;
 
-async function forgeUser(forge: StartedDevForge, token: string): Promise<{ status: number; username?: string }> {
+async function forgeUser(forge: StartedDevForge, token: string): Promise<{ status: number; username?: string | undefined }> {
   const response = await fetch(`${forge.url}/api/v4/user`, { headers: { authorization: `Bearer ${token}` } });
   const body = (await response.json()) as { username?: string };
   return { status: response.status, username: body.username };
@@ -53,12 +53,22 @@ describe('local OAuth flow against the dev forge', () => {
     // Port 0: the listener takes a free port; the dev forge, like GitLab, lets loopback ports vary (RFC 8252 §7.3).
     const redirect = parseLoopbackRedirect('http://127.0.0.1:0/callback');
     if (typeof redirect === 'string') throw new Error(redirect);
-    return { mode: 'oauth', forgeUrl: forge.url, clientId: app.uid, scopes: ['api', 'read_user'], redirect, tokenPath: join(tmp.dir, 'cfg', 'forge-token.json') };
+    return {
+      mode: 'oauth',
+      forgeUrl: forge.url,
+      clientId: app.uid,
+      scopes: ['api', 'read_user'],
+      redirect,
+      tokenPath: join(tmp.dir, 'cfg', 'forge-token.json'),
+    };
   }
 
   function deps(open: (url: string) => Promise<boolean>, log = capturedLogger().log) {
     const notes: string[] = [];
-    return { notes, deps: { fetch, clock, log, openBrowser: open, notify: (line: string) => void notes.push(line), signInTimeoutMs: 20_000 } };
+    return {
+      notes,
+      deps: { fetch, clock, log, openBrowser: open, notify: (line: string) => void notes.push(line), signInTimeoutMs: 20_000 },
+    };
   }
 
   it('signs in with a fetch-driven user agent: PKCE S256, state, the code exchanged, a working token', async () => {
@@ -176,7 +186,15 @@ describe('local OAuth flow against the dev forge', () => {
         expect((await stat(join(tmp.dir, 'cfg'))).mode & 0o777).toBe(0o700);
       }
       const stored = JSON.parse(await readFile(s.tokenPath, 'utf8')) as Record<string, unknown>;
-      expect(Object.keys(stored).sort()).toEqual(['access_token', 'client_id', 'expires_at', 'forge_url', 'refresh_token', 'scope', 'version']);
+      expect(Object.keys(stored).sort()).toEqual([
+        'access_token',
+        'client_id',
+        'expires_at',
+        'forge_url',
+        'refresh_token',
+        'scope',
+        'version',
+      ]);
       expect(stored).toMatchObject({ version: 1, forge_url: forge.url, client_id: app.uid, access_token: token });
       expect(JSON.stringify(stored)).not.toContain(user.password);
     });

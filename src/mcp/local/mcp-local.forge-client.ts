@@ -112,7 +112,8 @@ export function createForgeOAuthClient(deps: ForgeOAuthTarget & { fetch: typeof 
       }
       const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
       if (response.status === 401) throw new AppError('unauthorized', 'the forge does not accept the token');
-      if (!response.ok || typeof body?.username !== 'string') throw new AppError('unavailable', `the forge answered HTTP ${response.status} to /api/v4/user`);
+      if (!response.ok || typeof body?.username !== 'string')
+        throw new AppError('unavailable', `the forge answered HTTP ${response.status} to /api/v4/user`);
       return body.username;
     },
   };

@@ -12,7 +12,13 @@ import { defaultTokenPath } from './mcp-local.token-file.ts';
 /** The variables the local flow reads. */
 export type LocalFlowConfig = Pick<
   McpConfig,
-  'FORGE_URL' | 'FORGE_USE_OAUTH' | 'FORGE_OAUTH_APP_ID' | 'FORGE_OAUTH_REDIRECT_URI' | 'FORGE_OAUTH_TOKEN_PATH' | 'FORGE_OAUTH_SCOPES' | 'FORGE_PERSONAL_ACCESS_TOKEN'
+  | 'FORGE_URL'
+  | 'FORGE_USE_OAUTH'
+  | 'FORGE_OAUTH_APP_ID'
+  | 'FORGE_OAUTH_REDIRECT_URI'
+  | 'FORGE_OAUTH_TOKEN_PATH'
+  | 'FORGE_OAUTH_SCOPES'
+  | 'FORGE_PERSONAL_ACCESS_TOKEN'
 >;
 
 /** Settings of a local OAuth sign-in. */
@@ -58,13 +64,16 @@ export function resolveLocalSettings(config: LocalFlowConfig, env: Env): LocalMc
   const tokenPath = localTokenPath(config.FORGE_OAUTH_TOKEN_PATH, homeDirectory(env));
   const problems: string[] = [];
   if (config.FORGE_USE_OAUTH) {
-    if (config.FORGE_URL === undefined) problems.push('FORGE_URL: required when FORGE_USE_OAUTH=true (the base URL of the forge to sign in to)');
+    if (config.FORGE_URL === undefined)
+      problems.push('FORGE_URL: required when FORGE_USE_OAUTH=true (the base URL of the forge to sign in to)');
     if (config.FORGE_OAUTH_APP_ID === undefined) {
       problems.push('FORGE_OAUTH_APP_ID: required when FORGE_USE_OAUTH=true (the id of a non-confidential forge OAuth application)');
     }
     const redirect = parseLoopbackRedirect(config.FORGE_OAUTH_REDIRECT_URI ?? DEFAULT_LOCAL_REDIRECT_URI);
     if (typeof redirect === 'string') {
-      problems.push(`FORGE_OAUTH_REDIRECT_URI: ${redirect} (the local flow receives the code on this machine, e.g. ${DEFAULT_LOCAL_REDIRECT_URI})`);
+      problems.push(
+        `FORGE_OAUTH_REDIRECT_URI: ${redirect} (the local flow receives the code on this machine, e.g. ${DEFAULT_LOCAL_REDIRECT_URI})`,
+      );
     }
     if (problems.length > 0 || typeof redirect === 'string' || config.FORGE_URL === undefined || config.FORGE_OAUTH_APP_ID === undefined) {
       throw new ConfigError(problems);
@@ -79,7 +88,8 @@ export function resolveLocalSettings(config: LocalFlowConfig, env: Env): LocalMc
     };
   }
   if (config.FORGE_PERSONAL_ACCESS_TOKEN !== undefined) {
-    if (config.FORGE_URL === undefined) throw new ConfigError(['FORGE_URL: required with FORGE_PERSONAL_ACCESS_TOKEN (the base URL of the forge the token belongs to)']);
+    if (config.FORGE_URL === undefined)
+      throw new ConfigError(['FORGE_URL: required with FORGE_PERSONAL_ACCESS_TOKEN (the base URL of the forge the token belongs to)']);
     return { mode: 'personal-access-token', forgeUrl: config.FORGE_URL, token: config.FORGE_PERSONAL_ACCESS_TOKEN, tokenPath };
   }
   return { mode: 'none', tokenPath };

@@ -23,13 +23,20 @@ export interface BrowserSignInDeps {
   notify: (line: string) => void;
   log: Logger;
   /** How long to wait for the user; default 5 minutes. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Stops waiting (the caller is shutting down). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The forge's authorize URL for one sign-in (forge-facts.md, "Authorize"). */
-export function authorizeUrl(input: { forgeUrl: string; clientId: string; redirectUri: string; state: string; scopes: readonly string[]; codeChallenge: string }): string {
+export function authorizeUrl(input: {
+  forgeUrl: string;
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  scopes: readonly string[];
+  codeChallenge: string;
+}): string {
   const url = new URL(`${input.forgeUrl.replace(/\/+$/, '')}/oauth/authorize`);
   url.search = new URLSearchParams({
     client_id: input.clientId,
@@ -63,7 +70,11 @@ export async function signInWithBrowser(deps: BrowserSignInDeps): Promise<Stored
     const opened = await deps.openBrowser(url).catch(() => false);
     // The URL carries only public values (client id, challenge, state), so showing it is safe; it is the way in
     // when no browser can be opened (ssh, containers) and a fallback when the opened one is on another screen.
-    deps.notify(opened ? `Sign in to the forge in the browser window that opened. If none appeared, open:\n  ${url}` : `Open this URL in a browser to sign in to the forge:\n  ${url}`);
+    deps.notify(
+      opened
+        ? `Sign in to the forge in the browser window that opened. If none appeared, open:\n  ${url}`
+        : `Open this URL in a browser to sign in to the forge:\n  ${url}`,
+    );
     const code = await listener.code;
     const tokens = await deps.forge.exchangeCode({ code, redirectUri: listener.redirectUri, codeVerifier: pkce.verifier });
     deps.log.info({ forge: deps.forgeUrl, scope: tokens.scope }, 'signed in to the forge');

@@ -46,20 +46,37 @@ describe('platform mcp through the real CLI', () => {
   }
 
   function oauthEnv(): Record<string, string> {
-    return childEnv({ FORGE_USE_OAUTH: 'true', FORGE_OAUTH_APP_ID: appId, FORGE_OAUTH_REDIRECT_URI: 'http://127.0.0.1:0/callback', FORGE_OAUTH_TOKEN_PATH: tokenPath });
+    return childEnv({
+      FORGE_USE_OAUTH: 'true',
+      FORGE_OAUTH_APP_ID: appId,
+      FORGE_OAUTH_REDIRECT_URI: 'http://127.0.0.1:0/callback',
+      FORGE_OAUTH_TOKEN_PATH: tokenPath,
+    });
   }
 
   async function signedIn(): Promise<StoredTokenSet> {
     const redirect = parseLoopbackRedirect('http://127.0.0.1:0/callback');
     if (typeof redirect === 'string') throw new Error(redirect);
     const settings = { mode: 'oauth' as const, forgeUrl: forge.url, clientId: appId, scopes: ['api'], redirect, tokenPath };
-    const set = await browserSignIn(settings, { fetch, clock: systemClock, log: silentLogger(), openBrowser: fetchOpener(user).open, notify: () => undefined }).signIn();
+    const set = await browserSignIn(settings, {
+      fetch,
+      clock: systemClock,
+      log: silentLogger(),
+      openBrowser: fetchOpener(user).open,
+      notify: () => undefined,
+    }).signIn();
     await createTokenFile({ path: tokenPath, log: silentLogger() }).write(set);
     return set;
   }
 
   async function connect(env: Record<string, string>): Promise<{ client: Client; stderr: () => string }> {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [PLATFORM, 'mcp', '--stdio'], cwd: tmp.dir, env, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [PLATFORM, 'mcp', '--stdio'],
+      cwd: tmp.dir,
+      env,
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const client = new Client({ name: 'e2e', version: '0' });
@@ -107,7 +124,11 @@ describe('platform mcp through the real CLI', () => {
     const browser = await launchChromium();
     if (!browser) return ctx.skip();
     try {
-      const child = spawn(process.execPath, [PLATFORM, 'mcp', 'login'], { cwd: tmp.dir, env: oauthEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [PLATFORM, 'mcp', 'login'], {
+        cwd: tmp.dir,
+        env: oauthEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -29,7 +29,7 @@ export interface LocalOAuthDeps {
   /** Lines for the user, on stderr. */
   notify: (line: string) => void;
   /** How long a browser sign-in may take; default 5 minutes. */
-  signInTimeoutMs?: number;
+  signInTimeoutMs?: number | undefined;
   /** Aborts a sign-in in progress (the server is shutting down). */
   signal?: AbortSignal;
 }
@@ -56,7 +56,10 @@ export function browserSignIn(settings: LocalOAuthSettings, deps: LocalOAuthDeps
 }
 
 /** The token provider for the configured mode. */
-export function localTokenProvider(settings: LocalOAuthSettings | { mode: 'personal-access-token'; token: string }, deps: LocalOAuthDeps): ForgeTokenProvider {
+export function localTokenProvider(
+  settings: LocalOAuthSettings | { mode: 'personal-access-token'; token: string },
+  deps: LocalOAuthDeps,
+): ForgeTokenProvider {
   if (settings.mode === 'personal-access-token') return staticTokenProvider(settings.token);
   const { forge, signIn } = browserSignIn(settings, deps);
   return createOAuthTokenProvider({
@@ -81,12 +84,14 @@ export interface RunningStdioServer {
  * Starts the stdio server. The MCP handshake is answered at once; with local OAuth the sign-in (or refresh) starts
  * in the background right away, so it is usually done by the first tool call, which waits for it otherwise.
  */
-export async function startStdioServer(deps: LocalOAuthDeps & {
-  settings: Exclude<LocalMcpSettings, { mode: 'none' }>;
-  createServer: CreateForgeMcpServer;
-  stdin?: Readable;
-  stdout?: Writable;
-}): Promise<RunningStdioServer> {
+export async function startStdioServer(
+  deps: LocalOAuthDeps & {
+    settings: Exclude<LocalMcpSettings, { mode: 'none' }>;
+    createServer: CreateForgeMcpServer;
+    stdin?: Readable | undefined;
+    stdout?: Writable | undefined;
+  },
+): Promise<RunningStdioServer> {
   const { settings, log } = deps;
   const abort = new AbortController();
   const provider = localTokenProvider(settings, { ...deps, signal: abort.signal });
@@ -123,7 +128,11 @@ export async function startStdioServer(deps: LocalOAuthDeps & {
 
   if (settings.mode === 'oauth') {
     provider.getToken().catch((error: unknown) => {
-      if (!abort.signal.aborted) log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'forge sign-in did not complete; the next tool call retries');
+      if (!abort.signal.aborted)
+        log.warn(
+          { reason: error instanceof Error ? error.message : String(error) },
+          'forge sign-in did not complete; the next tool call retries',
+        );
     });
   }
   return { closed, close };

@@ -34,7 +34,11 @@ export interface Visit {
  * An opener that signs in with Chromium like a user: types the credentials into the forge's sign-in form, then
  * presses Authorize (or Deny) and lets the forge redirect to our loopback callback.
  */
-export function chromiumOpener(browser: Browser, user: { username: string; password: string }, decision: 'Authorize' | 'Deny' = 'Authorize') {
+export function chromiumOpener(
+  browser: Browser,
+  user: { username: string; password: string },
+  decision: 'Authorize' | 'Deny' = 'Authorize',
+) {
   const visits: Visit[] = [];
   const open: BrowserOpener = async (url) => {
     const done = (async () => {

@@ -47,9 +47,15 @@ describe('token file', () => {
     expect((await stat(join(dir, 'nested', 'platform'))).mode & 0o777).toBe(0o700);
     expect((await stat(path)).mode & 0o777).toBe(0o600);
     expect(await file.read()).toEqual(sample());
-    expect(Object.keys(JSON.parse(await readFile(path, 'utf8')) as object).sort()).toEqual(
-      ['access_token', 'client_id', 'expires_at', 'forge_url', 'refresh_token', 'scope', 'version'],
-    );
+    expect(Object.keys(JSON.parse(await readFile(path, 'utf8')) as object).sort()).toEqual([
+      'access_token',
+      'client_id',
+      'expires_at',
+      'forge_url',
+      'refresh_token',
+      'scope',
+      'version',
+    ]);
   });
 
   it.runIf(posix)('replaces the file by rename, leaves no temporary file and keeps 0600 under a permissive umask', async () => {

@@ -74,7 +74,8 @@ export function createTokenFile(deps: { path: string; log: Logger }): TokenFile 
       if (posix) {
         const info = await stat(path);
         // Someone loosened the mode: say so rather than silently keep using a file others can read.
-        if ((info.mode & 0o077) !== 0) log.warn({ path, mode: (info.mode & 0o777).toString(8) }, 'forge token file is readable by other users; it should be 0600');
+        if ((info.mode & 0o077) !== 0)
+          log.warn({ path, mode: (info.mode & 0o777).toString(8) }, 'forge token file is readable by other users; it should be 0600');
       }
       let parsed: unknown;
       try {

@@ -24,7 +24,15 @@ function rotatingForge(clock: { now(): number }) {
   const issue = (): StoredTokenSet => {
     n += 1;
     live.add(`refresh-${n}`);
-    return { version: 1, forge_url: FORGE, client_id: 'app', access_token: `access-${n}`, refresh_token: `refresh-${n}`, expires_at: clock.now() + 2 * HOUR, scope: 'api' };
+    return {
+      version: 1,
+      forge_url: FORGE,
+      client_id: 'app',
+      access_token: `access-${n}`,
+      refresh_token: `refresh-${n}`,
+      expires_at: clock.now() + 2 * HOUR,
+      scope: 'api',
+    };
   };
   const client: ForgeOAuthClient = {
     exchangeCode: () => Promise.reject(new Error('not used')),
@@ -166,7 +174,15 @@ describe('OAuth token provider', () => {
 
   it('never sends a token issued by another forge or application', async () => {
     const { provider, signIns } = setup();
-    await tokenFile.write({ version: 1, forge_url: 'http://other.test', client_id: 'app', access_token: 'foreign', refresh_token: 'r', expires_at: Date.UTC(2030, 0, 1), scope: 'api' });
+    await tokenFile.write({
+      version: 1,
+      forge_url: 'http://other.test',
+      client_id: 'app',
+      access_token: 'foreign',
+      refresh_token: 'r',
+      expires_at: Date.UTC(2030, 0, 1),
+      scope: 'api',
+    });
     await expect(provider.getToken()).resolves.toBe('access-1');
     expect(signIns).toHaveLength(1);
   });

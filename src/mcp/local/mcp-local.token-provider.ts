@@ -116,4 +116,3 @@ export function createOAuthTokenProvider(deps: OAuthTokenProviderDeps): ForgeTok
     },
   };
 }
-

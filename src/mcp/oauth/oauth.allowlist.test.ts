@@ -130,7 +130,12 @@ describe('allowlist', () => {
       expect(isAllowedRedirectUri(list, uri), uri).toBe(false);
     }
     // Other escapes (a space, non-ASCII letters) and plain names stay allowed under the prefix.
-    for (const uri of ['https://app.example.com/oauth/a%20b', 'https://app.example.com/oauth/caf%C3%A9', 'https://app.example.com/oauth/cb-1_x~y', 'https://app.example.com/oauth/%41']) {
+    for (const uri of [
+      'https://app.example.com/oauth/a%20b',
+      'https://app.example.com/oauth/caf%C3%A9',
+      'https://app.example.com/oauth/cb-1_x~y',
+      'https://app.example.com/oauth/%41',
+    ]) {
       expect(isAllowedRedirectUri(list, uri), uri).toBe(true);
     }
   });
@@ -173,7 +178,13 @@ describe('redirect URI safety and matching', () => {
   });
 
   it('[REG-UNSAFE] accepts https, loopback http and named app schemes', () => {
-    for (const uri of ['https://app.example/cb', 'http://127.0.0.1:1234/cb', 'http://[::1]/cb', 'http://localhost:6274/oauth/callback', 'cursor://anysphere.cursor-mcp/oauth/callback']) {
+    for (const uri of [
+      'https://app.example/cb',
+      'http://127.0.0.1:1234/cb',
+      'http://[::1]/cb',
+      'http://localhost:6274/oauth/callback',
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+    ]) {
       expect(checkRedirectUri(uri, schemes).ok, uri).toBe(true);
     }
   });

@@ -78,7 +78,10 @@ function safeScheme(text: string): string {
 
 /** Parses the variable's value; throws an Error with one line naming the bad entry. */
 export function parseAllowlist(raw: string): Allowlist {
-  const items = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (items.length === 0) throw new Error('the list is empty (use "defaults")');
   const entries: AllowlistEntry[] = [];
   let any = false;
@@ -128,8 +131,7 @@ function decodesToControl(path: string): boolean {
 function escapesPrefix(rest: string, raw: string): boolean {
   const rawPath = raw.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '').split(/[?#]/)[0] ?? '';
   return (
-    [rest, rawPath].some((path) => ENCODED_SEPARATOR.test(path) || DOT_SEGMENT.test(path) || decodesToControl(path)) ||
-    raw.includes('?')
+    [rest, rawPath].some((path) => ENCODED_SEPARATOR.test(path) || DOT_SEGMENT.test(path) || decodesToControl(path)) || raw.includes('?')
   );
 }
 

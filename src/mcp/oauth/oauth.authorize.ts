@@ -31,8 +31,10 @@ export function createAuthorizeEndpoint(
     if (!checked.ok) return checked.answer;
     const { client, redirectUri } = checked;
     const state = query.state;
-    if (state !== undefined && state.length > MAX_STATE_LENGTH) return clientError(redirectUri, 'invalid_request', 'state is too long.', undefined);
-    if (query.response_type !== 'code') return clientError(redirectUri, 'unsupported_response_type', 'Only response_type=code is supported.', state);
+    if (state !== undefined && state.length > MAX_STATE_LENGTH)
+      return clientError(redirectUri, 'invalid_request', 'state is too long.', undefined);
+    if (query.response_type !== 'code')
+      return clientError(redirectUri, 'unsupported_response_type', 'Only response_type=code is supported.', state);
     const challenge = query.code_challenge;
     const method = query.code_challenge_method;
     // PKCE with S256 is mandatory; "plain" (also the default when no method is named) is a downgrade.
@@ -45,7 +47,8 @@ export function createAuthorizeEndpoint(
     const resource = query.resource;
     if (resource !== undefined && !resourceIds.has(resource)) return clientError(redirectUri, 'invalid_target', 'Unknown resource.', state);
     const requested = query.scope?.split(/\s+/).filter(Boolean) ?? [];
-    if (!requested.every((s) => FORGE_SCOPES.has(s))) return clientError(redirectUri, 'invalid_scope', 'A requested scope is not known.', state);
+    if (!requested.every((s) => FORGE_SCOPES.has(s)))
+      return clientError(redirectUri, 'invalid_scope', 'A requested scope is not known.', state);
     const scope = requested.length > 0 ? requested.join(' ') : deps.scopes;
 
     if (deps.mode === 'passthrough') {

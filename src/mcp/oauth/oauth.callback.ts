@@ -44,7 +44,8 @@ export function createCallbackEndpoint(deps: CallbackDeps, steps: SignInSteps): 
   return async (query) => {
     const proxyState = query.state;
     if (deps.mode !== 'callback_proxy') return errorPage('Not found', 'This server does not receive forge callbacks.', 404);
-    if (proxyState === undefined) return errorPage('Invalid sign-in response', 'The forge response has no state. Start the connection again from your application.');
+    if (proxyState === undefined)
+      return errorPage('Invalid sign-in response', 'The forge response has no state. Start the connection again from your application.');
     let taken: Awaited<ReturnType<FlowStore['takePending']>>;
     try {
       taken = await deps.flows.takePending(proxyState);
@@ -59,16 +60,25 @@ export function createCallbackEndpoint(deps: CallbackDeps, steps: SignInSteps): 
       return clientError(taken.known.redirectUri, 'server_error', 'The sign-in could not be completed; try again.', taken.known.state);
     }
     if (!taken.ok) {
-      log.warn({ reason: taken.reason }, 'callback refused: pending transaction not found (replayed, expired, tampered or from another replica)');
+      log.warn(
+        { reason: taken.reason },
+        'callback refused: pending transaction not found (replayed, expired, tampered or from another replica)',
+      );
       return taken.reason === 'unavailable'
         ? errorPage('Temporarily unavailable', UNAVAILABLE, 503)
-        : errorPage('Sign-in expired', 'This sign-in was already completed or has expired. Start the connection again from your application.');
+        : errorPage(
+            'Sign-in expired',
+            'This sign-in was already completed or has expired. Start the connection again from your application.',
+          );
     }
     const tx = taken.value;
     try {
       return await finishCallback(tx, query);
     } catch (error) {
-      log.error({ cause: (error as Error).message }, 'callback failed after the pending transaction was taken; the client gets server_error');
+      log.error(
+        { cause: (error as Error).message },
+        'callback failed after the pending transaction was taken; the client gets server_error',
+      );
       return clientError(tx.redirectUri, 'server_error', 'The sign-in could not be completed; try again.', tx.state);
     }
   };

@@ -20,11 +20,29 @@ import {
 /** A self-signed certificate for 127.0.0.1 made with openssl (the metadata fetch only speaks https). */
 function selfSigned(): { key: Buffer; cert: Buffer } {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-cimd-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
 }
 
@@ -40,7 +58,13 @@ describe('client ID metadata documents', () => {
       const url = request.url ?? '';
       if (url === '/client.json') {
         response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
-        response.end(JSON.stringify({ client_id: `${base}/client.json`, client_name: 'Docs Client', redirect_uris: ['http://127.0.0.1:33418/cb', 'https://evil.example/cb'] }));
+        response.end(
+          JSON.stringify({
+            client_id: `${base}/client.json`,
+            client_name: 'Docs Client',
+            redirect_uris: ['http://127.0.0.1:33418/cb', 'https://evil.example/cb'],
+          }),
+        );
       } else if (url === '/redirect.json') {
         response.writeHead(302, { location: '/client.json' });
         response.end();
@@ -66,7 +90,8 @@ describe('client ID metadata documents', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  const testFetch = (url: URL): Promise<FetchedDocument> => fetchDocument(url, { allowPrivateAddresses: true, allowAnyPort: true, ca: tls.cert, timeoutMs: 500 });
+  const testFetch = (url: URL): Promise<FetchedDocument> =>
+    fetchDocument(url, { allowPrivateAddresses: true, allowAnyPort: true, ca: tls.cert, timeoutMs: 500 });
 
   it('[REG-CIMD] recognises https client ids with a path', () => {
     expect(isMetadataDocumentClientId('https://vscode.dev/oauth/client-metadata.json')).toBe(true);
@@ -76,7 +101,21 @@ describe('client ID metadata documents', () => {
   });
 
   it('[REG-CIMD] never reaches private, loopback or link-local addresses', async () => {
-    for (const address of ['127.0.0.1', '10.1.2.3', '192.168.1.1', '172.20.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:7f00:1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '192.168.1.1',
+      '172.20.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '::ffff:7f00:1',
+    ]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
     expect(isPrivateAddress('93.184.215.14')).toBe(false);
@@ -90,10 +129,21 @@ describe('client ID metadata documents', () => {
 
   it('[CIMD-SSRF] regression: IPv4-compatible, IPv4-translated and NAT64 addresses led to private IPv4 hosts', async () => {
     for (const address of [
-      '::127.0.0.1', '::7f00:1', '::10.0.0.1', '::a00:1', '::93.184.215.14', // ::/96 (IPv4-compatible): always refused
-      '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:5db8:d70e', // ::ffff:0:0:0/96 (IPv4-translated): always refused
-      '64:ff9b::127.0.0.1', '64:ff9b::a00:1', '64:ff9b::a9fe:a9fe', '64:ff9b::192.168.1.1', '64:ff9b:1::1', // NAT64 to private IPv4
-      '0:0:0:0:0:ffff:10.1.2.3', '::FFFF:A00:1',
+      '::127.0.0.1',
+      '::7f00:1',
+      '::10.0.0.1',
+      '::a00:1',
+      '::93.184.215.14', // ::/96 (IPv4-compatible): always refused
+      '::ffff:0:127.0.0.1',
+      '::ffff:0:7f00:1',
+      '::ffff:0:5db8:d70e', // ::ffff:0:0:0/96 (IPv4-translated): always refused
+      '64:ff9b::127.0.0.1',
+      '64:ff9b::a00:1',
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b::192.168.1.1',
+      '64:ff9b:1::1', // NAT64 to private IPv4
+      '0:0:0:0:0:ffff:10.1.2.3',
+      '::FFFF:A00:1',
     ]) {
       expect(isPrivateAddress(address), address).toBe(true);
     }
@@ -120,7 +170,12 @@ describe('client ID metadata documents', () => {
       log: captureLogger().logger,
       fetch: async (url) => {
         fetched.push(url.href);
-        return { status: 200, body: JSON.stringify({ client_id: url.href, redirect_uris: ['http://127.0.0.1/cb'] }), contentType: 'application/json', cacheControl: 'max-age=86400' };
+        return {
+          status: 200,
+          body: JSON.stringify({ client_id: url.href, redirect_uris: ['http://127.0.0.1/cb'] }),
+          contentType: 'application/json',
+          cacheControl: 'max-age=86400',
+        };
       },
     });
     const url = (i: number) => `https://client${i}.example/client.json`;
@@ -142,7 +197,10 @@ describe('client ID metadata documents', () => {
     const resolver = createClientMetadataResolver({ allowlist: parseAllowlist('defaults'), clock, log: logs.logger, fetch: testFetch });
     hits = 0;
     const first = await resolver.resolve(`${base}/client.json`, '203.0.113.1');
-    expect(first).toEqual({ ok: true, client: { clientId: `${base}/client.json`, clientName: 'Docs Client', redirectUris: ['http://127.0.0.1:33418/cb'] } });
+    expect(first).toEqual({
+      ok: true,
+      client: { clientId: `${base}/client.json`, clientName: 'Docs Client', redirectUris: ['http://127.0.0.1:33418/cb'] },
+    });
     expect(logs.text()).toContain('https://evil.example/cb');
     await resolver.resolve(`${base}/client.json`, '203.0.113.1');
     expect(hits).toBe(1);
@@ -152,13 +210,26 @@ describe('client ID metadata documents', () => {
   });
 
   it('[REG-CIMD] refuses redirects, oversized or slow documents, and documents naming another client', async () => {
-    const resolver = createClientMetadataResolver({ allowlist: parseAllowlist('defaults'), clock: fakeClock(), log: captureLogger().logger, fetch: testFetch });
+    const resolver = createClientMetadataResolver({
+      allowlist: parseAllowlist('defaults'),
+      clock: fakeClock(),
+      log: captureLogger().logger,
+      fetch: testFetch,
+    });
     expect(await resolver.resolve(`${base}/redirect.json`, '203.0.113.1')).toEqual({ ok: false, reason: 'fetch failed' });
     expect(await resolver.resolve(`${base}/huge.json`, '203.0.113.1')).toEqual({ ok: false, reason: 'fetch failed' });
     expect(await resolver.resolve(`${base}/slow.json`, '203.0.113.1')).toEqual({ ok: false, reason: 'fetch failed' });
-    expect(await resolver.resolve(`${base}/other.json`, '203.0.113.1')).toEqual({ ok: false, reason: 'client_id in the document differs from its URL' });
+    expect(await resolver.resolve(`${base}/other.json`, '203.0.113.1')).toEqual({
+      ok: false,
+      reason: 'client_id in the document differs from its URL',
+    });
     expect(await resolver.resolve(`${base}/missing.json`, '203.0.113.1')).toEqual({ ok: false, reason: 'fetch failed' });
-    const strict = createClientMetadataResolver({ allowlist: parseAllowlist('https://only.example/cb'), clock: fakeClock(), log: captureLogger().logger, fetch: testFetch });
+    const strict = createClientMetadataResolver({
+      allowlist: parseAllowlist('https://only.example/cb'),
+      clock: fakeClock(),
+      log: captureLogger().logger,
+      fetch: testFetch,
+    });
     expect(await strict.resolve(`${base}/client.json`, '203.0.113.1')).toEqual({ ok: false, reason: 'no redirect URI on the allowlist' });
   });
 });

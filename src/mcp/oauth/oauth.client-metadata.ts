@@ -37,16 +37,35 @@ export const METADATA_FETCH_WINDOW_MS = 10 * 60_000;
 function privateRanges(): BlockList {
   const list = new BlockList();
   const v4: [string, number][] = [
-    ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-    ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-    ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.88.99.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
   ];
   for (const [net, prefix] of v4) list.addSubnet(net, prefix, 'ipv4');
   // The IPv6 forms that embed an IPv4 address (::/96, ::ffff:0:0/96, ::ffff:0:0:0/96, 64:ff9b::/96) are handled
   // in isPrivateAddress, by the embedded address.
   const v6: [string, number][] = [
-    ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10],
-    ['fec0::', 10], ['ff00::', 8],
+    ['64:ff9b:1::', 48],
+    ['100::', 64],
+    ['2001::', 23],
+    ['2001:db8::', 32],
+    ['2002::', 16],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['fec0::', 10],
+    ['ff00::', 8],
   ];
   for (const [net, prefix] of v6) list.addSubnet(net, prefix, 'ipv6');
   return list;
@@ -98,7 +117,7 @@ export interface DocumentFetchOptions {
 
 /** A `lookup` that refuses hostnames resolving to any private address (all answers are checked). */
 function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return ((hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  return (hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
       const list = addresses;
@@ -110,7 +129,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
       const first = list[0] as LookupAddress;
       return callback(null, first.address, first.family);
     });
-  });
+  };
 }
 
 /**
@@ -229,8 +248,14 @@ export function createClientMetadataResolver(deps: {
   fetchLimiter?: RateLimiter;
 }): ClientMetadataResolver {
   const fetcher = deps.fetch ?? ((url: URL) => fetchDocument(url));
-  const limiter = deps.fetchLimiter ?? createWindowRateLimiter({ clock: deps.clock, limit: METADATA_FETCH_LIMIT, windowMs: METADATA_FETCH_WINDOW_MS });
-  const cache = new LRUCache<string, MetadataResult>({ max: 1000, ttl: DEFAULT_CACHE_MS, ttlResolution: 0, perf: { now: () => deps.clock.now() } });
+  const limiter =
+    deps.fetchLimiter ?? createWindowRateLimiter({ clock: deps.clock, limit: METADATA_FETCH_LIMIT, windowMs: METADATA_FETCH_WINDOW_MS });
+  const cache = new LRUCache<string, MetadataResult>({
+    max: 1000,
+    ttl: DEFAULT_CACHE_MS,
+    ttlResolution: 0,
+    perf: { now: () => deps.clock.now() },
+  });
   const inflight = new Map<string, Promise<MetadataResult>>();
 
   const load = async (clientId: string): Promise<MetadataResult> => {
@@ -261,7 +286,11 @@ export function createClientMetadataResolver(deps: {
     }
     const allowed = parsed.redirect_uris.filter((uri) => isAllowedRedirectUri(deps.allowlist, uri));
     const refused = parsed.redirect_uris.filter((uri) => !allowed.includes(uri));
-    if (refused.length > 0) deps.log.warn({ client_id: clientId, refused_redirect_uris: refused }, 'client metadata document: redirect URIs outside the allowlist ignored');
+    if (refused.length > 0)
+      deps.log.warn(
+        { client_id: clientId, refused_redirect_uris: refused },
+        'client metadata document: redirect URIs outside the allowlist ignored',
+      );
     if (allowed.length === 0) return fail('no redirect URI on the allowlist');
     const result: MetadataResult = {
       ok: true,
@@ -279,7 +308,10 @@ export function createClientMetadataResolver(deps: {
       if (!pending) {
         const decision = limiter.hit(clientAddress);
         if (!decision.allowed) {
-          deps.log.warn({ client_id: clientId.slice(0, 300), client_address: clientAddress }, 'client metadata document not fetched: fetch limit per client address reached');
+          deps.log.warn(
+            { client_id: clientId.slice(0, 300), client_address: clientAddress },
+            'client metadata document not fetched: fetch limit per client address reached',
+          );
           return { ok: false, reason: 'fetch limit per client address reached', retryAfterSeconds: decision.retryAfterSeconds };
         }
         pending = load(clientId).finally(() => inflight.delete(clientId));

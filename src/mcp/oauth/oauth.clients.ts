@@ -71,11 +71,28 @@ export function createClientRegistry(deps: {
       const issuedAt = Math.floor(deps.clock.now() / 1000);
       const uuid = randomUUID();
       if (deps.sealer) {
-        const sealed: SealedClient = { id: uuid, ru: input.redirectUris, iat: issuedAt, ...(input.clientName ? { n: input.clientName } : {}) };
+        const sealed: SealedClient = {
+          id: uuid,
+          ru: input.redirectUris,
+          iat: issuedAt,
+          ...(input.clientName ? { n: input.clientName } : {}),
+        };
         const clientId = deps.sealer.seal('client', sealed, SEALED_CLIENT_TTL_MS);
-        return { clientId, redirectUris: input.redirectUris, issuedAt, kind: 'virtual', ...(input.clientName ? { clientName: input.clientName } : {}) };
+        return {
+          clientId,
+          redirectUris: input.redirectUris,
+          issuedAt,
+          kind: 'virtual',
+          ...(input.clientName ? { clientName: input.clientName } : {}),
+        };
       }
-      const client: RegisteredClient = { clientId: uuid, redirectUris: input.redirectUris, issuedAt, kind: 'virtual', ...(input.clientName ? { clientName: input.clientName } : {}) };
+      const client: RegisteredClient = {
+        clientId: uuid,
+        redirectUris: input.redirectUris,
+        issuedAt,
+        kind: 'virtual',
+        ...(input.clientName ? { clientName: input.clientName } : {}),
+      };
       store.put(uuid, client);
       return client;
     },
@@ -84,11 +101,21 @@ export function createClientRegistry(deps: {
       if (isMetadataDocumentClientId(clientId)) {
         const result = await deps.metadata.resolve(clientId, clientAddress);
         if (!result.ok) {
-          return { ok: false, reason: `metadata document: ${result.reason}`, ...(result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}) };
+          return {
+            ok: false,
+            reason: `metadata document: ${result.reason}`,
+            ...(result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}),
+          };
         }
         return {
           ok: true,
-          client: { clientId, redirectUris: result.client.redirectUris, issuedAt: 0, kind: 'metadata_document', ...(result.client.clientName ? { clientName: result.client.clientName } : {}) },
+          client: {
+            clientId,
+            redirectUris: result.client.redirectUris,
+            issuedAt: 0,
+            kind: 'metadata_document',
+            ...(result.client.clientName ? { clientName: result.client.clientName } : {}),
+          },
         };
       }
       if (deps.sealer) {
@@ -96,7 +123,10 @@ export function createClientRegistry(deps: {
         if (!opened.ok) return { ok: false, reason: `sealed client id: ${opened.reason}` };
         const v = opened.value;
         if (!Array.isArray(v.ru) || !v.ru.every((u) => typeof u === 'string')) return { ok: false, reason: 'sealed client id: malformed' };
-        return { ok: true, client: { clientId, redirectUris: v.ru, issuedAt: v.iat, kind: 'virtual', ...(v.n ? { clientName: v.n } : {}) } };
+        return {
+          ok: true,
+          client: { clientId, redirectUris: v.ru, issuedAt: v.iat, kind: 'virtual', ...(v.n ? { clientName: v.n } : {}) },
+        };
       }
       const client = store.cache.get(clientId);
       return client ? { ok: true, client } : { ok: false, reason: 'unknown client_id (not registered on this server, or evicted)' };

@@ -18,7 +18,10 @@ export type ConsentDecisionDeps = Pick<OAuthServiceDeps, 'sealer' | 'consentRepl
 
 const EXPIRED = 'This sign-in page has expired. Start the connection again from your application.';
 
-export function createConsentDecisionEndpoint(deps: ConsentDecisionDeps, steps: SignInSteps): (input: ConsentDecision) => Promise<AuthorizeAnswer> {
+export function createConsentDecisionEndpoint(
+  deps: ConsentDecisionDeps,
+  steps: SignInSteps,
+): (input: ConsentDecision) => Promise<AuthorizeAnswer> {
   const { log, clock } = deps;
   return async ({ sealedRequest, decision, consentCookie, clientAddress }) => {
     const opened = deps.sealer.unseal<ConsentRequest & { exp?: unknown }>('authreq', sealedRequest);

@@ -29,9 +29,7 @@ export interface CookieNames {
 /** Cookie names for a public base URL: `__Host-` prefixed (and Secure) on https. */
 export function cookieNames(serverUrl: string): CookieNames {
   const secure = serverUrl.startsWith('https://');
-  return secure
-    ? { csrf: '__Host-mcp_csrf', consent: '__Host-mcp_consent', secure }
-    : { csrf: 'mcp_csrf', consent: 'mcp_consent', secure };
+  return secure ? { csrf: '__Host-mcp_csrf', consent: '__Host-mcp_consent', secure } : { csrf: 'mcp_csrf', consent: 'mcp_consent', secure };
 }
 
 /** A fresh CSRF cookie value. */
@@ -53,7 +51,12 @@ export function csrfToken(key: Buffer, cookieValue: string, sealedRequest: strin
  * Checks the form's CSRF token against the cookie, in constant time, under any of `keys` (the current secret's key
  * first, then those of secrets being rotated out, so a page rendered before a rotation can still be submitted).
  */
-export function verifyCsrfToken(keys: readonly Buffer[], cookieValue: string | undefined, sealedRequest: string, token: string | undefined): boolean {
+export function verifyCsrfToken(
+  keys: readonly Buffer[],
+  cookieValue: string | undefined,
+  sealedRequest: string,
+  token: string | undefined,
+): boolean {
   if (!isCsrfCookieValue(cookieValue) || typeof token !== 'string') return false;
   const given = Buffer.from(token);
   return keys.some((key) => {
@@ -75,7 +78,8 @@ export function readApprovals(sealer: Sealer, cookie: string | undefined, now: n
   const opened = sealer.unseal<{ a?: unknown }>('consent', cookie);
   if (!opened.ok || !Array.isArray(opened.value.a)) return [];
   return (opened.value.a as unknown[]).filter(
-    (x): x is Approval => Array.isArray(x) && x.length === 3 && typeof x[0] === 'string' && typeof x[1] === 'string' && typeof x[2] === 'number' && x[2] > now,
+    (x): x is Approval =>
+      Array.isArray(x) && x.length === 3 && typeof x[0] === 'string' && typeof x[1] === 'string' && typeof x[2] === 'number' && x[2] > now,
   );
 }
 
@@ -170,9 +174,7 @@ export function renderConsentPage(view: ConsentView): string {
   const destination = escapeHtml(destinationLabel(view.redirectUri));
   const publisher = view.clientPublisher ? `<dt>Described by</dt><dd>${escapeHtml(view.clientPublisher)}</dd>` : '';
   const unverified =
-    view.nameUnverified && view.clientName?.trim()
-      ? ' <span class="tag" data-testid="name-unverified">not verified</span>'
-      : '';
+    view.nameUnverified && view.clientName?.trim() ? ' <span class="tag" data-testid="name-unverified">not verified</span>' : '';
   const unverifiedNote = unverified ? '<span class="note"> — the application chose this name itself; it is not verified</span>' : '';
   return `<!doctype html>
 <html lang="en">

@@ -18,12 +18,27 @@ const json = (body: string) => ({ method: 'POST', headers: { 'content-type': 'ap
 /** Requests that each end in an OAuth error on `/register`, `/token` or `/revoke`, with the error expected. */
 const jsonErrorCases: [string, string, RequestInit, string][] = [
   ['register without redirect_uris', '/register', json('{}'), 'invalid_redirect_uri'],
-  ['register with bad metadata', '/register', json(JSON.stringify({ redirect_uris: [CLIENT_CALLBACK], grant_types: ['password'] })), 'invalid_client_metadata'],
-  ['register with an unsafe redirect URI', '/register', json(JSON.stringify({ redirect_uris: ['javascript:alert(1)'] })), 'invalid_redirect_uri'],
+  [
+    'register with bad metadata',
+    '/register',
+    json(JSON.stringify({ redirect_uris: [CLIENT_CALLBACK], grant_types: ['password'] })),
+    'invalid_client_metadata',
+  ],
+  [
+    'register with an unsafe redirect URI',
+    '/register',
+    json(JSON.stringify({ redirect_uris: ['javascript:alert(1)'] })),
+    'invalid_redirect_uri',
+  ],
   ['register with a body that is not JSON', '/register', json('{nope'), 'invalid_request'],
   ['token with an unknown grant', '/token', form({ grant_type: 'password' }), 'unsupported_grant_type'],
   ['token without a code', '/token', form({ grant_type: 'authorization_code' }), 'invalid_request'],
-  ['token with an unknown code', '/token', form({ grant_type: 'authorization_code', code: 'nope', code_verifier: 'v'.repeat(43) }), 'invalid_grant'],
+  [
+    'token with an unknown code',
+    '/token',
+    form({ grant_type: 'authorization_code', code: 'nope', code_verifier: 'v'.repeat(43) }),
+    'invalid_grant',
+  ],
   ['token refresh without a refresh token', '/token', form({ grant_type: 'refresh_token' }), 'invalid_request'],
   ['token with a JSON array body', '/token', json('[1,2]'), 'invalid_request'],
   ['revoke without a token', '/revoke', form({}), 'invalid_request'],
@@ -49,15 +64,35 @@ describe('OAuth error answers are never cached', () => {
   it('[TOKEN-ERRORS] error pages and error redirects of the browser endpoints carry no-store', async () => {
     const clientId = await registerClient(stack.serverUrl);
     const pages: [string, Promise<Response>][] = [
-      ['authorize with an unknown client', fetch(authorizeUrl(stack.serverUrl, { client_id: 'unknown', redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }), { redirect: 'manual' })],
-      ['authorize with a bad PKCE method', fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, code_challenge_method: 'plain' }), { redirect: 'manual' })],
+      [
+        'authorize with an unknown client',
+        fetch(authorizeUrl(stack.serverUrl, { client_id: 'unknown', redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }), {
+          redirect: 'manual',
+        }),
+      ],
+      [
+        'authorize with a bad PKCE method',
+        fetch(
+          authorizeUrl(stack.serverUrl, {
+            client_id: clientId,
+            redirect_uri: CLIENT_CALLBACK,
+            code_challenge: pkce().challenge,
+            code_challenge_method: 'plain',
+          }),
+          { redirect: 'manual' },
+        ),
+      ],
       ['callback without state', fetch(`${stack.serverUrl}/callback?code=x`, { redirect: 'manual' })],
-      ['consent form without a CSRF token', fetch(`${stack.serverUrl}/authorize`, { ...form({ request: 'x', decision: 'approve' }), redirect: 'manual' })],
+      [
+        'consent form without a CSRF token',
+        fetch(`${stack.serverUrl}/authorize`, { ...form({ request: 'x', decision: 'approve' }), redirect: 'manual' }),
+      ],
     ];
     for (const [what, pending] of pages) {
       const response = await pending;
       expect(response.status, what).toBeGreaterThanOrEqual(300);
-      if (response.status === 302) expect(new URL(response.headers.get('location') ?? '').searchParams.get('error'), what).toBe('invalid_request');
+      if (response.status === 302)
+        expect(new URL(response.headers.get('location') ?? '').searchParams.get('error'), what).toBe('invalid_request');
       expectNoStore(response, what);
     }
   });
@@ -66,7 +101,9 @@ describe('OAuth error answers are never cached', () => {
 describe('sendOAuthJson', () => {
   it('[TOKEN-ERRORS] adds no-store even when the answer names other headers, and keeps them', async () => {
     const app = Fastify();
-    app.get('/', async (_request, reply) => sendOAuthJson(reply, oauthError(429, 'too_many_requests', 'Slow down.', { 'retry-after': '7', 'cache-control': 'max-age=60' })));
+    app.get('/', async (_request, reply) =>
+      sendOAuthJson(reply, oauthError(429, 'too_many_requests', 'Slow down.', { 'retry-after': '7', 'cache-control': 'max-age=60' })),
+    );
     try {
       const response = await app.inject({ method: 'GET', url: '/' });
       expect(response.statusCode).toBe(429);

@@ -8,9 +8,7 @@ import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import type { ForgeTokens } from './oauth.stores.ts';
 
-export type ForgeTokenResult =
-  | { ok: true; tokens: ForgeTokens }
-  | { ok: false; status: number; error: string };
+export type ForgeTokenResult = { ok: true; tokens: ForgeTokens } | { ok: false; status: number; error: string };
 
 export interface ForgeTokenInfo {
   resourceOwnerId: number | string | undefined;
@@ -20,9 +18,7 @@ export interface ForgeTokenInfo {
   applicationUid: string | undefined;
 }
 
-export type TokenInfoResult =
-  | { ok: true; info: ForgeTokenInfo }
-  | { ok: false; kind: 'invalid' | 'unavailable'; status: number };
+export type TokenInfoResult = { ok: true; info: ForgeTokenInfo } | { ok: false; kind: 'invalid' | 'unavailable'; status: number };
 
 export interface ForgeOAuth {
   exchangeCode(input: { code: string; codeVerifier: string; redirectUri: string }): Promise<ForgeTokenResult>;
@@ -34,10 +30,11 @@ export interface ForgeOAuth {
 const tokenSchema = z.object({
   access_token: z.string().min(1),
   token_type: z.string().default('Bearer'),
-  refresh_token: z.string().optional(),
-  expires_in: z.number().optional(),
-  scope: z.string().optional(),
-  created_at: z.number().optional(),
+  // exactOptional: JSON never carries `undefined`, and ForgeTokens has no room for it.
+  refresh_token: z.string().exactOptional(),
+  expires_in: z.number().exactOptional(),
+  scope: z.string().exactOptional(),
+  created_at: z.number().exactOptional(),
 });
 
 const tokenInfoSchema = z.object({
@@ -59,7 +56,13 @@ async function errorCode(response: Response): Promise<string> {
   }
 }
 
-export function createForgeOAuth(deps: { forgeUrl: string; appId: string; fetch: typeof fetch; log: Logger; timeoutMs?: number }): ForgeOAuth {
+export function createForgeOAuth(deps: {
+  forgeUrl: string;
+  appId: string;
+  fetch: typeof fetch;
+  log: Logger;
+  timeoutMs?: number;
+}): ForgeOAuth {
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const base = deps.forgeUrl.replace(/\/+$/, '');
 
@@ -98,9 +101,15 @@ export function createForgeOAuth(deps: { forgeUrl: string; appId: string; fetch:
 
   return {
     exchangeCode: ({ code, codeVerifier, redirectUri }) =>
-      tokenRequest('authorization_code', { grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri }),
+      tokenRequest('authorization_code', {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: codeVerifier,
+        redirect_uri: redirectUri,
+      }),
 
-    refresh: ({ refreshToken, scope }) => tokenRequest('refresh_token', { grant_type: 'refresh_token', refresh_token: refreshToken, scope }),
+    refresh: ({ refreshToken, scope }) =>
+      tokenRequest('refresh_token', { grant_type: 'refresh_token', refresh_token: refreshToken, scope }),
 
     async revoke({ token, tokenTypeHint }) {
       try {
@@ -154,7 +163,11 @@ async function getWithToken(
 ): Promise<{ response: Response } | { kind: 'invalid' | 'unavailable'; status: number; cause?: string }> {
   let response: Response;
   try {
-    response = await fetchFn(url, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetchFn(url, {
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (error) {
     return { kind: 'unavailable', status: 0, cause: (error as Error).message };
   }
@@ -183,7 +196,12 @@ export async function revokeForgeTokens(forge: Pick<ForgeOAuth, 'revoke'>, token
  * Token validation through `GET /api/v4/user`, for `/mcp` without remote OAuth (clients bring their own forge
  * token, possibly a personal access token, which `/oauth/token/info` does not describe).
  */
-export function createForgeUserTokenCheck(deps: { forgeUrl: string; fetch: typeof fetch; log: Logger; timeoutMs?: number }): Pick<ForgeOAuth, 'tokenInfo'> {
+export function createForgeUserTokenCheck(deps: {
+  forgeUrl: string;
+  fetch: typeof fetch;
+  log: Logger;
+  timeoutMs?: number;
+}): Pick<ForgeOAuth, 'tokenInfo'> {
   const base = deps.forgeUrl.replace(/\/+$/, '');
   return {
     async tokenInfo(token) {

@@ -31,7 +31,10 @@ function pendingSize(stack: Stack): number {
 /** The consent page's fields and the browser holding its CSRF cookie, for a new sign-in of `clientId`. */
 async function openConsent(stack: Stack, clientId: string, headers: Record<string, string> = {}) {
   const browser = createForgeBrowser();
-  const page = await browser.request(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 'st' }), { headers });
+  const page = await browser.request(
+    authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 'st' }),
+    { headers },
+  );
   expect(page.status).toBe(200);
   return { browser, fields: consentFields(await page.text()) };
 }
@@ -45,15 +48,28 @@ describe('sign-ins in progress cannot be evicted by a flood of new ones', () => 
       const { verifier, challenge } = pkce();
       const victim = createForgeBrowser();
       // approveConsent fails unless the consent answers 302.
-      const forgeAuthorize = (await approveConsent(victim, stack.serverUrl, { client_id: victimClient, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state: 'victim' })).href;
+      const forgeAuthorize = (
+        await approveConsent(victim, stack.serverUrl, {
+          client_id: victimClient,
+          redirect_uri: CLIENT_CALLBACK,
+          code_challenge: challenge,
+          state: 'victim',
+        })
+      ).href;
 
       // The attacker approves its own client once, so its consent is remembered, then replays GET /authorize
       // more often than the LRU holds entries (1000), from one address behind the trusted proxy.
       const as = { 'x-forwarded-for': '203.0.113.66' };
       const attackerClient = await registerClient(stack.serverUrl);
       const { browser: attacker, fields } = await openConsent(stack, attackerClient, as);
-      expect((await attacker.request(`${stack.serverUrl}/authorize`, { form: { ...fields, decision: 'approve' }, headers: as })).status).toBe(302);
-      const flood = authorizeUrl(stack.serverUrl, { client_id: attackerClient, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge });
+      expect(
+        (await attacker.request(`${stack.serverUrl}/authorize`, { form: { ...fields, decision: 'approve' }, headers: as })).status,
+      ).toBe(302);
+      const flood = authorizeUrl(stack.serverUrl, {
+        client_id: attackerClient,
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: pkce().challenge,
+      });
       const statuses: number[] = [];
       for (let i = 0; i < 1001; i += 1) {
         const response = await attacker.request(flood, { headers: as });
@@ -77,7 +93,13 @@ describe('sign-ins in progress cannot be evicted by a flood of new ones', () => 
       expect(back.status).toBe(302);
       const landed = new URL(back.headers.get('location') ?? '');
       expect(landed.searchParams.get('state')).toBe('victim');
-      const answer = await token(stack.serverUrl, { grant_type: 'authorization_code', code: landed.searchParams.get('code') ?? '', code_verifier: verifier, client_id: victimClient, redirect_uri: CLIENT_CALLBACK });
+      const answer = await token(stack.serverUrl, {
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code') ?? '',
+        code_verifier: verifier,
+        client_id: victimClient,
+        redirect_uri: CLIENT_CALLBACK,
+      });
       expect(answer.status).toBe(200);
 
       // The limit is per address and per 10 minutes.
@@ -107,8 +129,12 @@ describe('sign-ins in progress cannot be evicted by a flood of new ones', () => 
       expect(pendingSize(stack)).toBe(before + 1);
       // A denied form cannot be turned into an approval afterwards either.
       const second = await openConsent(stack, clientId);
-      expect((await second.browser.request(`${stack.serverUrl}/authorize`, { form: { ...second.fields, decision: 'deny' } })).status).toBe(302);
-      expect((await second.browser.request(`${stack.serverUrl}/authorize`, { form: { ...second.fields, decision: 'approve' } })).status).toBe(400);
+      expect((await second.browser.request(`${stack.serverUrl}/authorize`, { form: { ...second.fields, decision: 'deny' } })).status).toBe(
+        302,
+      );
+      expect(
+        (await second.browser.request(`${stack.serverUrl}/authorize`, { form: { ...second.fields, decision: 'approve' } })).status,
+      ).toBe(400);
       expect(pendingSize(stack)).toBe(before + 1);
     } finally {
       await stack.close();
@@ -135,7 +161,8 @@ describe('forge tokens behind proxy codes that are never redeemed', () => {
   const recordingFetch: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (url.endsWith('/oauth/token') && response.ok) issued.push((await response.clone().json()) as { access_token: string; refresh_token: string });
+    if (url.endsWith('/oauth/token') && response.ok)
+      issued.push((await response.clone().json()) as { access_token: string; refresh_token: string });
     return response;
   };
   beforeAll(async () => {
@@ -152,17 +179,31 @@ describe('forge tokens behind proxy codes that are never redeemed', () => {
   const signIn = async () => {
     const clientId = await registerClient(stack.serverUrl);
     const { verifier, challenge } = pkce();
-    const walk = await walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), stack.forge.user);
+    const walk = await walkSignIn(
+      authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }),
+      stack.forge.user,
+    );
     const forgeTokens = issued.at(-1);
     if (!forgeTokens) throw new Error('no forge tokens recorded');
     expect(await forgeAccepts(forgeTokens.access_token)).toBe(true);
-    const form = { grant_type: 'authorization_code', code: walk.clientRedirect.searchParams.get('code') ?? '', code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK };
+    const form = {
+      grant_type: 'authorization_code',
+      code: walk.clientRedirect.searchParams.get('code') ?? '',
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: CLIENT_CALLBACK,
+    };
     return { form, forgeTokens };
   };
 
   it('[TOKEN-FAIL-REVOKE] regression: a failed /token burnt the proxy code but left the forge tokens alive; now they are revoked', async () => {
     const otherClient = await registerClient(stack.serverUrl);
-    for (const change of [{ code_verifier: pkce().verifier }, { code_verifier: undefined }, { client_id: otherClient }, { redirect_uri: 'http://127.0.0.1:45679/callback' }]) {
+    for (const change of [
+      { code_verifier: pkce().verifier },
+      { code_verifier: undefined },
+      { client_id: otherClient },
+      { redirect_uri: 'http://127.0.0.1:45679/callback' },
+    ]) {
       const { form, forgeTokens } = await signIn();
       const failed = await token(stack.serverUrl, { ...form, ...change });
       expect(failed.status, JSON.stringify(change)).toBe(400);
@@ -170,7 +211,11 @@ describe('forge tokens behind proxy codes that are never redeemed', () => {
       await vi.waitFor(async () => expect(await forgeAccepts(forgeTokens.access_token)).toBe(false), { timeout: 3000 });
       const refresh = await fetch(`${stack.forge.forge.url}/oauth/token`, {
         method: 'POST',
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: forgeTokens.refresh_token, client_id: stack.forge.app.uid }),
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: forgeTokens.refresh_token,
+          client_id: stack.forge.app.uid,
+        }),
       });
       expect(refresh.status).toBe(400);
       // The burnt code stays burnt.
@@ -238,7 +283,14 @@ describe('/callback never ends in a JSON error', () => {
     try {
       const clientId = await registerClient(stack.serverUrl);
       const browser = createForgeBrowser();
-      const page = await browser.request(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 'st-down' }));
+      const page = await browser.request(
+        authorizeUrl(stack.serverUrl, {
+          client_id: clientId,
+          redirect_uri: CLIENT_CALLBACK,
+          code_challenge: pkce().challenge,
+          state: 'st-down',
+        }),
+      );
       const fields = consentFields(await page.text());
       const approved = await browser.request(`${stack.serverUrl}/authorize`, { form: { ...fields, decision: 'approve' } });
       const callback = await browser.authorize(approved.headers.get('location') ?? '', stack.forge.user);
@@ -271,7 +323,9 @@ describe('/callback never ends in a JSON error', () => {
     try {
       const clientId = await registerClient(stack.serverUrl);
       const browser = createForgeBrowser();
-      const page = await browser.request(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }));
+      const page = await browser.request(
+        authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }),
+      );
       const fields = consentFields(await page.text());
       const approved = await browser.request(`${stack.serverUrl}/authorize`, { form: { ...fields, decision: 'approve' } });
       const callback = await browser.authorize(approved.headers.get('location') ?? '', stack.forge.user);
@@ -291,12 +345,18 @@ describe('consent page', () => {
     const stack = await startStack({ mode: 'callback_proxy' });
     try {
       const clientId = await registerClient(stack.serverUrl, [CLIENT_CALLBACK], 'Claude');
-      const html = await (await fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }))).text();
-      expect(html).toMatch(/data-testid="client-name">Claude<\/strong> <span class="tag" data-testid="name-unverified">not verified<\/span>/);
+      const html = await (
+        await fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }))
+      ).text();
+      expect(html).toMatch(
+        /data-testid="client-name">Claude<\/strong> <span class="tag" data-testid="name-unverified">not verified<\/span>/,
+      );
       expect(html).toContain('the application chose this name itself; it is not verified');
       // Without a name there is nothing to verify.
       const unnamed = await registerClient(stack.serverUrl, [CLIENT_CALLBACK], '');
-      const plain = await (await fetch(authorizeUrl(stack.serverUrl, { client_id: unnamed, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }))).text();
+      const plain = await (
+        await fetch(authorizeUrl(stack.serverUrl, { client_id: unnamed, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }))
+      ).text();
       expect(plain).toContain('An application');
       expect(plain).not.toContain('name-unverified');
     } finally {

@@ -67,7 +67,13 @@ export function protectedResourcePaths(serverUrl: string): string[] {
 /** Every path the authorization-server metadata is served at. */
 export function authorizationServerPaths(serverUrl: string): string[] {
   const p = serverPathPrefix(serverUrl);
-  return [...new Set(['/.well-known/oauth-authorization-server', `/.well-known/oauth-authorization-server${p}`, `${p}/.well-known/oauth-authorization-server`])];
+  return [
+    ...new Set([
+      '/.well-known/oauth-authorization-server',
+      `/.well-known/oauth-authorization-server${p}`,
+      `${p}/.well-known/oauth-authorization-server`,
+    ]),
+  ];
 }
 
 /** The URL named by `resource_metadata` in the 401 challenge (forge-facts.md, exactly). */

@@ -37,7 +37,16 @@ describe('passthrough mode', () => {
   it('[MODE-PASSTHROUGH] [AUTHZ-PASSTHROUGH] [PASSTHROUGH-TOKEN] forwards the client parameters and never sees the callback', async () => {
     const clientId = await registerClient(stack.serverUrl);
     const { verifier, challenge } = pkce();
-    const response = await fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state: 'pt-state', scope: 'api read_user' }), { redirect: 'manual' });
+    const response = await fetch(
+      authorizeUrl(stack.serverUrl, {
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: challenge,
+        state: 'pt-state',
+        scope: 'api read_user',
+      }),
+      { redirect: 'manual' },
+    );
     expect(response.status).toBe(302);
     const toForge = new URL(response.headers.get('location') ?? '');
     expect(toForge.origin + toForge.pathname).toBe(`${stack.forge.forge.url}/oauth/authorize`);
@@ -50,29 +59,60 @@ describe('passthrough mode', () => {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     });
-    const walk = await walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state: 'pt-state' }), stack.forge.user);
+    const walk = await walkSignIn(
+      authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state: 'pt-state' }),
+      stack.forge.user,
+    );
     expect(walk.consentHtml).toBeUndefined();
     expect(walk.callback).toBeUndefined();
     expect(walk.clientRedirect.searchParams.get('state')).toBe('pt-state');
     const tokenCalls = stack.forge.forge.counters.token;
-    const answer = await token(stack.serverUrl, { grant_type: 'authorization_code', code: walk.clientRedirect.searchParams.get('code') ?? '', code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+    const answer = await token(stack.serverUrl, {
+      grant_type: 'authorization_code',
+      code: walk.clientRedirect.searchParams.get('code') ?? '',
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: CLIENT_CALLBACK,
+    });
     expect(answer.status).toBe(200);
     expect(stack.forge.forge.counters.token).toBe(tokenCalls + 1);
-    expect(toolJson(await callTool(stack.serverUrl, String(answer.body.access_token), 'get_current_user'))).toMatchObject({ username: stack.forge.user.username });
+    expect(toolJson(await callTool(stack.serverUrl, String(answer.body.access_token), 'get_current_user'))).toMatchObject({
+      username: stack.forge.user.username,
+    });
   });
 
   it('[AUTH-VERIFIER-REQUIRED] [TOKEN-ERRORS] requires the verifier and passes forge refusals on as RFC 6749 errors', async () => {
     const clientId = await registerClient(stack.serverUrl);
     const { challenge } = pkce();
-    const walk = await walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), stack.forge.user);
+    const walk = await walkSignIn(
+      authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }),
+      stack.forge.user,
+    );
     const code = walk.clientRedirect.searchParams.get('code') ?? '';
-    const missing = await token(stack.serverUrl, { grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+    const missing = await token(stack.serverUrl, {
+      grant_type: 'authorization_code',
+      code,
+      client_id: clientId,
+      redirect_uri: CLIENT_CALLBACK,
+    });
     expect(missing.body.error).toBe('invalid_request');
-    const wrong = await token(stack.serverUrl, { grant_type: 'authorization_code', code, code_verifier: pkce().verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+    const wrong = await token(stack.serverUrl, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: pkce().verifier,
+      client_id: clientId,
+      redirect_uri: CLIENT_CALLBACK,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body).toEqual({ error: 'invalid_grant', error_description: 'The forge refused the grant.' });
     expect(wrong.headers.get('cache-control')).toBe('no-store');
-    const unknownClient = await token(stack.serverUrl, { grant_type: 'authorization_code', code, code_verifier: 'x'.repeat(43), client_id: 'nope', redirect_uri: CLIENT_CALLBACK });
+    const unknownClient = await token(stack.serverUrl, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: 'x'.repeat(43),
+      client_id: 'nope',
+      redirect_uri: CLIENT_CALLBACK,
+    });
     expect(unknownClient.status).toBe(401);
     expect(unknownClient.body.error).toBe('invalid_client');
   });
@@ -81,7 +121,10 @@ describe('passthrough mode', () => {
     const unregistered = 'http://127.0.0.1:45999/elsewhere';
     const clientId = await registerClient(stack.serverUrl, [unregistered]);
     await expect(
-      walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: unregistered, code_challenge: pkce().challenge }), stack.forge.user),
+      walkSignIn(
+        authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: unregistered, code_challenge: pkce().challenge }),
+        stack.forge.user,
+      ),
     ).rejects.toThrow(/status 400/);
   });
 
@@ -140,20 +183,33 @@ describe('discovery', () => {
   it('[DISCOVERY-PATH] serves the path-prefixed variants when MCP_SERVER_URL has a path, and the flow works there', async () => {
     const base = prefixed.url;
     expect(prefixed.serverUrl).toBe(`${base}/forge`);
-    for (const path of ['/.well-known/oauth-protected-resource/forge/mcp', '/.well-known/oauth-protected-resource/forge', '/forge/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+    for (const path of [
+      '/.well-known/oauth-protected-resource/forge/mcp',
+      '/.well-known/oauth-protected-resource/forge',
+      '/forge/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource',
+    ]) {
       const doc = (await (await fetch(`${base}${path}`)).json()) as Record<string, unknown>;
       expect(doc.resource, path).toBe(`${base}/forge/mcp`);
     }
-    for (const path of ['/.well-known/oauth-authorization-server/forge', '/forge/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server']) {
+    for (const path of [
+      '/.well-known/oauth-authorization-server/forge',
+      '/forge/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-authorization-server',
+    ]) {
       const doc = (await (await fetch(`${base}${path}`)).json()) as Record<string, unknown>;
       expect(doc.issuer, path).toBe(`${base}/forge`);
       expect(doc.token_endpoint).toBe(`${base}/forge/token`);
     }
     const challenge = await fetch(`${base}/forge/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect(challenge.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/forge/.well-known/oauth-protected-resource/mcp", scope="api read_user"`);
+    expect(challenge.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${base}/forge/.well-known/oauth-protected-resource/mcp", scope="api read_user"`,
+    );
     const { tokens, walk } = await completeFlow(prefixed);
     expect(walk.callback).toContain('/forge/callback?');
-    expect(toolJson(await callTool(prefixed.serverUrl, String(tokens.access_token), 'get_current_user'))).toMatchObject({ username: prefixed.forge.user.username });
+    expect(toolJson(await callTool(prefixed.serverUrl, String(tokens.access_token), 'get_current_user'))).toMatchObject({
+      username: prefixed.forge.user.username,
+    });
   });
 
   it('[DISCOVERY-CORS] answers CORS on the metadata, /token, /register and /mcp, including preflights', async () => {
@@ -173,7 +229,11 @@ describe('discovery', () => {
     }
     const failedToken = await token(root.url, { grant_type: 'nope' });
     expect(failedToken.headers.get('access-control-allow-origin')).toBe('*');
-    const challenge = await fetch(`${root.url}/mcp`, { method: 'POST', headers: { ...origin, 'content-type': 'application/json' }, body: '{}' });
+    const challenge = await fetch(`${root.url}/mcp`, {
+      method: 'POST',
+      headers: { ...origin, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(challenge.headers.get('access-control-expose-headers')).toContain('www-authenticate');
   });
 });
@@ -259,17 +319,36 @@ describe('client ID metadata documents over HTTP', () => {
     const stack = await startStack({ mode: 'callback_proxy', fetchClientMetadata });
     try {
       const { challenge, verifier } = pkce();
-      const walk = await walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), stack.forge.user);
+      const walk = await walkSignIn(
+        authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }),
+        stack.forge.user,
+      );
       expect(walk.consentHtml).toContain('Docs Client');
       expect(walk.consentHtml).toContain('client.example');
-      const answer = await token(stack.serverUrl, { grant_type: 'authorization_code', code: walk.clientRedirect.searchParams.get('code') ?? '', code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+      const answer = await token(stack.serverUrl, {
+        grant_type: 'authorization_code',
+        code: walk.clientRedirect.searchParams.get('code') ?? '',
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+      });
       expect(answer.status).toBe(200);
       expect(fetches).toBe(1);
       // The document lists an attacker callback, but it is not on the allowlist.
-      const refused = await fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: 'https://attacker.example/cb', code_challenge: challenge }), { redirect: 'manual' });
+      const refused = await fetch(
+        authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: 'https://attacker.example/cb', code_challenge: challenge }),
+        { redirect: 'manual' },
+      );
       expect(refused.status).toBe(400);
       expect(refused.headers.get('location')).toBeNull();
-      const unknown = await fetch(authorizeUrl(stack.serverUrl, { client_id: 'https://client.example/missing.json', redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), { redirect: 'manual' });
+      const unknown = await fetch(
+        authorizeUrl(stack.serverUrl, {
+          client_id: 'https://client.example/missing.json',
+          redirect_uri: CLIENT_CALLBACK,
+          code_challenge: challenge,
+        }),
+        { redirect: 'manual' },
+      );
       expect(unknown.status).toBe(400);
     } finally {
       await stack.close();
@@ -282,12 +361,24 @@ describe('metadata document fetch limit over HTTP', () => {
     let fetches = 0;
     const fetchClientMetadata = async (url: URL): Promise<FetchedDocument> => {
       fetches += 1;
-      return { status: 200, body: JSON.stringify({ client_id: url.href, redirect_uris: [CLIENT_CALLBACK] }), contentType: 'application/json', cacheControl: '' };
+      return {
+        status: 200,
+        body: JSON.stringify({ client_id: url.href, redirect_uris: [CLIENT_CALLBACK] }),
+        contentType: 'application/json',
+        cacheControl: '',
+      };
     };
     const stack = await startStack({ mode: 'callback_proxy', fetchClientMetadata });
     try {
       const open = (i: number) =>
-        fetch(authorizeUrl(stack.serverUrl, { client_id: `https://client${i}.example/client.json`, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }), { redirect: 'manual' });
+        fetch(
+          authorizeUrl(stack.serverUrl, {
+            client_id: `https://client${i}.example/client.json`,
+            redirect_uri: CLIENT_CALLBACK,
+            code_challenge: pkce().challenge,
+          }),
+          { redirect: 'manual' },
+        );
       for (let i = 0; i < METADATA_FETCH_LIMIT; i += 1) expect((await open(i)).status).toBe(200);
       const limited = await open(METADATA_FETCH_LIMIT);
       expect(limited.status).toBe(429);
@@ -334,7 +425,11 @@ describe('without remote OAuth', () => {
       expect((await register(url, { redirect_uris: [CLIENT_CALLBACK] })).status).toBe(404);
       const pat = forge.createPersonalAccessToken('pat-user');
       expect(toolJson(await callTool(url, pat, 'get_current_user'))).toMatchObject({ username: 'pat-user' });
-      const refused = await fetch(`${url}/mcp`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: '{}' });
+      const refused = await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer nope', 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="forge-mcp", scope="api read_user", error="invalid_token"');
     } finally {

@@ -38,7 +38,13 @@ describe('callback proxy mode (stateful)', () => {
     const { verifier, challenge } = pkce();
     const tokenCallsBefore = stack.forge.forge.counters.token;
     const walk = await walkSignIn(
-      authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge, state: 'client-state-1', scope: 'api read_user' }),
+      authorizeUrl(stack.serverUrl, {
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: challenge,
+        state: 'client-state-1',
+        scope: 'api read_user',
+      }),
       user(),
     );
     // Step 3: the forge sees the real application id, our callback, a proxy challenge and a proxy state.
@@ -61,7 +67,13 @@ describe('callback proxy mode (stateful)', () => {
     const proxyCode = landed.searchParams.get('code') ?? '';
     expect(proxyCode).not.toBe(atCallback.searchParams.get('code'));
     // Step 7.
-    const answer = await token(stack.serverUrl, { grant_type: 'authorization_code', code: proxyCode, code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+    const answer = await token(stack.serverUrl, {
+      grant_type: 'authorization_code',
+      code: proxyCode,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: CLIENT_CALLBACK,
+    });
     expect(answer.status).toBe(200);
     expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(answer.body).toMatchObject({ token_type: 'Bearer', scope: 'api read_user' });
@@ -81,20 +93,30 @@ describe('callback proxy mode (stateful)', () => {
     expect(stack.forge.forge.counters.user).toBe(userBefore + 1);
     const projects = toolJson(await callTool(stack.serverUrl, bearer, 'list_projects')) as { path_with_namespace: string }[];
     expect(projects.map((p) => p.path_with_namespace)).toContain(`${user().username}/hello-forge`);
-    const issues = toolJson(await callTool(stack.serverUrl, bearer, 'list_issues', { project_id: `${user().username}/hello-forge`, state: 'opened' })) as { title: string }[];
+    const issues = toolJson(
+      await callTool(stack.serverUrl, bearer, 'list_issues', { project_id: `${user().username}/hello-forge`, state: 'opened' }),
+    ) as { title: string }[];
     expect(issues.length).toBeGreaterThan(0);
-    const created = toolJson(await callTool(stack.serverUrl, bearer, 'create_issue', { project_id: `${user().username}/hello-forge`, title: 'Made over MCP' })) as { title: string; author: string };
+    const created = toolJson(
+      await callTool(stack.serverUrl, bearer, 'create_issue', { project_id: `${user().username}/hello-forge`, title: 'Made over MCP' }),
+    ) as { title: string; author: string };
     expect(created).toMatchObject({ title: 'Made over MCP', author: user().username });
-    const mrs = toolJson(await callTool(stack.serverUrl, bearer, 'list_merge_requests', { project_id: `${user().username}/hello-forge` })) as unknown[];
+    const mrs = toolJson(
+      await callTool(stack.serverUrl, bearer, 'list_merge_requests', { project_id: `${user().username}/hello-forge` }),
+    ) as unknown[];
     expect(mrs.length).toBeGreaterThan(0);
-    expect(toolJson(await callTool(stack.serverUrl, bearer, 'get_project', { project_id: `${user().username}/hello-forge` }))).toMatchObject({ name: 'hello-forge' });
+    expect(
+      toolJson(await callTool(stack.serverUrl, bearer, 'get_project', { project_id: `${user().username}/hello-forge` })),
+    ).toMatchObject({ name: 'hello-forge' });
     // Each SDK session above is several HTTP requests; the forge validated the token once.
     expect(stack.forge.forge.counters.tokenInfo).toBe(infoBefore + 1);
   });
 
   it('[CONSENT-PAGE] [CONSENT-HEADERS] shows the client name and destination on a self-contained, unframeable page', async () => {
     const clientId = await registerClient(stack.serverUrl, [CLIENT_CALLBACK], 'Acme <Assistant>');
-    const response = await fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 's' }));
+    const response = await fetch(
+      authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 's' }),
+    );
     expect(response.status).toBe(200);
     const html = await response.text();
     expect(html).toContain('Acme &lt;Assistant&gt;');
@@ -116,7 +138,15 @@ describe('callback proxy mode (stateful)', () => {
 
   it('[CONSENT-PAGE] names the host of a non-loopback callback', async () => {
     const clientId = await registerClient(stack.serverUrl, ['https://claude.ai/api/mcp/auth_callback'], 'Claude');
-    const html = await (await fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: 'https://claude.ai/api/mcp/auth_callback', code_challenge: pkce().challenge }))).text();
+    const html = await (
+      await fetch(
+        authorizeUrl(stack.serverUrl, {
+          client_id: clientId,
+          redirect_uri: 'https://claude.ai/api/mcp/auth_callback',
+          code_challenge: pkce().challenge,
+        }),
+      )
+    ).text();
     expect(html).toMatch(/data-testid="destination">claude.ai</);
   });
 
@@ -139,7 +169,16 @@ describe('callback proxy mode (stateful)', () => {
 
   it('[CONSENT-DENY] Deny sends access_denied with the state and iss to the client', async () => {
     const clientId = await registerClient(stack.serverUrl);
-    const walk = await walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 'deny-state' }), user(), { consent: 'deny' });
+    const walk = await walkSignIn(
+      authorizeUrl(stack.serverUrl, {
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: pkce().challenge,
+        state: 'deny-state',
+      }),
+      user(),
+      { consent: 'deny' },
+    );
     expect(walk.forgeAuthorize).toBeUndefined();
     expect(walk.clientRedirect.origin + walk.clientRedirect.pathname).toBe(CLIENT_CALLBACK);
     expect(walk.clientRedirect.searchParams.get('error')).toBe('access_denied');
@@ -150,7 +189,9 @@ describe('callback proxy mode (stateful)', () => {
   it('[CONSENT-CSRF] refuses an approval without, or with a wrong, CSRF token or cookie', async () => {
     const clientId = await registerClient(stack.serverUrl);
     const browser = createForgeBrowser();
-    const page = await browser.request(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }));
+    const page = await browser.request(
+      authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }),
+    );
     const fields = consentFields(await page.text());
     const post = (form: Record<string, string>, b = browser) => b.request(`${stack.serverUrl}/authorize`, { form });
     // A cross-site form has no token and the browser would not even send a Lax cookie on it.
@@ -162,7 +203,9 @@ describe('callback proxy mode (stateful)', () => {
     expect(refused.status).toBe(403);
     expect(refused.headers.get('location')).toBeNull();
     // A token taken from another consent page does not carry over to this request.
-    const otherPage = await browser.request(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }));
+    const otherPage = await browser.request(
+      authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }),
+    );
     const otherFields = consentFields(await otherPage.text());
     expect((await post({ request: fields.request, csrf: otherFields.csrf, decision: 'approve' })).status).toBe(403);
     // The real pair works.
@@ -183,8 +226,17 @@ describe('callback proxy mode (stateful)', () => {
     const run = async () => {
       const clientId = await registerClient(stack.serverUrl);
       const { verifier, challenge } = pkce();
-      const walk = await walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), user());
-      const form = { grant_type: 'authorization_code', code: walk.clientRedirect.searchParams.get('code') ?? '', code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK };
+      const walk = await walkSignIn(
+        authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }),
+        user(),
+      );
+      const form = {
+        grant_type: 'authorization_code',
+        code: walk.clientRedirect.searchParams.get('code') ?? '',
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+      };
       return form;
     };
     const once = await run();
@@ -199,7 +251,10 @@ describe('callback proxy mode (stateful)', () => {
     stack.clock.advance(10 * 60_000);
     const expired = await token(stack.serverUrl, late);
     expect(expired.status).toBe(400);
-    expect(expired.body).toEqual({ error: 'invalid_grant', error_description: 'The authorization code is invalid, expired or already used.' });
+    expect(expired.body).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The authorization code is invalid, expired or already used.',
+    });
     expect(expired.headers.get('cache-control')).toBe('no-store');
   });
 
@@ -207,8 +262,18 @@ describe('callback proxy mode (stateful)', () => {
     const attempt = async (change: Record<string, string | undefined>) => {
       const clientId = await registerClient(stack.serverUrl);
       const { verifier, challenge } = pkce();
-      const walk = await walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), user());
-      return token(stack.serverUrl, { grant_type: 'authorization_code', code: walk.clientRedirect.searchParams.get('code') ?? '', code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK, ...change });
+      const walk = await walkSignIn(
+        authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }),
+        user(),
+      );
+      return token(stack.serverUrl, {
+        grant_type: 'authorization_code',
+        code: walk.clientRedirect.searchParams.get('code') ?? '',
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+        ...change,
+      });
     };
     const otherClient = await registerClient(stack.serverUrl);
     expect((await attempt({ client_id: otherClient })).body.error).toBe('invalid_grant');
@@ -246,19 +311,40 @@ describe('callback proxy mode (stateful)', () => {
   it('[AUTHZ-REGISTERED] an unregistered callback gets an error page, never a redirect; only the loopback port may vary', async () => {
     const clientId = await registerClient(stack.serverUrl);
     for (const redirect of ['http://127.0.0.1:45678/other', 'https://attacker.example/cb', 'http://localhost:45678/callback']) {
-      const response = await fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: redirect, code_challenge: pkce().challenge }), { redirect: 'manual' });
+      const response = await fetch(
+        authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: redirect, code_challenge: pkce().challenge }),
+        { redirect: 'manual' },
+      );
       expect(response.status, redirect).toBe(400);
       expect(response.headers.get('location')).toBeNull();
     }
-    const unknown = await fetch(authorizeUrl(stack.serverUrl, { client_id: 'a1b2c3d4-0000-4000-8000-000000000000', redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }), { redirect: 'manual' });
+    const unknown = await fetch(
+      authorizeUrl(stack.serverUrl, {
+        client_id: 'a1b2c3d4-0000-4000-8000-000000000000',
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: pkce().challenge,
+      }),
+      { redirect: 'manual' },
+    );
     expect(unknown.status).toBe(400);
-    const otherPort = await fetch(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: 'http://127.0.0.1:50000/callback', code_challenge: pkce().challenge }));
+    const otherPort = await fetch(
+      authorizeUrl(stack.serverUrl, {
+        client_id: clientId,
+        redirect_uri: 'http://127.0.0.1:50000/callback',
+        code_challenge: pkce().challenge,
+      }),
+    );
     expect(otherPort.status).toBe(200);
     expect(await otherPort.text()).toContain('Allow access');
   });
 
   it('[REG-ALLOWLIST] [REG-UNSAFE] an attacker redirect URI is refused at /register, with the URL in the log only', async () => {
-    for (const uri of ['https://attacker.example/steal', 'http://localhost@attacker.example/cb', 'javascript:alert(1)', 'https://claude.ai/api/mcp/auth_callback#x']) {
+    for (const uri of [
+      'https://attacker.example/steal',
+      'http://localhost@attacker.example/cb',
+      'javascript:alert(1)',
+      'https://claude.ai/api/mcp/auth_callback#x',
+    ]) {
       const answer = await register(stack.serverUrl, { redirect_uris: ['http://127.0.0.1:1/cb', uri] });
       expect(answer.status, uri).toBe(400);
       expect(answer.body.error).toBe('invalid_redirect_uri');
@@ -271,7 +357,11 @@ describe('callback proxy mode (stateful)', () => {
   });
 
   it('[REG-VIRTUAL-ID] [AUTH-PUBLIC-CLIENT] registers public clients under a UUID, never with a secret', async () => {
-    const answer = await register(stack.serverUrl, { redirect_uris: [CLIENT_CALLBACK], client_name: 'Tool', token_endpoint_auth_method: 'client_secret_post' });
+    const answer = await register(stack.serverUrl, {
+      redirect_uris: [CLIENT_CALLBACK],
+      client_name: 'Tool',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
     expect(answer.status).toBe(201);
     expect(answer.body.client_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(answer.body.token_endpoint_auth_method).toBe('none');
@@ -281,14 +371,28 @@ describe('callback proxy mode (stateful)', () => {
 
   it('[FORGE-ERROR-PASSBACK] a refusal at the forge and other forge errors go back to the client', async () => {
     const clientId = await registerClient(stack.serverUrl);
-    const denied = await walkSignIn(authorizeUrl(stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 'st-1' }), user(), { forgeDecision: 'deny' });
+    const denied = await walkSignIn(
+      authorizeUrl(stack.serverUrl, {
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: pkce().challenge,
+        state: 'st-1',
+      }),
+      user(),
+      { forgeDecision: 'deny' },
+    );
     expect(denied.clientRedirect.searchParams.get('error')).toBe('access_denied');
     expect(denied.clientRedirect.searchParams.get('state')).toBe('st-1');
     expect(denied.clientRedirect.searchParams.get('iss')).toBe(stack.serverUrl);
     // A forge error other than a refusal, and a forge code the forge will not exchange: server_error.
     for (const query of [(s: string) => `error=invalid_scope&state=${s}`, (s: string) => `code=not-a-real-code&state=${s}`]) {
       const browser = createForgeBrowser();
-      const forgeAuthorize = await approveConsent(browser, stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge, state: 'st-2' });
+      const forgeAuthorize = await approveConsent(browser, stack.serverUrl, {
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: pkce().challenge,
+        state: 'st-2',
+      });
       const proxyState = forgeAuthorize.searchParams.get('state') ?? '';
       const back = await fetch(`${stack.serverUrl}/callback?${query(encodeURIComponent(proxyState))}`, { redirect: 'manual' });
       expect(back.status).toBe(302);
@@ -305,7 +409,11 @@ describe('callback proxy mode (stateful)', () => {
     expect(unsupported.headers.get('cache-control')).toBe('no-store');
     const noCode = await token(stack.serverUrl, { grant_type: 'authorization_code' });
     expect(noCode.body.error).toBe('invalid_request');
-    const malformed = await fetch(`${stack.serverUrl}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+    const malformed = await fetch(`${stack.serverUrl}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(malformed.status).toBe(400);
     expect(await malformed.json()).toEqual({ error: 'invalid_request', error_description: 'Malformed request.' });
     expect(malformed.headers.get('cache-control')).toBe('no-store');
@@ -313,7 +421,11 @@ describe('callback proxy mode (stateful)', () => {
 
   it('[TOKEN-REFRESH] [TOKEN-REVOKE] refresh and revoke go to the forge', async () => {
     const { tokens } = await completeFlow(stack);
-    const refreshed = await token(stack.serverUrl, { grant_type: 'refresh_token', refresh_token: String(tokens.refresh_token), client_id: 'any' });
+    const refreshed = await token(stack.serverUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: String(tokens.refresh_token),
+      client_id: 'any',
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.access_token).not.toBe(tokens.access_token);
     expect(refreshed.headers.get('cache-control')).toBe('no-store');
@@ -324,7 +436,10 @@ describe('callback proxy mode (stateful)', () => {
     const bearer = String(refreshed.body.access_token);
     expect((await callTool(stack.serverUrl, bearer, 'get_current_user')).isError).toBeFalsy();
     const revokesBefore = stack.forge.forge.counters.revoke;
-    const revoked = await fetch(`${stack.serverUrl}/revoke`, { method: 'POST', body: new URLSearchParams({ token: bearer, token_type_hint: 'access_token' }) });
+    const revoked = await fetch(`${stack.serverUrl}/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: bearer, token_type_hint: 'access_token' }),
+    });
     expect(revoked.status).toBe(200);
     expect(stack.forge.forge.counters.revoke).toBe(revokesBefore + 1);
   });
@@ -334,7 +449,10 @@ describe('callback proxy mode (stateful)', () => {
     const bearer = String(tokens.access_token);
     expect((await callTool(stack.serverUrl, bearer, 'get_current_user')).isError).toBeFalsy();
     // Revoked at the forge directly (the user removed the application there), not through our /revoke.
-    const atForge = await fetch(`${stack.forge.forge.url}/oauth/revoke`, { method: 'POST', body: new URLSearchParams({ token: bearer, client_id: stack.forge.app.uid }) });
+    const atForge = await fetch(`${stack.forge.forge.url}/oauth/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: bearer, client_id: stack.forge.app.uid }),
+    });
     expect(atForge.status).toBe(200);
     // Still cached as valid: the tool call reaches the forge, which answers 401; the entry is dropped.
     const after = await callTool(stack.serverUrl, bearer, 'get_current_user');
@@ -350,7 +468,10 @@ describe('callback proxy mode (stateful)', () => {
     const bearer = String(tokens.access_token);
     expect((await postMcp(stack.serverUrl, bearer, INITIALIZE)).status).toBe(200);
     const infoBefore = stack.forge.forge.counters.tokenInfo;
-    const revoked = await fetch(`${stack.serverUrl}/revoke`, { method: 'POST', body: new URLSearchParams({ token: bearer, token_type_hint: 'access_token' }) });
+    const revoked = await fetch(`${stack.serverUrl}/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: bearer, token_type_hint: 'access_token' }),
+    });
     expect(revoked.status).toBe(200);
     // Within the 60 s the cached validation would have lasted: refused without asking the forge again.
     const next = await postMcp(stack.serverUrl, bearer, INITIALIZE);
@@ -370,7 +491,10 @@ describe('callback proxy mode (stateful)', () => {
     expect((await postMcp(stack.serverUrl, String(refreshed.body.access_token), INITIALIZE)).status).toBe(200);
     // A refresh token revoked through /revoke takes its access token out of the cache too (the forge drops the pair).
     const newBearer = String(refreshed.body.access_token);
-    const revoked = await fetch(`${stack.serverUrl}/revoke`, { method: 'POST', body: new URLSearchParams({ token: String(refreshed.body.refresh_token), token_type_hint: 'refresh_token' }) });
+    const revoked = await fetch(`${stack.serverUrl}/revoke`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: String(refreshed.body.refresh_token), token_type_hint: 'refresh_token' }),
+    });
     expect(revoked.status).toBe(200);
     expect((await postMcp(stack.serverUrl, newBearer, INITIALIZE)).status).toBe(401);
   });
@@ -378,11 +502,19 @@ describe('callback proxy mode (stateful)', () => {
   it('[MCP-401] [AUTH-BEARER] answers 401 with the challenge real clients follow', async () => {
     const missing = await postMcp(stack.serverUrl, undefined, INITIALIZE);
     expect(missing.status).toBe(401);
-    expect(missing.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${stack.serverUrl}/.well-known/oauth-protected-resource/mcp", scope="api read_user"`);
+    expect(missing.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${stack.serverUrl}/.well-known/oauth-protected-resource/mcp", scope="api read_user"`,
+    );
     const bad = await postMcp(stack.serverUrl, 'not-a-token', INITIALIZE);
     expect(bad.status).toBe(401);
-    expect(bad.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${stack.serverUrl}/.well-known/oauth-protected-resource/mcp", scope="api read_user", error="invalid_token"`);
-    const basic = await fetch(`${stack.serverUrl}/mcp`, { method: 'POST', headers: { authorization: 'Basic abc', 'content-type': 'application/json' }, body: JSON.stringify(INITIALIZE) });
+    expect(bad.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${stack.serverUrl}/.well-known/oauth-protected-resource/mcp", scope="api read_user", error="invalid_token"`,
+    );
+    const basic = await fetch(`${stack.serverUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: 'Basic abc', 'content-type': 'application/json' },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(basic.status).toBe(401);
   });
 
@@ -402,12 +534,19 @@ describe('callback proxy mode (stateful)', () => {
     try {
       const clientId = await registerClient(stack.serverUrl);
       const browser = createForgeBrowser();
-      const forgeAuthorize = await approveConsent(browser, stack.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge });
+      const forgeAuthorize = await approveConsent(browser, stack.serverUrl, {
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: pkce().challenge,
+      });
       const callback = new URL(await browser.authorize(forgeAuthorize.href, user()));
       const elsewhere = await fetch(`${other.url}/callback${callback.search}`, { redirect: 'manual' });
       expect(elsewhere.status).toBe(400);
       // The registration is unknown over there too.
-      const unknown = await fetch(authorizeUrl(other.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }), { redirect: 'manual' });
+      const unknown = await fetch(
+        authorizeUrl(other.serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }),
+        { redirect: 'manual' },
+      );
       expect(unknown.status).toBe(400);
     } finally {
       await other.close();

@@ -7,7 +7,19 @@
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Schemes never accepted as a redirect target, whatever the allowlist says (script or local-content schemes). */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'filesystem:', 'view-source:', 'ws:', 'wss:', 'ftp:']);
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'vbscript:',
+  'file:',
+  'blob:',
+  'about:',
+  'filesystem:',
+  'view-source:',
+  'ws:',
+  'wss:',
+  'ftp:',
+]);
 
 /** Longest redirect URI accepted; browsers and proxies start truncating URLs not far beyond this. */
 export const MAX_REDIRECT_URI_LENGTH = 2000;
@@ -52,15 +64,6 @@ export function checkRedirectUri(value: string, appSchemes: ReadonlySet<string>)
   }
   if (!appSchemes.has(scheme)) return { ok: false, reason: `scheme ${scheme} is not a registered app scheme` };
   return { ok: true, url };
-}
-
-/** The comparable form of a URI: the WHATWG-normalized href. */
-export function normalizeUri(value: string): string | undefined {
-  try {
-    return new URL(value).href;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -15,12 +15,18 @@ export function createRegisterEndpoint(deps: RegisterDeps): (body: unknown, clie
     const decision = deps.registerLimiter.hit(clientAddress);
     if (!decision.allowed) {
       log.warn({ client_address: clientAddress }, 'register refused: rate limit per client address reached');
-      return oauthError(429, 'too_many_requests', 'Too many registrations from this address; try again later.', { 'retry-after': String(decision.retryAfterSeconds) });
+      return oauthError(429, 'too_many_requests', 'Too many registrations from this address; try again later.', {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
     }
     const parsed = checkInput(registrationSchema, body, 'body');
     if (!parsed.ok) {
       const missingUris = body === null || typeof body !== 'object' || !('redirect_uris' in body);
-      return oauthError(400, missingUris ? 'invalid_redirect_uri' : 'invalid_client_metadata', missingUris ? 'redirect_uris is required.' : 'The client metadata is not valid.');
+      return oauthError(
+        400,
+        missingUris ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+        missingUris ? 'redirect_uris is required.' : 'The client metadata is not valid.',
+      );
     }
     const meta = parsed.value;
     // Stateless mode seals the registration into the client id, which travels in every /authorize URL: the
@@ -32,11 +38,17 @@ export function createRegisterEndpoint(deps: RegisterDeps): (body: unknown, clie
     for (const uri of meta.redirect_uris) {
       const safe = checkRedirectUri(uri, deps.allowlist.appSchemes);
       if (!safe.ok) {
-        log.warn({ refused_redirect_uri: uri.slice(0, 300), reason: safe.reason }, 'invalid_redirect_uri: register refused an unsafe redirect URI');
+        log.warn(
+          { refused_redirect_uri: uri.slice(0, 300), reason: safe.reason },
+          'invalid_redirect_uri: register refused an unsafe redirect URI',
+        );
         return oauthError(400, 'invalid_redirect_uri', 'A redirect URI is not acceptable.');
       }
       if (!isAllowedRedirectUri(deps.allowlist, uri)) {
-        log.warn({ refused_redirect_uri: uri.slice(0, 300) }, 'invalid_redirect_uri: register refused a redirect URI outside FORGE_OAUTH_ALLOWED_REDIRECT_URIS');
+        log.warn(
+          { refused_redirect_uri: uri.slice(0, 300) },
+          'invalid_redirect_uri: register refused a redirect URI outside FORGE_OAUTH_ALLOWED_REDIRECT_URIS',
+        );
         return oauthError(400, 'invalid_redirect_uri', 'A redirect URI is not allowed by this server.');
       }
     }

@@ -22,7 +22,12 @@ const MEMORY_MAX = 100_000;
 
 /** An in-process replay record bounded in size, timed by `clock`. */
 export function createMemoryReplayCache(deps: { clock: Clock; max?: number }): ReplayCache {
-  const seen = new LRUCache<string, true>({ max: deps.max ?? MEMORY_MAX, ttlAutopurge: false, ttlResolution: 0, perf: { now: () => deps.clock.now() } });
+  const seen = new LRUCache<string, true>({
+    max: deps.max ?? MEMORY_MAX,
+    ttlAutopurge: false,
+    ttlResolution: 0,
+    perf: { now: () => deps.clock.now() },
+  });
   return {
     async consume(id, expiresAt) {
       if (seen.get(id) !== undefined) return false;

@@ -16,7 +16,13 @@ import {
   renderErrorPage,
   verifyCsrfToken,
 } from './oauth.consent.ts';
-import { authorizationServerMetadata, authorizationServerPaths, protectedResourceMetadata, protectedResourcePaths, type MetadataSettings } from './oauth.metadata.ts';
+import {
+  authorizationServerMetadata,
+  authorizationServerPaths,
+  protectedResourceMetadata,
+  protectedResourcePaths,
+  type MetadataSettings,
+} from './oauth.metadata.ts';
 import { normalizeClientAddress } from './oauth.rate-limit.ts';
 import { oauthError, sendOAuthJson, NO_STORE_HEADERS } from './oauth.errors.ts';
 import { checkInput } from '../../core/validation.ts';
@@ -56,9 +62,16 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   if (csrfKey === undefined) throw new Error('no CSRF key');
 
   /** An error page; like every OAuth answer it is never cached. */
-  const sendError = (reply: FastifyReply, status: number, title: string, message: string, headers: Record<string, string> = {}): FastifyReply => {
+  const sendError = (
+    reply: FastifyReply,
+    status: number,
+    title: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ): FastifyReply => {
     const n = nonce();
-    for (const [name, value] of Object.entries({ ...consentPageHeaders(n, ["'none'"]), ...headers, ...NO_STORE_HEADERS })) void reply.header(name, value);
+    for (const [name, value] of Object.entries({ ...consentPageHeaders(n, ["'none'"]), ...headers, ...NO_STORE_HEADERS }))
+      void reply.header(name, value);
     return reply.status(status).send(renderErrorPage(title, message, n));
   };
 
@@ -73,7 +86,12 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         return await handler(request, reply);
       } catch (error) {
         request.log.error({ err: error }, 'OAuth browser endpoint failed');
-        return sendError(reply, 500, 'Something went wrong', 'The sign-in could not continue. Start the connection again from your application in a few minutes.');
+        return sendError(
+          reply,
+          500,
+          'Something went wrong',
+          'The sign-in could not continue. Start the connection again from your application in a few minutes.',
+        );
       }
     };
 
@@ -82,7 +100,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
     for (const [name, value] of Object.entries(NO_STORE_HEADERS)) void reply.header(name, value);
     switch (answer.kind) {
       case 'redirect':
-        if (answer.setConsentCookie) void reply.setCookie(names.consent, answer.setConsentCookie, { ...cookieBase, maxAge: Math.floor(CONSENT_TTL_MS / 1000) });
+        if (answer.setConsentCookie)
+          void reply.setCookie(names.consent, answer.setConsentCookie, { ...cookieBase, maxAge: Math.floor(CONSENT_TTL_MS / 1000) });
         return reply.redirect(answer.location, 302);
       case 'error_page':
         return sendError(reply, answer.status, answer.title, answer.message, answer.headers);
@@ -94,7 +113,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         }
         const n = nonce();
         const publisher = answer.client.kind === 'metadata_document' ? new URL(answer.client.clientId).host : undefined;
-        for (const [name, value] of Object.entries(consentPageHeaders(n, formActionSources(deps.forgeUrl, answer.redirectUri)))) void reply.header(name, value);
+        for (const [name, value] of Object.entries(consentPageHeaders(n, formActionSources(deps.forgeUrl, answer.redirectUri))))
+          void reply.header(name, value);
         return reply.status(200).send(
           renderConsentPage({
             clientName: answer.client.clientName,
@@ -128,7 +148,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   /** A browser request whose parameters do not fit the schema (not an object at all) gets a page, not JSON. */
   const malformedPage = (reply: FastifyReply): FastifyReply =>
     sendError(reply, 400, 'Invalid sign-in request', 'The sign-in request is malformed. Start the connection again from your application.');
-  const malformedJson = (reply: FastifyReply): FastifyReply => sendOAuthJson(reply, oauthError(400, 'invalid_request', 'Malformed request.'));
+  const malformedJson = (reply: FastifyReply): FastifyReply =>
+    sendOAuthJson(reply, oauthError(400, 'invalid_request', 'Malformed request.'));
 
   for (const base of deps.bases) {
     app.post(`${base}/register`, cors, async (request, reply) =>
@@ -141,7 +162,11 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
       browserRoute(async (request, reply) => {
         const query = checkInput(authorizeQuerySchema, request.query, 'query');
         if (!query.ok) return malformedPage(reply);
-        return sendAuthorize(request, reply, await service.authorize(query.value, request.cookies[names.consent], normalizeClientAddress(request.ip)));
+        return sendAuthorize(
+          request,
+          reply,
+          await service.authorize(query.value, request.cookies[names.consent], normalizeClientAddress(request.ip)),
+        );
       }),
     );
 
@@ -153,7 +178,12 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
         const sealedRequest = form.ok ? form.value.request : '';
         if (!form.ok || !verifyCsrfToken(deps.csrfKeys, request.cookies[names.csrf], sealedRequest, form.value.csrf)) {
           request.log.warn('consent refused: CSRF token missing or wrong');
-          return sendError(reply, 403, 'Request not accepted', 'This approval did not come from the consent page. Start the connection again from your application.');
+          return sendError(
+            reply,
+            403,
+            'Request not accepted',
+            'This approval did not come from the consent page. Start the connection again from your application.',
+          );
         }
         return sendAuthorize(
           request,

@@ -35,7 +35,6 @@ export const consentFormSchema = z.object({
   csrf: param,
   decision: z.preprocess(first, z.string().default('deny')),
 });
-export type ConsentForm = z.infer<typeof consentFormSchema>;
 
 /** `GET /callback`: the forge's answer (RFC 6749 §4.1.2). */
 export const callbackQuerySchema = z.object({ state: param, code: param, error: param });

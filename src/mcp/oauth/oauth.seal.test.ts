@@ -26,11 +26,22 @@ describe('sealing (stateless mode)', () => {
       bytes[0] = (bytes[0] ?? 0) ^ 1;
       return bytes.toString('base64url');
     };
-    expect(sealer.unseal('tx', [parts[0], '', parts[2], flip(parts[3] ?? ''), parts[4]].join('.'))).toEqual({ ok: false, reason: 'tampered' });
-    expect(sealer.unseal('tx', [parts[0], '', parts[2], parts[3], flip(parts[4] ?? '')].join('.'))).toEqual({ ok: false, reason: 'tampered' });
-    expect(sealer.unseal('tx', [parts[0], '', flip(parts[2] ?? ''), parts[3], parts[4]].join('.'))).toEqual({ ok: false, reason: 'tampered' });
+    expect(sealer.unseal('tx', [parts[0], '', parts[2], flip(parts[3] ?? ''), parts[4]].join('.'))).toEqual({
+      ok: false,
+      reason: 'tampered',
+    });
+    expect(sealer.unseal('tx', [parts[0], '', parts[2], parts[3], flip(parts[4] ?? '')].join('.'))).toEqual({
+      ok: false,
+      reason: 'tampered',
+    });
+    expect(sealer.unseal('tx', [parts[0], '', flip(parts[2] ?? ''), parts[3], parts[4]].join('.'))).toEqual({
+      ok: false,
+      reason: 'tampered',
+    });
     // A header rewritten to another purpose no longer authenticates.
-    const otherHeader = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: deriveSealKey(secret).id, typ: 'code' })).toString('base64url');
+    const otherHeader = Buffer.from(JSON.stringify({ alg: 'dir', enc: 'A256GCM', kid: deriveSealKey(secret).id, typ: 'code' })).toString(
+      'base64url',
+    );
     expect(sealer.unseal('code', [otherHeader, '', parts[2], parts[3], parts[4]].join('.'))).toEqual({ ok: false, reason: 'tampered' });
     expect(sealer.unseal('code', sealed)).toEqual({ ok: false, reason: 'wrong_purpose' });
     const foreign = createSealer({ secret: randomBytes(32), clock });
@@ -60,7 +71,7 @@ describe('sealing (stateless mode)', () => {
     expect(createSealer({ secret: newSecret, clock }).unseal('tx', before)).toEqual({ ok: false, reason: 'unknown_key' });
   });
 
-  it('[STATELESS-SEALED] is a standard JWE (dir, A256GCM): jose opens ours and we open jose\'s', async () => {
+  it("[STATELESS-SEALED] is a standard JWE (dir, A256GCM): jose opens ours and we open jose's", async () => {
     const sealer = createSealer({ secret, clock });
     const key = deriveSealKey(secret);
     const ours = sealer.seal('client', { id: 'x' }, undefined);

@@ -21,7 +21,10 @@ export function errorPage(title: string, message: string, status = 400, headers?
   return { kind: 'error_page', status, title, message, ...(headers ? { headers } : {}) };
 }
 
-export type SignInDeps = Pick<OAuthServiceDeps, 'serverUrl' | 'forgeUrl' | 'appId' | 'allowlist' | 'clients' | 'flows' | 'signinLimiter' | 'clock' | 'log'>;
+export type SignInDeps = Pick<
+  OAuthServiceDeps,
+  'serverUrl' | 'forgeUrl' | 'appId' | 'allowlist' | 'clients' | 'flows' | 'signinLimiter' | 'clock' | 'log'
+>;
 
 export interface SignInSteps {
   /** `{forge}/oauth/authorize`. */
@@ -37,7 +40,10 @@ export interface SignInSteps {
     clientAddress: string,
   ) => Promise<{ ok: true; client: RegisteredClient; redirectUri: string } | { ok: false; answer: AuthorizeAnswer }>;
   /** Sends the browser to the forge through our callback with a fresh proxy PKCE pair (spec flow step 3). */
-  startProxy: (request: ConsentRequest, clientAddress: string) => Promise<{ ok: true; location: string } | { ok: false; answer: AuthorizeAnswer }>;
+  startProxy: (
+    request: ConsentRequest,
+    clientAddress: string,
+  ) => Promise<{ ok: true; location: string } | { ok: false; answer: AuthorizeAnswer }>;
 }
 
 export function createSignInSteps(deps: SignInDeps): SignInSteps {
@@ -48,9 +54,14 @@ export function createSignInSteps(deps: SignInDeps): SignInSteps {
   /** The 429 page when a client address started too many sign-ins. */
   const tooManySignIns = (clientAddress: string, retryAfterSeconds: number): AuthorizeAnswer => {
     log.warn({ client_address: clientAddress }, 'sign-in refused: limit of sign-ins started per client address reached');
-    return errorPage('Too many sign-ins', 'Too many sign-ins were started from your network. Wait a few minutes, then start the connection again from your application.', 429, {
-      'retry-after': String(retryAfterSeconds),
-    });
+    return errorPage(
+      'Too many sign-ins',
+      'Too many sign-ins were started from your network. Wait a few minutes, then start the connection again from your application.',
+      429,
+      {
+        'retry-after': String(retryAfterSeconds),
+      },
+    );
   };
 
   return {
@@ -67,28 +78,57 @@ export function createSignInSteps(deps: SignInDeps): SignInSteps {
       if (!resolved.ok && resolved.retryAfterSeconds !== undefined) {
         return {
           ok: false,
-          answer: errorPage('Too many requests', 'Too many new applications were looked up from your network. Wait a few minutes, then try again.', 429, {
-            'retry-after': String(resolved.retryAfterSeconds),
-          }),
+          answer: errorPage(
+            'Too many requests',
+            'Too many new applications were looked up from your network. Wait a few minutes, then try again.',
+            429,
+            {
+              'retry-after': String(resolved.retryAfterSeconds),
+            },
+          ),
         };
       }
       if (!resolved.ok) {
         log.warn({ reason: resolved.reason }, 'authorize refused: unknown client');
-        return { ok: false, answer: errorPage('Unknown application', 'This sign-in link names an application this server does not know. Start the connection again from your application.') };
+        return {
+          ok: false,
+          answer: errorPage(
+            'Unknown application',
+            'This sign-in link names an application this server does not know. Start the connection again from your application.',
+          ),
+        };
       }
       if (redirectUri === undefined) {
         log.warn({ client_id: resolved.client.clientId.slice(0, 80) }, 'authorize refused: redirect_uri missing');
-        return { ok: false, answer: errorPage('Invalid sign-in request', 'The sign-in link has no callback address. Start the connection again from your application.') };
+        return {
+          ok: false,
+          answer: errorPage(
+            'Invalid sign-in request',
+            'The sign-in link has no callback address. Start the connection again from your application.',
+          ),
+        };
       }
       const registered = findRegisteredRedirectUri(redirectUri, resolved.client.redirectUris);
       if (registered === undefined) {
         log.warn({ refused_redirect_uri: redirectUri.slice(0, 300) }, 'authorize refused: redirect_uri is not registered for this client');
-        return { ok: false, answer: errorPage('Invalid sign-in request', 'The callback address of this sign-in link is not registered for the application.') };
+        return {
+          ok: false,
+          answer: errorPage('Invalid sign-in request', 'The callback address of this sign-in link is not registered for the application.'),
+        };
       }
       if (!isAllowedRedirectUri(deps.allowlist, redirectUri)) {
         // invalid_redirect_uri (spec "Errors"): the log lists the refused URL.
-        log.warn({ refused_redirect_uri: redirectUri.slice(0, 300) }, 'invalid_redirect_uri: authorize refused a callback outside FORGE_OAUTH_ALLOWED_REDIRECT_URIS');
-        return { ok: false, answer: errorPage('Callback not allowed', 'This server does not send sign-ins to the callback address of this application (invalid_redirect_uri).') };
+        log.warn(
+          { refused_redirect_uri: redirectUri.slice(0, 300) },
+          'invalid_redirect_uri: authorize refused a callback outside FORGE_OAUTH_ALLOWED_REDIRECT_URIS',
+        );
+        return {
+          ok: false,
+          answer: errorPage(
+            'Callback not allowed',
+            'This server does not send sign-ins to the callback address of this application (invalid_redirect_uri).',
+          ),
+        };
       }
       return { ok: true, client: resolved.client, redirectUri };
     },

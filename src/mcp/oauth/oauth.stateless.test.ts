@@ -37,7 +37,9 @@ import { createRedisReplayCache } from './oauth.replay.ts';
 const hasRedis = await redisAvailable();
 
 /** Three stateless replicas sharing a secret behind one round-robin proxy (the public URL). */
-async function startReplicas(options: { secret?: Buffer; replay?: 'memory' | 'redis' } = {}): Promise<{ proxy: RoundRobinProxy; replicas: Stack[]; forge: TestForge; close(): Promise<void> }> {
+async function startReplicas(
+  options: { secret?: Buffer; replay?: 'memory' | 'redis' } = {},
+): Promise<{ proxy: RoundRobinProxy; replicas: Stack[]; forge: TestForge; close(): Promise<void> }> {
   const proxy = await startRoundRobinProxy();
   const forge = await startTestForge([`${proxy.url}/callback`]);
   const clock = fakeClock(Date.now());
@@ -52,7 +54,9 @@ async function startReplicas(options: { secret?: Buffer; replay?: 'memory' | 're
         port: await freePort(),
         clock,
         stateless: { ...(options.secret ? { secret: options.secret } : {}) },
-        ...(options.replay === 'redis' ? { replay: createRedisReplayCache({ url: REDIS_URL, clock, log: silentLogger(), keyPrefix: prefix }) } : {}),
+        ...(options.replay === 'redis'
+          ? { replay: createRedisReplayCache({ url: REDIS_URL, clock, log: silentLogger(), keyPrefix: prefix }) }
+          : {}),
       }),
     );
   }
@@ -86,7 +90,13 @@ describe('stateless callback proxy across replicas', () => {
     const me = toolJson(await callTool(env.proxy.url, String(tokens.access_token), 'get_current_user'));
     expect(me).toMatchObject({ username: env.forge.user.username });
     const steps = env.proxy.served.slice(start).filter((s) => ['/register', '/authorize', '/callback', '/token'].includes(s.path));
-    expect(steps.map((s) => `${s.method} ${s.path}`)).toEqual(['POST /register', 'GET /authorize', 'POST /authorize', 'GET /callback', 'POST /token']);
+    expect(steps.map((s) => `${s.method} ${s.path}`)).toEqual([
+      'POST /register',
+      'GET /authorize',
+      'POST /authorize',
+      'GET /callback',
+      'POST /token',
+    ]);
     for (let i = 1; i < steps.length; i += 1) expect(steps[i]?.target).not.toBe(steps[i - 1]?.target);
     expect(new Set(steps.map((s) => s.target)).size).toBe(3);
   });
@@ -104,7 +114,11 @@ describe('stateless callback proxy across replicas', () => {
     const clientId = await registerClient(a.url);
     const { verifier, challenge } = pkce();
     const browser = createForgeBrowser();
-    const forgeAuthorize = await approveConsent(browser, a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge });
+    const forgeAuthorize = await approveConsent(browser, a.url, {
+      client_id: clientId,
+      redirect_uri: CLIENT_CALLBACK,
+      code_challenge: challenge,
+    });
     const callback = new URL(await browser.authorize(forgeAuthorize.href, env.forge.user));
     const first = await fetch(`${a.url}/callback${callback.search}`, { redirect: 'manual' });
     expect(first.status).toBe(302);
@@ -129,30 +143,70 @@ describe('stateless callback proxy across replicas', () => {
       return parts.join('.');
     };
     // A tampered client id.
-    const tamperedClient = await fetch(authorizeUrl(a.url, { client_id: flip(clientId), redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }), { redirect: 'manual' });
+    const tamperedClient = await fetch(
+      authorizeUrl(a.url, { client_id: flip(clientId), redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }),
+      { redirect: 'manual' },
+    );
     expect(tamperedClient.status).toBe(400);
     // A tampered proxy state at the callback.
     const browser = createForgeBrowser();
-    const proxyState = (await approveConsent(browser, a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge })).searchParams.get('state') ?? '';
-    expect((await fetch(`${a.url}/callback?code=x&state=${encodeURIComponent(flip(proxyState))}`, { redirect: 'manual' })).status).toBe(400);
+    const proxyState =
+      (
+        await approveConsent(browser, a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge })
+      ).searchParams.get('state') ?? '';
+    expect((await fetch(`${a.url}/callback?code=x&state=${encodeURIComponent(flip(proxyState))}`, { redirect: 'manual' })).status).toBe(
+      400,
+    );
     // A tampered or foreign-secret proxy code at /token.
     const { verifier, challenge } = pkce();
-    const walk = await walkSignIn(authorizeUrl(a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), env.forge.user, { browser, serverOrigin: env.proxy.url });
+    const walk = await walkSignIn(
+      authorizeUrl(a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }),
+      env.forge.user,
+      { browser, serverOrigin: env.proxy.url },
+    );
     const code = walk.clientRedirect.searchParams.get('code') ?? '';
-    const tampered = await token(a.url, { grant_type: 'authorization_code', code: flip(code), code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+    const tampered = await token(a.url, {
+      grant_type: 'authorization_code',
+      code: flip(code),
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: CLIENT_CALLBACK,
+    });
     expect(tampered.body.error).toBe('invalid_grant');
     const foreign = await startStack({ mode: 'callback_proxy', forge: env.forge, stateless: { secret: randomBytes(32) } });
     try {
       const foreignClient = await registerClient(foreign.url);
-      expect((await fetch(authorizeUrl(a.url, { client_id: foreignClient, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), { redirect: 'manual' })).status).toBe(400);
-      const answer = await token(foreign.url, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK });
+      expect(
+        (
+          await fetch(authorizeUrl(a.url, { client_id: foreignClient, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge }), {
+            redirect: 'manual',
+          })
+        ).status,
+      ).toBe(400);
+      const answer = await token(foreign.url, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+      });
       expect(answer.body.error).toBe('invalid_grant');
       expect(foreign.logs.text()).toMatch(/unknown_key/);
     } finally {
       await foreign.close();
     }
     // The untouched code still works on the replica set.
-    expect((await token(a.url, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK })).status).toBe(200);
+    expect(
+      (
+        await token(a.url, {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: verifier,
+          client_id: clientId,
+          redirect_uri: CLIENT_CALLBACK,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('[AUTHZ-ALLOWLIST] a callback registered before the allowlist was narrowed is refused at /authorize', async () => {
@@ -160,7 +214,10 @@ describe('stateless callback proxy across replicas', () => {
     try {
       const clientId = await registerClient(wide.url, ['https://attacker.example/cb']);
       const [a] = env.replicas as [Stack];
-      const refused = await fetch(authorizeUrl(a.url, { client_id: clientId, redirect_uri: 'https://attacker.example/cb', code_challenge: pkce().challenge }), { redirect: 'manual' });
+      const refused = await fetch(
+        authorizeUrl(a.url, { client_id: clientId, redirect_uri: 'https://attacker.example/cb', code_challenge: pkce().challenge }),
+        { redirect: 'manual' },
+      );
       expect(refused.status).toBe(400);
       expect(refused.headers.get('location')).toBeNull();
       expect(await refused.text()).toContain('invalid_redirect_uri');
@@ -187,7 +244,9 @@ describe('stateless callback proxy across replicas', () => {
     const clientId = String(atBound.body.client_id);
     expect(clientId.length).toBeLessThan(4000);
     // The /authorize URL with this id, the long callback and a long state is served (no 431, no "malformed").
-    const page = await fetch(authorizeUrl(b.url, { client_id: clientId, redirect_uri: callback, code_challenge: pkce().challenge, state: 's'.repeat(1024) }));
+    const page = await fetch(
+      authorizeUrl(b.url, { client_id: clientId, redirect_uri: callback, code_challenge: pkce().challenge, state: 's'.repeat(1024) }),
+    );
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Allow access');
   });
@@ -204,17 +263,37 @@ describe('secret rotation', () => {
     const clientId = await registerClient(serverUrl);
     const { verifier, challenge } = pkce();
     const browser = createForgeBrowser();
-    const forgeAuthorize = await approveConsent(browser, serverUrl, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge });
+    const forgeAuthorize = await approveConsent(browser, serverUrl, {
+      client_id: clientId,
+      redirect_uri: CLIENT_CALLBACK,
+      code_challenge: challenge,
+    });
     const callback = await browser.authorize(forgeAuthorize.href, forge.user);
     await before.close();
     // Let the client side notice the closed keep-alive connections before the new server takes the port.
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const after = await startStack({ mode: 'callback_proxy', forge, port, serverUrl, stateless: { secret: newSecret, previous: oldSecret } });
+    const after = await startStack({
+      mode: 'callback_proxy',
+      forge,
+      port,
+      serverUrl,
+      stateless: { secret: newSecret, previous: oldSecret },
+    });
     try {
       const back = await fetch(callback, { redirect: 'manual' });
       expect(back.status).toBe(302);
       const code = new URL(back.headers.get('location') ?? '').searchParams.get('code') ?? '';
-      expect((await token(serverUrl, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: CLIENT_CALLBACK })).status).toBe(200);
+      expect(
+        (
+          await token(serverUrl, {
+            grant_type: 'authorization_code',
+            code,
+            code_verifier: verifier,
+            client_id: clientId,
+            redirect_uri: CLIENT_CALLBACK,
+          })
+        ).status,
+      ).toBe(200);
     } finally {
       await after.close();
       await forge.forge.close();
@@ -225,9 +304,14 @@ describe('secret rotation', () => {
 describe('consent across a secret rotation', () => {
   /** A consent page from `from`, posted with its CSRF cookie to `to` (replicas at different rotation phases). */
   async function consentAcross(from: Stack, to: Stack, clientId: string): Promise<Response> {
-    const page = await fetch(authorizeUrl(from.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }));
+    const page = await fetch(
+      authorizeUrl(from.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: pkce().challenge }),
+    );
     expect(page.status).toBe(200);
-    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     return fetch(`${to.url}/authorize`, {
       method: 'POST',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
@@ -280,7 +364,11 @@ describe.skipIf(!hasRedis)('stateless replay across replicas with Redis', () => 
       const clientId = await registerClient(a.url);
       const { verifier, challenge } = pkce();
       const browser = createForgeBrowser();
-      const forgeAuthorize = await approveConsent(browser, a.url, { client_id: clientId, redirect_uri: CLIENT_CALLBACK, code_challenge: challenge });
+      const forgeAuthorize = await approveConsent(browser, a.url, {
+        client_id: clientId,
+        redirect_uri: CLIENT_CALLBACK,
+        code_challenge: challenge,
+      });
       const callback = new URL(await browser.authorize(forgeAuthorize.href, env.forge.user));
       const first = await fetch(`${b.url}/callback${callback.search}`, { redirect: 'manual' });
       expect(first.status).toBe(302);

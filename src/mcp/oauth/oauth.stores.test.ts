@@ -7,13 +7,33 @@ import { createClientMetadataResolver } from './oauth.client-metadata.ts';
 import { createClientRegistry } from './oauth.clients.ts';
 import { createMemoryReplayCache } from './oauth.replay.ts';
 import { createSealer } from './oauth.seal.ts';
-import { createMemoryFlowStore, createSealedFlowStore, MEMORY_STORE_MAX, PROXY_CODE_TTL_MS, type PendingTransaction, type ProxyCodeRecord } from './oauth.stores.ts';
+import {
+  createMemoryFlowStore,
+  createSealedFlowStore,
+  MEMORY_STORE_MAX,
+  PROXY_CODE_TTL_MS,
+  type PendingTransaction,
+  type ProxyCodeRecord,
+} from './oauth.stores.ts';
 
 function tx(n: number, expiresAt: number): PendingTransaction {
-  return { clientId: `c${n}`, redirectUri: 'http://127.0.0.1/cb', codeChallenge: 'x'.repeat(43), scope: 'api', proxyVerifier: 'v'.repeat(43), expiresAt };
+  return {
+    clientId: `c${n}`,
+    redirectUri: 'http://127.0.0.1/cb',
+    codeChallenge: 'x'.repeat(43),
+    scope: 'api',
+    proxyVerifier: 'v'.repeat(43),
+    expiresAt,
+  };
 }
 function codeRecord(expiresAt: number): ProxyCodeRecord {
-  return { clientId: 'c', redirectUri: 'http://127.0.0.1/cb', codeChallenge: 'x'.repeat(43), tokens: { access_token: 'a', token_type: 'Bearer' }, expiresAt };
+  return {
+    clientId: 'c',
+    redirectUri: 'http://127.0.0.1/cb',
+    codeChallenge: 'x'.repeat(43),
+    tokens: { access_token: 'a', token_type: 'Bearer' },
+    expiresAt,
+  };
 }
 
 describe('flow stores', () => {
@@ -103,7 +123,9 @@ describe('flow stores', () => {
     expect(seen.ok && seen.client.redirectUris).toEqual(['http://127.0.0.1:9/cb']);
     expect(seen.ok && seen.client.clientName).toBe('Tool');
     const stateful = createClientRegistry({ clock, metadata });
-    expect((await stateful.register({ redirectUris: ['http://127.0.0.1/cb'] })).clientId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect((await stateful.register({ redirectUris: ['http://127.0.0.1/cb'] })).clientId).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect((await stateful.resolve(client.clientId, '203.0.113.1')).ok).toBe(false);
   });
 });

@@ -78,7 +78,12 @@ export function randomHandle(): string {
  * A bounded LRU whose time is `clock` (so fake clocks drive expiry in tests) and whose `take` is get-and-delete.
  * `onDiscard` hears of entries that leave unused: evicted by newer ones, or expired.
  */
-export function createBoundedStore<T extends object>(deps: { clock: Clock; max?: number; ttlMs: number; onDiscard?: (value: T) => void }): {
+export function createBoundedStore<T extends object>(deps: {
+  clock: Clock;
+  max?: number;
+  ttlMs: number;
+  onDiscard?: (value: T) => void;
+}): {
   cache: LRUCache<string, T>;
   put(key: string, value: T): void;
   take(key: string): T | undefined;
@@ -89,7 +94,12 @@ export function createBoundedStore<T extends object>(deps: { clock: Clock; max?:
     ttl: deps.ttlMs,
     ttlResolution: 0,
     perf: { now: () => deps.clock.now() },
-    ...(onDiscard ? { dispose: (value: T, _key: string, reason: LRUCache.DisposeReason) => (reason === 'evict' || reason === 'expire' ? onDiscard(value) : undefined) } : {}),
+    ...(onDiscard
+      ? {
+          dispose: (value: T, _key: string, reason: LRUCache.DisposeReason) =>
+            reason === 'evict' || reason === 'expire' ? onDiscard(value) : undefined,
+        }
+      : {}),
   });
   return {
     cache,
@@ -106,12 +116,20 @@ export function createBoundedStore<T extends object>(deps: { clock: Clock; max?:
  * Stateful mode: both records in bounded in-memory LRUs of this process. `onCodeDiscarded` hears of proxy codes
  * that leave unredeemed (evicted or expired), so the forge tokens behind them can be revoked.
  */
-export function createMemoryFlowStore(deps: { clock: Clock; max?: number; onCodeDiscarded?: (record: ProxyCodeRecord) => void }): FlowStore & {
+export function createMemoryFlowStore(deps: {
+  clock: Clock;
+  max?: number;
+  onCodeDiscarded?: (record: ProxyCodeRecord) => void;
+}): FlowStore & {
   pending: LRUCache<string, PendingTransaction>;
   codes: LRUCache<string, ProxyCodeRecord>;
   sweep(): void;
 } {
-  const pending = createBoundedStore<PendingTransaction>({ clock: deps.clock, ttlMs: PENDING_TTL_MS, ...(deps.max ? { max: deps.max } : {}) });
+  const pending = createBoundedStore<PendingTransaction>({
+    clock: deps.clock,
+    ttlMs: PENDING_TTL_MS,
+    ...(deps.max ? { max: deps.max } : {}),
+  });
   const codes = createBoundedStore<ProxyCodeRecord>({
     clock: deps.clock,
     ttlMs: PROXY_CODE_TTL_MS,

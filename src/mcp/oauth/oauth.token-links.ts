@@ -18,7 +18,12 @@ export interface TokenLinks {
 }
 
 export function createTokenLinks(deps: Pick<OAuthServiceDeps, 'bearerCache' | 'clock'>): TokenLinks {
-  const accessByRefresh = new LRUCache<string, string>({ max: 10_000, ttl: TOKEN_LINK_TTL_MS, ttlResolution: 0, perf: { now: () => deps.clock.now() } });
+  const accessByRefresh = new LRUCache<string, string>({
+    max: 10_000,
+    ttl: TOKEN_LINK_TTL_MS,
+    ttlResolution: 0,
+    perf: { now: () => deps.clock.now() },
+  });
   return {
     link(tokens) {
       if (tokens.refresh_token !== undefined) accessByRefresh.set(tokenCacheKey(tokens.refresh_token), tokenCacheKey(tokens.access_token));

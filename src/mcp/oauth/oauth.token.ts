@@ -16,7 +16,12 @@ import type { OAuthServiceDeps } from './oauth.types.ts';
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /** Forge errors passed on by name; any other 4xx from the forge becomes `invalid_grant`. */
-const FORGE_GRANT_ERRORS: ReadonlySet<string> = new Set<OAuthErrorCode>(['invalid_grant', 'invalid_request', 'invalid_scope', 'unauthorized_client']);
+const FORGE_GRANT_ERRORS: ReadonlySet<string> = new Set<OAuthErrorCode>([
+  'invalid_grant',
+  'invalid_request',
+  'invalid_scope',
+  'unauthorized_client',
+]);
 
 function isForgeGrantError(error: string): error is OAuthErrorCode {
   return FORGE_GRANT_ERRORS.has(error);
@@ -43,7 +48,8 @@ export function createTokenEndpoint(deps: TokenDeps, links: TokenLinks): (form: 
   /** The client's token response (forge fields passed through), or the forge's error in generic words. */
   function tokenAnswer(result: ForgeTokenResult, elapsedSeconds: number): JsonAnswer {
     if (!result.ok) {
-      if (result.status >= 400 && result.status < 500 && isForgeGrantError(result.error)) return oauthError(400, result.error, 'The forge refused the grant.');
+      if (result.status >= 400 && result.status < 500 && isForgeGrantError(result.error))
+        return oauthError(400, result.error, 'The forge refused the grant.');
       if (result.status >= 400 && result.status < 500) return oauthError(400, 'invalid_grant', 'The forge refused the grant.');
       return oauthError(502, 'server_error', 'The forge could not be reached; try again later.');
     }
@@ -70,20 +76,24 @@ export function createTokenEndpoint(deps: TokenDeps, links: TokenLinks): (form: 
       if (result.ok) links.forget(refreshToken);
       return tokenAnswer(result, 0);
     }
-    if (grantType !== 'authorization_code') return oauthError(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are supported.');
+    if (grantType !== 'authorization_code')
+      return oauthError(400, 'unsupported_grant_type', 'Only authorization_code and refresh_token are supported.');
     const { code, client_id: clientId, redirect_uri: redirectUri, code_verifier: verifier } = form;
     if (!code) return oauthError(400, 'invalid_request', 'code is required.');
 
     if (deps.mode === 'passthrough') {
       const resolved = await deps.clients.resolve(clientId ?? '', clientAddress);
       if (!resolved.ok && resolved.retryAfterSeconds !== undefined) {
-        return oauthError(429, 'too_many_requests', 'Too many requests from this address; try again later.', { 'retry-after': String(resolved.retryAfterSeconds) });
+        return oauthError(429, 'too_many_requests', 'Too many requests from this address; try again later.', {
+          'retry-after': String(resolved.retryAfterSeconds),
+        });
       }
       if (!resolved.ok) {
         log.warn({ reason: resolved.reason }, 'token refused: unknown client');
         return oauthError(401, 'invalid_client', 'Unknown client.');
       }
-      if (!redirectUri || !findRegisteredRedirectUri(redirectUri, resolved.client.redirectUris)) return oauthError(400, 'invalid_grant', REDIRECT_MISMATCH);
+      if (!redirectUri || !findRegisteredRedirectUri(redirectUri, resolved.client.redirectUris))
+        return oauthError(400, 'invalid_grant', REDIRECT_MISMATCH);
       // PKCE was required at /authorize, so a verifier is always due (spec "Authentication" 3).
       if (!verifier) return oauthError(400, 'invalid_request', 'code_verifier is required.');
       return tokenAnswer(await deps.forge.exchangeCode({ code, codeVerifier: verifier, redirectUri }), 0);
@@ -105,7 +115,8 @@ export function createTokenEndpoint(deps: TokenDeps, links: TokenLinks): (form: 
     };
     if (record.expiresAt <= now) return refuse('proxy code expired', oauthError(400, 'invalid_grant', CODE_UNUSABLE));
     if (clientId !== record.clientId) return refuse('proxy code issued to another client', oauthError(400, 'invalid_grant', CODE_UNUSABLE));
-    if (redirectUri !== record.redirectUri) return refuse('redirect_uri differs from the authorization request', oauthError(400, 'invalid_grant', REDIRECT_MISMATCH));
+    if (redirectUri !== record.redirectUri)
+      return refuse('redirect_uri differs from the authorization request', oauthError(400, 'invalid_grant', REDIRECT_MISMATCH));
     if (!verifier) return refuse('code_verifier missing', oauthError(400, 'invalid_request', 'code_verifier is required.'));
     const expected = Buffer.from(record.codeChallenge);
     const actual = Buffer.from(VERIFIER.test(verifier) ? s256(verifier) : '');

@@ -37,7 +37,13 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
   const base = `${deps.forgeUrl.replace(/\/+$/, '')}/api/v4`;
   const timeoutMs = deps.timeoutMs ?? 15_000;
 
-  const call = async <T>(method: string, path: string, token: string, query?: Record<string, QueryValue>, body?: Record<string, unknown>): Promise<T> => {
+  const call = async <T>(
+    method: string,
+    path: string,
+    token: string,
+    query?: Record<string, QueryValue>,
+    body?: Record<string, unknown>,
+  ): Promise<T> => {
     const url = new URL(`${base}${path}`);
     for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     let response: Response;

@@ -31,7 +31,14 @@ describe('forge MCP server tools (stdio-style token source)', () => {
     const { client, close } = await connect(async () => pat);
     try {
       const tools = (await client.listTools()).tools;
-      expect(tools.map((t) => t.name).sort()).toEqual(['create_issue', 'get_current_user', 'get_project', 'list_issues', 'list_merge_requests', 'list_projects']);
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        'create_issue',
+        'get_current_user',
+        'get_project',
+        'list_issues',
+        'list_merge_requests',
+        'list_projects',
+      ]);
       const createIssue = tools.find((t) => t.name === 'create_issue');
       expect(createIssue?.inputSchema.required).toEqual(expect.arrayContaining(['project_id', 'title']));
       expect(toolJson(await client.callTool({ name: 'get_current_user', arguments: {} }))).toMatchObject({ username: 'tess' });

@@ -55,11 +55,25 @@ const issueOut = (i: unknown): Json => ({
   author: username((i as Json | null)?.author),
 });
 const mergeRequestOut = (m: unknown): Json => ({
-  ...pick(m, ['id', 'iid', 'project_id', 'title', 'state', 'source_branch', 'target_branch', 'labels', 'web_url', 'created_at', 'updated_at']),
+  ...pick(m, [
+    'id',
+    'iid',
+    'project_id',
+    'title',
+    'state',
+    'source_branch',
+    'target_branch',
+    'labels',
+    'web_url',
+    'created_at',
+    'updated_at',
+  ]),
   author: username((m as Json | null)?.author),
 });
 
-const projectId = z.union([z.number().int().positive(), z.string().min(1).max(255)]).describe('Numeric project id or "namespace/project" path');
+const projectId = z
+  .union([z.number().int().positive(), z.string().min(1).max(255)])
+  .describe('Numeric project id or "namespace/project" path');
 const page = z.number().int().min(1).max(1000).optional().describe('Page number (1-based)');
 const perPage = z.number().int().min(1).max(100).optional().describe('Items per page (default 20, at most 100)');
 
@@ -144,7 +158,12 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
     },
     async (args, extra) =>
       run('list_projects', extra.authInfo?.token, async (token) => {
-        const query: Record<string, QueryValue> = { search: args.search, membership: args.membership ?? true, page: args.page, per_page: args.per_page ?? 20 };
+        const query: Record<string, QueryValue> = {
+          search: args.search,
+          membership: args.membership ?? true,
+          page: args.page,
+          per_page: args.per_page ?? 20,
+        };
         const projects = await api.get<unknown[]>('/projects', token, query);
         return projects.map(projectOut);
       }),
@@ -152,9 +171,16 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
 
   server.registerTool(
     'get_project',
-    { title: 'Get a project', description: 'One project by id or path.', inputSchema: INPUT.getProject, annotations: { readOnlyHint: true } },
+    {
+      title: 'Get a project',
+      description: 'One project by id or path.',
+      inputSchema: INPUT.getProject,
+      annotations: { readOnlyHint: true },
+    },
     async (args, extra) =>
-      run('get_project', extra.authInfo?.token, async (token) => projectOut(await api.get(`/projects/${projectPathId(args.project_id)}`, token))),
+      run('get_project', extra.authInfo?.token, async (token) =>
+        projectOut(await api.get(`/projects/${projectPathId(args.project_id)}`, token)),
+      ),
   );
 
   server.registerTool(
@@ -167,7 +193,13 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
     },
     async (args, extra) =>
       run('list_issues', extra.authInfo?.token, async (token) => {
-        const query: Record<string, QueryValue> = { state: args.state, labels: args.labels, search: args.search, page: args.page, per_page: args.per_page ?? 20 };
+        const query: Record<string, QueryValue> = {
+          state: args.state,
+          labels: args.labels,
+          search: args.search,
+          page: args.page,
+          per_page: args.per_page ?? 20,
+        };
         const issues = await api.get<unknown[]>(`/projects/${projectPathId(args.project_id)}/issues`, token, query);
         return issues.map(issueOut);
       }),

@@ -78,9 +78,7 @@ function parseApk(version: string): ApkVersion {
   while (i < n && (isDigitCode(s.charCodeAt(i)) || s.charCodeAt(i) === 46)) i++;
   const raw = s.slice(0, i).split('.');
   const components: NumberComponent[] = raw.map((d, k) =>
-    d === ''
-      ? { original: '', value: undefined, trailing: k === raw.length - 1 }
-      : { original: d, value: normDigits(d), trailing: false },
+    d === '' ? { original: '', value: undefined, trailing: k === raw.length - 1 } : { original: d, value: normDigits(d), trailing: false },
   );
   let last = Part.Numeric;
 

@@ -40,7 +40,16 @@ describe('coarse keys over the fixtures', () => {
   }
 
   it('apk ecosystems have no coarse key (their order is not transitive)', () => {
-    for (const eco of ['Alpine', 'Alpaquita', 'BellSoft Hardened Containers', 'Chainguard', 'CleanStart', 'MinimOS', 'Wolfi', 'Root:Alpine']) {
+    for (const eco of [
+      'Alpine',
+      'Alpaquita',
+      'BellSoft Hardened Containers',
+      'Chainguard',
+      'CleanStart',
+      'MinimOS',
+      'Wolfi',
+      'Root:Alpine',
+    ]) {
       expect(hasCoarse(eco), eco).toBe(false);
     }
   });
@@ -82,7 +91,22 @@ describe('coarse keys over the fixtures', () => {
   }
 
   it('maps the 0 sentinel to the lowest key in every ecosystem that has keys', () => {
-    for (const eco of ['npm', 'PyPI', 'Maven', 'NuGet', 'RubyGems', 'Packagist', 'Pub', 'CRAN', 'Hackage', 'Debian', 'Red Hat', 'Echo:npm', 'Root:Debian', 'TuxCare:PyPI']) {
+    for (const eco of [
+      'npm',
+      'PyPI',
+      'Maven',
+      'NuGet',
+      'RubyGems',
+      'Packagist',
+      'Pub',
+      'CRAN',
+      'Hackage',
+      'Debian',
+      'Red Hat',
+      'Echo:npm',
+      'Root:Debian',
+      'TuxCare:PyPI',
+    ]) {
       const order = withCoarse(eco);
       expect(order.coarse(order.parse('0')), eco).toBe(COARSE_ZERO);
     }

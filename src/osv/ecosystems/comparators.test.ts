@@ -256,7 +256,19 @@ describe('dpkg (Debian, Ubuntu, opam)', () => {
 
 describe('apk (Alpine, Alpaquita, BellSoft Hardened Containers, Chainguard, CleanStart, MinimOS, Wolfi)', () => {
   it('orders suffixes alpha < beta < pre < rc < none < cvs < svn < git < hg < p', () => {
-    expectAscending('Alpine', '1.2_alpha', '1.2_beta', '1.2_pre', '1.2_rc1', '1.2', '1.2_cvs1', '1.2_svn1', '1.2_git1', '1.2_hg1', '1.2_p1');
+    expectAscending(
+      'Alpine',
+      '1.2_alpha',
+      '1.2_beta',
+      '1.2_pre',
+      '1.2_rc1',
+      '1.2',
+      '1.2_cvs1',
+      '1.2_svn1',
+      '1.2_git1',
+      '1.2_hg1',
+      '1.2_p1',
+    );
   });
 
   it('orders letters, then -rN', () => {
@@ -318,7 +330,13 @@ describe('Echo wrapper', () => {
 
 describe('Root wrapper', () => {
   it('orders by the inner version, then the root.io patch number', () => {
-    expectAscending('Root:Debian:12', '22.12.0-2.root.io.1', '22.12.0-2.root.io.5', '22.12.0-2+deb12u1.root.io.1', '22.12.0-2+deb12u1.root.io.5');
+    expectAscending(
+      'Root:Debian:12',
+      '22.12.0-2.root.io.1',
+      '22.12.0-2.root.io.5',
+      '22.12.0-2+deb12u1.root.io.1',
+      '22.12.0-2+deb12u1.root.io.5',
+    );
     expectAscending('Root:PyPI', '1.0.0rc1', '1.0.0', '1.0.0+root.io.1', '1.0.0+root.io.5', '1.0.1');
     expectAscending('Root:npm', '1.9.9', '2.0.0', '2.0.0+root.io.2');
     expectAscending('Root:Maven', '1.0-SNAPSHOT', '1.0', '1.0.root.io.3');
@@ -353,7 +371,14 @@ describe('TuxCare and Docker Hardened Images wrappers', () => {
   });
 
   it('have no comparator bare or nested in themselves; TuxCare none over an inner ecosystem without one', () => {
-    for (const eco of ['TuxCare', 'TuxCare:TuxCare:npm', 'TuxCare:Linux', 'TuxCare:unknown', 'Docker Hardened Images', 'Docker Hardened Images:Docker Hardened Images:x']) {
+    for (const eco of [
+      'TuxCare',
+      'TuxCare:TuxCare:npm',
+      'TuxCare:Linux',
+      'TuxCare:unknown',
+      'Docker Hardened Images',
+      'Docker Hardened Images:Docker Hardened Images:x',
+    ]) {
       expect(comparatorFor(eco), eco).toBeUndefined();
     }
   });

@@ -3,4 +3,4 @@
 export type { VersionOrder } from './types.ts';
 export { comparatorFor, compareVersions } from './registry.ts';
 export { KNOWN_ECOSYSTEMS, ecosystemBase, isKnownEcosystem, normalizePackageName } from './ecosystems.ts';
-export { COARSE_MAX, COARSE_ZERO } from './coarse.ts';
+export { COARSE_MAX } from './coarse.ts';

@@ -69,7 +69,16 @@ function parsePep440(version: string): Pep440Version {
   const lower = version.toLowerCase();
   const m = PEP440.exec(lower);
   if (m === null) {
-    return { legacy: legacyKey(lower), epoch: '0', release: [], preLabel: undefined, preNumber: '0', post: undefined, dev: undefined, local: [] };
+    return {
+      legacy: legacyKey(lower),
+      epoch: '0',
+      release: [],
+      preLabel: undefined,
+      preNumber: '0',
+      post: undefined,
+      dev: undefined,
+      local: [],
+    };
   }
   const release = (m[2] as string).split('.').map(normDigits);
   const preLabel = m[4] === undefined ? undefined : normalizePre(m[4]);

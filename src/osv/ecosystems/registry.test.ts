@@ -76,7 +76,9 @@ describe('compareVersions', () => {
 
 describe('ecosystem names', () => {
   it('lists the 48 schema ecosystems of test/fixtures/osv/ecosystems.txt', () => {
-    const shared = readFileSync(fixturePath('osv', 'ecosystems.txt'), 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const shared = readFileSync(fixturePath('osv', 'ecosystems.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     expect(KNOWN_ECOSYSTEMS).toHaveLength(48);
     expect([...KNOWN_ECOSYSTEMS].sort()).toEqual([...shared].sort());
     expect(Object.isFrozen(KNOWN_ECOSYSTEMS)).toBe(true);

@@ -62,9 +62,7 @@ const RPM = withZero(rpmOrder);
 const ECHO_NPM = withZero(echoNpmOrder);
 
 const BY_BASE: ReadonlyMap<string, VersionOrder> = new Map<string, VersionOrder>([
-  ...['npm', 'crates.io', 'Go', 'Julia', 'SwiftURL', 'Bitnami', 'Hex', 'VSCode', 'GHC', 'Bioconductor'].map(
-    (e) => [e, SEMVER] as const,
-  ),
+  ...['npm', 'crates.io', 'Go', 'Julia', 'SwiftURL', 'Bitnami', 'Hex', 'VSCode', 'GHC', 'Bioconductor'].map((e) => [e, SEMVER] as const),
   ['PyPI', PYPI],
   ['Maven', MAVEN],
   ['NuGet', NUGET],
@@ -74,12 +72,8 @@ const BY_BASE: ReadonlyMap<string, VersionOrder> = new Map<string, VersionOrder>
   ['CRAN', CRAN],
   ['Hackage', HACKAGE],
   ...['Debian', 'Ubuntu', 'opam'].map((e) => [e, DPKG] as const),
-  ...['Alpine', 'Alpaquita', 'BellSoft Hardened Containers', 'Chainguard', 'CleanStart', 'MinimOS', 'Wolfi'].map(
-    (e) => [e, APK] as const,
-  ),
-  ...['Red Hat', 'AlmaLinux', 'Rocky Linux', 'SUSE', 'openSUSE', 'openEuler', 'Mageia', 'Azure Linux'].map(
-    (e) => [e, RPM] as const,
-  ),
+  ...['Alpine', 'Alpaquita', 'BellSoft Hardened Containers', 'Chainguard', 'CleanStart', 'MinimOS', 'Wolfi'].map((e) => [e, APK] as const),
+  ...['Red Hat', 'AlmaLinux', 'Rocky Linux', 'SUSE', 'openSUSE', 'openEuler', 'Mageia', 'Azure Linux'].map((e) => [e, RPM] as const),
 ]);
 
 const ROOT_KINDS = ['alpine', 'debian', 'ubuntu', 'pypi', 'python', 'npm', 'maven'];
