@@ -95,7 +95,9 @@ export interface ProviderEnvelope {
 /**
  * The model plane's composition root: loads and caches the catalog once, then serves the admin reads, the member
  * reads and the commands from one projection. A catalog that failed to load is logged once here with the file and
- * the reason, and every model-plane call answers 503 `model_plane_unavailable` (never an empty list).
+ * the reason, and every model-plane call answers 503 `model_plane_unavailable` (never an empty list). It is the
+ * admin service's one facade (about 400 lines): each method is a short delegation to the policy, credential, cost-unit,
+ * definition and projection modules, kept together so that every route and command reads the same cached projection.
  */
 export function createModelPlane(deps: ModelPlaneDeps) {
   const { db, clock, log } = deps;

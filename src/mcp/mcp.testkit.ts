@@ -2,6 +2,7 @@
  * Test and benchmark fixtures of the forge MCP server: a dev forge and an MCP listener on 127.0.0.1 wired to each
  * other, fake clocks for both, captured logs, and a fetch-driven "browser" that walks our consent page and the
  * forge's sign-in and authorize pages (the Chromium end-to-end tests walk the same pages with a real browser).
+ * Test support, not production code, so the ~400-line guide for production files does not apply.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';

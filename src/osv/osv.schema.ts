@@ -1,7 +1,8 @@
 // OSV record shape and validation (OSV schema 1.7.5, osv-data/osv-schema.json). The rules are written out here
 // instead of loading the schema file, so the repository works without ../shared; osv.schema.test.ts checks that
 // every verdict agrees with Ajv running the published schema. Each check names the JSON path that failed, which
-// is what `platform osv import` reports for an invalid record.
+// is what `platform osv import` reports for an invalid record. Longer than our ~400-line guide on purpose: it is
+// one format's rules, read against the schema side by side; split, a rule and its neighbours would drift apart.
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { KNOWN_ECOSYSTEMS } from './ecosystems/index.ts';
 
