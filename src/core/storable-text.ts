@@ -10,6 +10,11 @@ export function isUnstorableText(text: string): boolean {
   return UNSTORABLE.test(text);
 }
 
+/** A key as a path segment of an error message, with the character that made it unstorable shown as `?`. */
+export function storableKey(key: string): string {
+  return key.replace(UNSTORABLE, '?');
+}
+
 /**
  * The path (`body.email`, `id`, `queries.3.package.name`) of the first string inside `value` (keys included) that
  * neither database can store as sent, or undefined. Walks plain JSON values and decoded messages alike.
@@ -25,7 +30,7 @@ export function findUnstorableText(value: unknown, where: string): string | unde
     return undefined;
   }
   for (const [key, item] of Object.entries(value)) {
-    if (isUnstorableText(key)) return `${where}.${key.replace(UNSTORABLE, '?')}`;
+    if (isUnstorableText(key)) return `${where}.${storableKey(key)}`;
     const found = findUnstorableText(item, `${where}.${key}`);
     if (found) return found;
   }

@@ -13,7 +13,7 @@ import {
 } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { AppError } from '../core/errors.ts';
-import { assertStorableText, isUnstorableText } from '../core/storable-text.ts';
+import { assertStorableText, isUnstorableText, storableKey } from '../core/storable-text.ts';
 
 /**
  * How the transports write proto3 JSON: the proto field names (snake_case, as OSV.dev and the spec use them; every
@@ -221,7 +221,7 @@ function findUnstorableField(message: ReflectMessage, where: string | undefined)
       }
       case 'map':
         for (const [key, item] of message.get(field)) {
-          const path = `${at(field.name)}.${String(key)}`;
+          const path = `${at(field.name)}.${typeof key === 'string' ? storableKey(key) : String(key)}`;
           if (typeof key === 'string' && isUnstorableText(key)) return path;
           if (typeof item === 'string' && isUnstorableText(item)) return path;
           if (field.mapKind === 'message') {
