@@ -192,6 +192,8 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
  * (the session routes and the member plane, which `buildRestApp` mounts beside them). Called once from `buildRestApp`.
  */
 export function registerModelPlaneRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
-  registerApiRoutes(app, [...adminRoutes(deps.plane), ...definitionRoutes(deps.plane, ADMIN_BASE)], { auth: deps.auth });
+  registerApiRoutes(app, [...adminRoutes(deps.plane), ...definitionRoutes(deps.plane, { base: ADMIN_BASE, errors: COMMAND_ERRORS })], {
+    auth: deps.auth,
+  });
   registerOpenApiRoute(app);
 }

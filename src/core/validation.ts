@@ -14,7 +14,7 @@ import { AppError } from './errors.ts';
 const FIELD_NAME = /^[a-z_]{1,64}$/;
 
 /** `name` when it may be repeated in a message, otherwise undefined. */
-function echoableFieldName(name: string): string | undefined {
+export function echoableFieldName(name: string): string | undefined {
   return FIELD_NAME.test(name) ? name : undefined;
 }
 

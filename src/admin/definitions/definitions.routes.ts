@@ -10,23 +10,13 @@ import {
 import { defineRoute, type AnyApiRoute } from '../../core/http/api-route.ts';
 import type { ModelPlane } from '../model-plane.ts';
 
-const ERRORS: readonly ErrorCode[] = [
-  'unauthorized',
-  'administrator_required',
-  'parameter_missing',
-  'parameter_invalid',
-  'not_found',
-  'stale_object',
-  'validation_failed',
-  'model_plane_unavailable',
-];
-
 /**
  * The five definition routes (spec: Endpoints). Each answers the singular-read envelope with the configuration and
  * version after the command; a malformed `definition` is 422 `validation_failed` naming the field (rule 3), a
- * malformed version 400 (rule 2). `base` is the admin API's base path.
+ * malformed version 400 (rule 2). `base` is the admin API's base path and `errors` what its command routes answer.
  */
-export function definitionRoutes(plane: ModelPlane, base: string): AnyApiRoute[] {
+export function definitionRoutes(plane: ModelPlane, api: { base: string; errors: readonly ErrorCode[] }): AnyApiRoute[] {
+  const { base, errors } = api;
   const tag = 'admin';
   const path = (suffix: string) => `${base}/model_providers/{provider_id}${suffix}`;
   return [
@@ -43,7 +33,7 @@ export function definitionRoutes(plane: ModelPlane, base: string): AnyApiRoute[]
       command: providerDefinitionCommandSchema,
       definitionFields: ['definition'],
       response: providerEnvelopeSchema,
-      errors: ERRORS,
+      errors,
       handler: async ({ principal, params, command }) =>
         plane.putProviderDefinition(principal.accountId, params.provider_id, command.definition, command.expected_lock_version ?? null),
     }),
@@ -59,7 +49,7 @@ export function definitionRoutes(plane: ModelPlane, base: string): AnyApiRoute[]
       params: providerIdParamsSchema,
       command: providerDefinitionDeleteCommandSchema,
       response: providerEnvelopeSchema,
-      errors: ERRORS,
+      errors,
       handler: async ({ principal, params, command }) =>
         plane.deleteProviderDefinition(principal.accountId, params.provider_id, command.expected_lock_version ?? null),
     }),
@@ -74,7 +64,7 @@ export function definitionRoutes(plane: ModelPlane, base: string): AnyApiRoute[]
       command: modelDefinitionCommandSchema,
       definitionFields: ['definition'],
       response: providerEnvelopeSchema,
-      errors: ERRORS,
+      errors,
       handler: async ({ principal, params, command }) =>
         plane.putModelDefinition(
           principal.accountId,
@@ -94,7 +84,7 @@ export function definitionRoutes(plane: ModelPlane, base: string): AnyApiRoute[]
       params: providerIdParamsSchema,
       command: modelDefinitionRefCommandSchema,
       response: providerEnvelopeSchema,
-      errors: ERRORS,
+      errors,
       handler: async ({ principal, params, command }) =>
         plane.removeModelDefinition(principal.accountId, params.provider_id, command.model, command.expected_lock_version ?? null),
     }),
@@ -108,7 +98,7 @@ export function definitionRoutes(plane: ModelPlane, base: string): AnyApiRoute[]
       params: providerIdParamsSchema,
       command: modelDefinitionRefCommandSchema,
       response: providerEnvelopeSchema,
-      errors: ERRORS,
+      errors,
       handler: async ({ principal, params, command }) =>
         plane.resetModelDefinition(principal.accountId, params.provider_id, command.model, command.expected_lock_version ?? null),
     }),

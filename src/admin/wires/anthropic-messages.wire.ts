@@ -1,6 +1,6 @@
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
 import { PARAMETER_PRESETS, type ChatMessage, type EndpointAdapter, type ParameterDescriptor, type WireCredential } from './wire.types.ts';
-import { applyPromptFormat, textOf } from './prompt-format.ts';
+import { splitLeadingSystem, textOf } from './prompt-format.ts';
 import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters } from './wire.helpers.ts';
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -31,18 +31,6 @@ function blocks(message: ChatMessage): unknown[] {
   for (const call of message.tool_calls ?? [])
     parts.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.arguments) as unknown } as never);
   return parts;
-}
-
-/**
- * Splits messages for the Messages API, which takes instructions only as the top-level `system`: the leading
- * system/developer run becomes `system`; a later instruction can only travel as a user turn (the wire has no other
- * place for it), which is also what `prompt_format: model3_5` asks for.
- */
-function split(messages: readonly ChatMessage[], format: string | null): { system: string | undefined; turns: ChatMessage[] } {
-  const formatted = applyPromptFormat(messages, format ?? 'model3_5');
-  const first = formatted[0];
-  const system = first?.role === 'system' ? textOf(first) : undefined;
-  return { system, turns: system === undefined ? formatted : formatted.slice(1) };
 }
 
 function maxTokens(model: ComposedModel, given: unknown): number {
@@ -97,7 +85,7 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
   build({ baseUrl, model, credential }, input) {
     checkTextInput(model, input);
     const params = resolveParameters(model, input.parameters);
-    const { system, turns } = split(input.messages, model.capabilities.wire_options.prompt_format);
+    const { system, turns } = splitLeadingSystem(input.messages, model.capabilities.wire_options.prompt_format);
     const body: Record<string, unknown> = {
       model: model.model_id,
       max_tokens: maxTokens(model, params.max_output_tokens),

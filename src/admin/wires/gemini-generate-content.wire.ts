@@ -7,8 +7,8 @@ import {
   type ParameterDescriptor,
   type WireCredential,
 } from './wire.types.ts';
-import { applyPromptFormat, textOf } from './prompt-format.ts';
-import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters } from './wire.helpers.ts';
+import { splitLeadingSystem, textOf } from './prompt-format.ts';
+import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
 
 function headers(credential: WireCredential): Record<string, string> {
   if (!credential) return {};
@@ -95,10 +95,7 @@ export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
   build({ baseUrl, model, credential }, input) {
     checkTextInput(model, input);
     const params = resolveParameters(model, input.parameters);
-    const formatted = applyPromptFormat(input.messages, model.capabilities.wire_options.prompt_format ?? 'model3_5');
-    const first = formatted[0];
-    const system = first?.role === 'system' ? textOf(first) : undefined;
-    const turns = system === undefined ? formatted : formatted.slice(1);
+    const { system, turns } = splitLeadingSystem(input.messages, model.capabilities.wire_options.prompt_format);
     const generationConfig: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(params)) generationConfig[GENERATION_FIELD[name] ?? name] = value;
     if (input.output_schema) {
@@ -133,15 +130,7 @@ export const geminiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
   apiFormat: 'gemini_generate_content',
   workload: 'embeddings',
   credentials: ['api_key', 'oauth_tokens'],
-  profile: {
-    tool_calls: false,
-    streaming: false,
-    prompt_caching: false,
-    structured_output: false,
-    reasoning: false,
-    generation_parameters: {},
-    token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' },
-  },
+  profile: { ...WITHOUT_TEXT_FEATURES, token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' } },
   directory: geminiDirectory,
   probe: () => ({ ok: true, input: { input: ['ok'] } }),
   build({ baseUrl, model, credential }, input) {

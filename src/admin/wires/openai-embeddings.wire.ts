@@ -1,20 +1,12 @@
 import type { EndpointAdapter } from './wire.types.ts';
-import { bearer, joinUrl, jsonRequest, openAiDirectory } from './wire.helpers.ts';
+import { bearer, joinUrl, jsonRequest, openAiDirectory, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
 
 /** OpenAI-compatible embeddings: `POST {base}/embeddings` with `{model, input}`. */
 export const openAiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
   apiFormat: 'openai_chat',
   workload: 'embeddings',
   credentials: ['api_key', 'oauth_tokens', 'none'],
-  profile: {
-    tool_calls: false,
-    streaming: false,
-    prompt_caching: false,
-    structured_output: false,
-    reasoning: false,
-    generation_parameters: {},
-    token_counter: { kind: 'anchored', encoding: 'cl100k_base', safety_factor: '1.25' },
-  },
+  profile: { ...WITHOUT_TEXT_FEATURES, token_counter: { kind: 'anchored', encoding: 'cl100k_base', safety_factor: '1.25' } },
   directory: openAiDirectory,
   probe: () => ({ ok: true, input: { input: ['ok'] } }),
   build({ baseUrl, model, credential }, input) {

@@ -1,5 +1,5 @@
 import type { EndpointAdapter } from './wire.types.ts';
-import { bearer, joinUrl, jsonRequest, openAiDirectory, resolveParameters } from './wire.helpers.ts';
+import { bearer, joinUrl, jsonRequest, openAiDirectory, resolveParameters, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
 
 /**
  * OpenAI-compatible image generation: `POST {base}/images/generations` with `{model, prompt, n: 1}`; declared
@@ -9,15 +9,7 @@ export const openAiImagesWire: EndpointAdapter<'image_generation'> = {
   apiFormat: 'openai_chat',
   workload: 'image_generation',
   credentials: ['api_key', 'oauth_tokens', 'none'],
-  profile: {
-    tool_calls: false,
-    streaming: false,
-    prompt_caching: false,
-    structured_output: false,
-    reasoning: false,
-    generation_parameters: {},
-    token_counter: null,
-  },
+  profile: { ...WITHOUT_TEXT_FEATURES, token_counter: null },
   directory: openAiDirectory,
   probe: () => ({ ok: true, input: { prompt: 'A plain grey square.' } }),
   build({ baseUrl, model, credential }, input) {

@@ -1,6 +1,6 @@
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
 import type { EndpointAdapter } from './wire.types.ts';
-import { bearer, joinUrl, jsonRequest, openAiDirectory, resolveParameters } from './wire.helpers.ts';
+import { bearer, joinUrl, jsonRequest, openAiDirectory, resolveParameters, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
 
 /** The voice a probe can use: the declared `voice` parameter's default, else its first allowed value. */
 function probeVoice(model: ComposedModel): string | undefined {
@@ -20,15 +20,7 @@ export const openAiSpeechWire: EndpointAdapter<'speech'> = {
   apiFormat: 'openai_chat',
   workload: 'speech',
   credentials: ['api_key', 'oauth_tokens', 'none'],
-  profile: {
-    tool_calls: false,
-    streaming: true,
-    prompt_caching: false,
-    structured_output: false,
-    reasoning: false,
-    generation_parameters: {},
-    token_counter: null,
-  },
+  profile: { ...WITHOUT_TEXT_FEATURES, streaming: true, token_counter: null },
   directory: openAiDirectory,
   probe(model) {
     const voice = probeVoice(model);

@@ -1,5 +1,5 @@
 import type { EndpointAdapter } from './wire.types.ts';
-import { bearer, joinUrl, openAiDirectory, resolveParameters } from './wire.helpers.ts';
+import { bearer, joinUrl, openAiDirectory, resolveParameters, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
 
 /** A WAV file of `ms` milliseconds of silence, 16 kHz mono 16-bit: the transcription probe's fixed input. */
 export function silentWav(ms: number): Uint8Array {
@@ -27,15 +27,7 @@ export const openAiTranscriptionWire: EndpointAdapter<'transcription'> = {
   apiFormat: 'openai_chat',
   workload: 'transcription',
   credentials: ['api_key', 'oauth_tokens', 'none'],
-  profile: {
-    tool_calls: false,
-    streaming: false,
-    prompt_caching: false,
-    structured_output: false,
-    reasoning: false,
-    generation_parameters: {},
-    token_counter: null,
-  },
+  profile: { ...WITHOUT_TEXT_FEATURES, token_counter: null },
   directory: openAiDirectory,
   probe: () => ({ ok: true, input: { audio: silentWav(250), filename: 'probe.wav', contentType: 'audio/wav' } }),
   build({ baseUrl, model, credential }, input) {

@@ -17,6 +17,21 @@ export function applyPromptFormat(messages: readonly ChatMessage[], format: stri
   return out;
 }
 
+/**
+ * For wires that carry instructions apart from the turns (Anthropic's `system`, Gemini's `systemInstruction`) and
+ * have no later system turn: `model3_5` unless the model names another format, then the leading system message
+ * taken out. Later instructions are user turns already.
+ */
+export function splitLeadingSystem(
+  messages: readonly ChatMessage[],
+  format: string | null,
+): { system: string | undefined; turns: ChatMessage[] } {
+  const formatted = applyPromptFormat(messages, format ?? 'model3_5');
+  const first = formatted[0];
+  const system = first?.role === 'system' ? textOf(first) : undefined;
+  return { system, turns: system === undefined ? formatted : formatted.slice(1) };
+}
+
 function isInstruction(message: ChatMessage): boolean {
   return message.role === 'system' || message.role === 'developer';
 }

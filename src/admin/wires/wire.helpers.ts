@@ -1,6 +1,7 @@
 import { AppError } from '../../core/errors.ts';
+import { echoableFieldName } from '../../core/validation.ts';
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
-import type { DirectoryFormat, DirectoryPage, TextGenerationInput, UpstreamRequest, WireCredential } from './wire.types.ts';
+import type { DirectoryFormat, DirectoryPage, TextGenerationInput, UpstreamRequest, WireCredential, WireProfile } from './wire.types.ts';
 
 /** `base` + `path`, keeping the base's own path (`https://h/v1` + `/models` → `https://h/v1/models`). */
 export function joinUrl(base: string, path: string, query?: Record<string, string>): string {
@@ -9,6 +10,19 @@ export function joinUrl(base: string, path: string, query?: Record<string, strin
   for (const [k, v] of Object.entries(query ?? {})) joined.searchParams.set(k, v);
   return joined.toString();
 }
+
+/**
+ * The features only text generation offers, all off, with an empty parameter table: what the embeddings, image,
+ * speech and transcription endpoints share; each adds its token counter (and speech its streaming).
+ */
+export const WITHOUT_TEXT_FEATURES: Omit<WireProfile, 'token_counter'> = {
+  tool_calls: false,
+  streaming: false,
+  prompt_caching: false,
+  structured_output: false,
+  reasoning: false,
+  generation_parameters: Object.freeze({}),
+};
 
 function invalid(message: string): AppError {
   return new AppError('validation_failed', message);
@@ -24,7 +38,7 @@ export function resolveParameters(model: ComposedModel, given: Record<string, un
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(given)) {
     if (!Object.hasOwn(table, name))
-      throw invalid(`parameters.${/^[a-z_]{1,64}$/.test(name) ? name : '<field>'}: the model declares no such generation parameter`);
+      throw invalid(`parameters.${echoableFieldName(name) ?? '<field>'}: the model declares no such generation parameter`);
   }
   for (const [name, d] of Object.entries(table)) {
     const value = Object.hasOwn(given, name) ? given[name] : d.default;
