@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { env, parseEnv, type Env, type EnvValues } from '../core/config.ts';
+import type { Dialect } from '../core/db/database.ts';
 import { DEFAULT_CATALOG_DIR } from './catalog/catalog.loader.ts';
 
 /**
@@ -8,14 +9,28 @@ import { DEFAULT_CATALOG_DIR } from './catalog/catalog.loader.ts';
  * like any path argument. A missing or invalid catalog does not stop the start: the model plane answers 503
  * `model_plane_unavailable` and the log names the file (spec: Errors).
  */
+// The shared boolean parser, reused for a boolean whose absence means something (the dialect decides).
+const booleanText = env.boolean(false);
+
 const adminEnvSpec = {
   PLATFORM_CATALOG_DIR: env.custom<string>('a directory path', (raw) => resolve(raw), DEFAULT_CATALOG_DIR),
   // Hub tokenizer files, `<dir>/<tokenizer_id>/tokenizer.json`, installed before start; unset: no hub counter works.
   PLATFORM_TOKENIZER_DIR: env.custom<string | undefined>('a directory path', (raw) => resolve(raw), undefined),
+  // Whether upstream calls may reach loopback and private addresses; unset: see upstreamAllowPrivate.
+  PLATFORM_UPSTREAM_ALLOW_PRIVATE: env.custom<boolean | undefined>(booleanText.expected, (raw) => booleanText.parse(raw), undefined),
 } as const;
 
 export type AdminConfig = EnvValues<typeof adminEnvSpec>;
 
 export function parseAdminConfig(source: Env): AdminConfig {
   return parseEnv(adminEnvSpec, source);
+}
+
+/**
+ * Whether upstream calls may reach loopback and private ranges (issue 15 item 3): the explicit
+ * `PLATFORM_UPSTREAM_ALLOW_PRIVATE`, else true for the embedded SQLite setup (a model server on the same machine or
+ * network is the usual upstream there) and false on PostgreSQL, the production deployment.
+ */
+export function upstreamAllowPrivate(config: AdminConfig, dialect: Dialect): boolean {
+  return config.PLATFORM_UPSTREAM_ALLOW_PRIVATE ?? dialect === 'sqlite';
 }
