@@ -8,6 +8,7 @@ import {
 } from './catalog/catalog.schemas.ts';
 import { CREDENTIAL_LANES, MODALITIES, WORKLOADS } from './catalog/wires.ts';
 import { COST_UNIT_PATTERN } from './cost-unit/cost-unit.service.ts';
+import { MODEL_TEST_OUTCOMES } from './model-test/model-test.outcome.ts';
 import { MAX_LOCK_VERSION } from './policy/policy.service.ts';
 import { UNAVAILABLE_REASONS } from './projection/projection.ts';
 
@@ -61,6 +62,9 @@ export const modelDefinitionCommandSchema = z.strictObject({
   expected_lock_version: optionalVersion,
 });
 export const modelDefinitionRefCommandSchema = z.strictObject({ model: modelRefSchema, expected_lock_version: optionalVersion });
+/** Discovery and the model test take a required version (rule 4 and 8): a missing one is 400 `parameter_missing`. */
+export const discoveryCommandSchema = z.strictObject({ expected_lock_version: requiredVersion });
+export const modelTestCommandSchema = z.strictObject({ model: modelRefSchema, expected_lock_version: requiredVersion });
 export const costUnitCommandSchema = z.strictObject({
   cost_unit: z.string().regex(COST_UNIT_PATTERN, 'a currency code or unit name such as USD').describe('For example a currency code'),
 });
@@ -173,5 +177,17 @@ export const providersResponseSchema = z.object({ model_providers: z.array(provi
 export const providerResponseSchema = z.object({ model_provider: providerRowSchema });
 export const providerEnvelopeSchema = z.object({ model_provider: providerRowSchema, configuration: configurationSchema });
 export const memberProvidersResponseSchema = z.object({ model_providers: z.array(memberProviderRowSchema) });
+export const discoveryResponseSchema = z.object({
+  models: z.array(z.object({ id: z.string().describe('The upstream model id'), display_name: z.string().nullable() })),
+});
+export const modelTestResponseSchema = z.object({
+  model_test: z.object({
+    outcome: z.enum(MODEL_TEST_OUTCOMES),
+    duration_ms: z.number().int(),
+    http_status: z.number().int().nullable().describe('The provider answer status; null when no answer was received'),
+    availability_update: z.enum(['unchanged', 'applied', 'noop', 'stale', 'not_found', 'invalid']),
+  }),
+  model_provider: providerRowSchema,
+});
 export const costUnitResponseSchema = z.object({ account: z.object({ cost_unit: z.string().nullable() }) });
 export const errorResponseSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });

@@ -50,11 +50,18 @@ export interface AccountCostUnitTable {
   configured_at: number;
 }
 
+/** One model test a Human started (the rate limit's window; rows older than the window are deleted as it moves). */
+export interface ModelTestAttemptTable {
+  human_id: string;
+  attempted_at: number;
+}
+
 export interface AdminTables {
   model_provider_policies: ModelProviderPolicyTable;
   model_provider_credentials: ModelProviderCredentialTable;
   model_provider_admission: ModelProviderAdmissionTable;
   account_cost_units: AccountCostUnitTable;
+  model_test_attempts: ModelTestAttemptTable;
 }
 
 export type PolicyRow = Selectable<ModelProviderPolicyTable>;

@@ -10,6 +10,10 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
 import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
+import { createDiscoveryService, type DiscoveredModel } from './discovery/discovery.service.ts';
+import { createModelTestRateLimit } from './model-test/model-test.rate-limit.ts';
+import { createModelTestService, type ModelTestResult } from './model-test/model-test.service.ts';
+import type { UpstreamClient } from './upstream/upstream-client.ts';
 import { createTokenCounters } from './tokens/token-counter.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
 import type { ModelDefinition, ProviderDeclaration } from './catalog/catalog.schemas.ts';
@@ -40,6 +44,8 @@ export interface ModelPlaneDeps {
   catalogDir: string;
   /** `PLATFORM_TOKENIZER_DIR`: installed hub tokenizer files; none when undefined. */
   tokenizerDir?: string | undefined;
+  /** The one outbound client of every provider call (discovery, model test), with its safety rules. */
+  upstream: UpstreamClient;
 }
 
 /** A provider as members see it: no policy version and no credential details beyond whether one is configured. */
@@ -129,6 +135,9 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   const policy = createPolicyService({ db, clock });
   const credentials = createCredentialService({ db, clock, log, secretKeys: deps.secretKeys });
   const costUnit = createCostUnitService({ db, clock });
+  const discovery = createDiscoveryService({ upstream: deps.upstream, policy, credentials, log });
+  const modelTests = createModelTestService({ upstream: deps.upstream, policy, credentials, log });
+  const modelTestRate = createModelTestRateLimit({ db, dialect: deps.dialect, clock });
   const definitions: DefinitionService | undefined = state.ok ? createDefinitionService({ catalog: state.catalog, policy }) : undefined;
 
   function requirePlane(): { catalog: Catalog; projection: Projection } {
@@ -408,6 +417,36 @@ export function createModelPlane(deps: ModelPlaneDeps) {
       const provider = requireProvider(await providersOf(accountId), providerId);
       const outcome = await service.resetModelDefinition(accountId, provider, ref, expected);
       return definitionChanged(accountId, providerId, outcome, { command: 'model_definition_reset', model: ref });
+    },
+
+    /**
+     * `POST …/model_discovery`: the provider's directory read with its saved credential; the invalid marks it calls for
+     * are written only after the whole directory arrived, against the submitted version.
+     */
+    async discoverModels(accountId: string, providerId: string, expected: number | null): Promise<{ models: DiscoveredModel[] }> {
+      requirePlane();
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      return { models: await discovery.discover(accountId, provider, expected) };
+    },
+
+    /**
+     * `POST …/model_test`: unknown models are 404 before anything else; then the Human's rate limit (none for the
+     * operator CLI, `humanId` null), the probe, and the availability write the outcome calls for.
+     */
+    async testModel(
+      accountId: string,
+      humanId: string | null,
+      providerId: string,
+      ref: string,
+      expected: number | null,
+    ): Promise<{ model_test: ModelTestResult; model_provider: ProviderRowView }> {
+      requirePlane();
+      const provider = requireProvider(await providersOf(accountId), providerId);
+      const model = provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
+      if (!model) throw unknownModel(provider, ref);
+      if (humanId !== null) await modelTestRate.admit(humanId);
+      const result = await modelTests.run(accountId, provider, model, expected);
+      return { model_test: result, ...(await providerRowOf(accountId, providerId)) };
     },
 
     async putApiKey(accountId: string, providerId: string, apiKey: string) {

@@ -35,7 +35,7 @@ export interface ModelsCommandDeps {
  * `platform models hide|unhide|invalidate|restore --account ID <ref>`: the operator equivalents of the visibility
  * and availability commands (spec: Endpoints rule 12). Each reads the provider's lock_version first (or takes
  * `--expected-lock-version`), issues one command with it, and on a conflict reports it and exits 3 without
- * retrying. `test` arrives with part 2.
+ * retrying. `test` is in model-test/model-test.command.ts.
  */
 export function registerModelsCommands(program: Command, io: CliIo, withModelPlane: WithService<ModelsCommandDeps>): void {
   const models = program.command('models').description("manage an Account's models (hide, unhide, invalidate, restore)");

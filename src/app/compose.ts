@@ -1,6 +1,8 @@
 import { createCredentialService, type CredentialService } from '../admin/credentials/credentials.service.ts';
 import type { ModelsCommandDeps } from '../admin/models.commands.ts';
+import { upstreamAllowPrivate } from '../admin/admin.config.ts';
 import { createModelPlane, type ModelPlane } from '../admin/model-plane.ts';
+import { createUpstreamClient } from '../admin/upstream/upstream-client.ts';
 import { narrowTables, type DatabaseHandle } from '../core/db/database.ts';
 import { findAccount } from '../core/identity/identity.store.ts';
 import { createDocumentsRpcs } from '../documents/documents.rpcs.ts';
@@ -27,7 +29,11 @@ export type ServiceName = (typeof SERVICES)[number];
 
 /** The model plane: the admin API, the member reads and the `models` commands. */
 export function composeModelPlane(core: PlatformContext): ModelPlane {
+  // One outbound client (and connection pool) for every provider call of this process, closed with the core.
+  const upstream = createUpstreamClient({ allowPrivate: upstreamAllowPrivate(core.config.admin, core.database.dialect) });
+  core.onClose(() => upstream.close());
   return createModelPlane({
+    upstream,
     db: narrowTables(core.database.db),
     dialect: core.database.dialect,
     clock: core.clock,

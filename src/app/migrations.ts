@@ -6,8 +6,8 @@ import { OSV_MIGRATIONS } from '../osv/migrations/index.ts';
 
 /**
  * Every migration of the platform: each service owns its own (`src/<service>/migrations/`), and this is the one
- * list `platform migrate`, `serve` and the tests apply. The migrator sorts by name, so a migration's place here does
- * not decide when it runs; its name does (a later service's tables may reference `accounts`). The names and the
+ * list `platform migrate`, `serve` and the tests apply, in name order: the name decides when a migration runs (a later
+ * service's tables may reference `accounts`), so services interleave as their migrations landed. The names and the
  * content of each landed file are pinned in `migrations.pin.json` (see migrations.test.ts).
  */
 export const PLATFORM_MIGRATIONS: readonly Migration[] = [
@@ -15,4 +15,4 @@ export const PLATFORM_MIGRATIONS: readonly Migration[] = [
   ...ADMIN_MIGRATIONS,
   ...DOCUMENTS_MIGRATIONS,
   ...OSV_MIGRATIONS,
-];
+].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerDefinitionCommands } from '../admin/definitions/definitions.commands.ts';
+import { registerDiscoveryCommand } from '../admin/discovery/discovery.command.ts';
+import { registerModelTestCommand } from '../admin/model-test/model-test.command.ts';
 import { registerModelsCommands } from '../admin/models.commands.ts';
 import { registerSecretsCommands } from '../admin/secrets.commands.ts';
 import { composeCredentials, composeModelsCommand, composeOsvCorpus } from '../app/compose.ts';
@@ -29,6 +31,8 @@ function buildProgram(io: CliIo): Command {
   // Each service's commands get what they work with from the composition root, opened for one command.
   registerModelsCommands(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
   registerDefinitionCommands(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
+  registerDiscoveryCommand(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
+  registerModelTestCommand(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
   registerSecretsCommands(program, io, (fn) => withContext(io, (core) => fn(composeCredentials(core))));
   registerDocumentsCommands(program, io);
   registerOsvCommands(program, io, (fn) => withContext(io, (core) => fn(composeOsvCorpus(core))));

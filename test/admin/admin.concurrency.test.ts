@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- response bodies are untyped JSON (Reply.body); the assertions pin their shape */
+import { createUpstreamClient, type UpstreamClient } from '../../src/admin/upstream/upstream-client.ts';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,17 +39,20 @@ describe.each(dialects)('concurrent writers on %s', (dialect) => {
   let second: DatabaseHandle<PlatformDatabase>;
   let planeA: ModelPlane;
   let planeB: ModelPlane;
+  let upstream: UpstreamClient;
   beforeAll(async () => {
     catalogDir = writeCatalog(CATALOG);
     h = await openHarness(dialect, { catalog: catalogDir });
     // A second, independent connection to the same database: two "replicas" racing.
     second = await openDatabase<PlatformDatabase>(h.platform.database.url);
     const ctx = h.platform.ctx;
-    const deps = { clock: ctx.clock, log: silentLogger(), secretKeys: ctx.secretKeys, catalogDir };
+    upstream = createUpstreamClient({ allowPrivate: true });
+    const deps = { clock: ctx.clock, log: silentLogger(), secretKeys: ctx.secretKeys, catalogDir, upstream };
     planeA = createModelPlane({ ...deps, db: narrowTables(ctx.database.db), dialect: ctx.database.dialect });
     planeB = createModelPlane({ ...deps, db: narrowTables(second.db), dialect: second.dialect });
   });
   afterAll(async () => {
+    await upstream.close();
     await second.close();
     await h.close();
   });

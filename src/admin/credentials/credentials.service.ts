@@ -8,6 +8,7 @@ import { emptyDocument, serializeDocument } from '../policy/policy.document.ts';
 import { MAX_LOCK_VERSION, staleObject, versionExhausted } from '../policy/policy.service.ts';
 import { findPolicy, insertPolicyIfAbsent, updatePolicyIfVersion, type PolicyKey } from '../policy/policy.store.ts';
 import { credentialAad, type EffectiveProvider } from '../projection/projection.ts';
+import type { WireCredential } from '../wires/wire.types.ts';
 import {
   findCredentialRow,
   insertCredentialIfAbsent,
@@ -168,6 +169,29 @@ export function createCredentialService(deps: CredentialServiceDeps) {
         return { generation };
       }
       throw staleObject('the credential kept changing concurrently; try again');
+    },
+
+    /**
+     * The credential an upstream call of `provider` carries, opened from the row as it is now: null on a `none` lane,
+     * undefined when the lane needs material that is absent, of another kind or not openable. The value goes into
+     * the request's headers and nowhere else (never a log, a response or an error message).
+     */
+    async wireCredential(accountId: string, provider: EffectiveProvider): Promise<WireCredential | undefined> {
+      const lane = provider.declaration?.credentials;
+      if (lane === 'none') return null;
+      const key = { accountId, providerId: provider.id };
+      const row = await findCredentialRow(db, key);
+      if (!row?.sealed || row.material_kind !== lane) return undefined;
+      const plain = open(row.sealed, key);
+      if (plain === undefined) return undefined;
+      if (lane === 'api_key') return { kind: 'api_key', key: plain };
+      // OAuth material is sealed as the token set's JSON; only its access token travels.
+      try {
+        const tokens = JSON.parse(plain) as { access_token?: unknown };
+        return typeof tokens.access_token === 'string' ? { kind: 'oauth_tokens', accessToken: tokens.access_token } : undefined;
+      } catch {
+        return undefined;
+      }
     },
 
     /**

@@ -54,7 +54,7 @@ function readDefinition<S extends z.ZodType>(opts: DefinitionOptions, schema: S)
 }
 
 /** Opens the plane for an existing Account, or fails with one line. */
-async function planeFor(deps: ModelsCommandDeps, accountId: string): Promise<ModelPlane> {
+export async function planeFor(deps: ModelsCommandDeps, accountId: string): Promise<ModelPlane> {
   if (!(await deps.accountExists(accountId))) throw new CliError(`no Account with id ${accountId}`);
   const plane = deps.plane;
   if (!plane.catalogState.ok)
@@ -63,7 +63,12 @@ async function planeFor(deps: ModelsCommandDeps, accountId: string): Promise<Mod
 }
 
 /** The provider's current lock_version (null without a policy), unless pinned with --expected-lock-version. */
-async function versionOf(plane: ModelPlane, accountId: string, providerId: string, pinned: string | undefined): Promise<number | null> {
+export async function versionOf(
+  plane: ModelPlane,
+  accountId: string,
+  providerId: string,
+  pinned: string | undefined,
+): Promise<number | null> {
   if (pinned !== undefined) return parseVersion(pinned);
   const provider = (await plane.providersOf(accountId)).find((p) => p.id === providerId);
   return provider?.policy?.lockVersion ?? null;
@@ -84,7 +89,7 @@ async function versioned(providerId: string, version: number | null, run: () => 
   }
 }
 
-function splitRef(ref: string): string {
+export function splitRef(ref: string): string {
   const slash = ref.indexOf('/');
   if (slash <= 0 || slash === ref.length - 1)
     throw new CliError(`model reference ${JSON.stringify(ref)} must look like <provider_id>/<upstream_model_id>`, 2);
@@ -106,7 +111,7 @@ function report(io: CliIo, json: boolean | undefined, envelope: ProviderEnvelope
  * envelope.
  */
 export function registerDefinitionCommands(program: Command, io: CliIo, withModelPlane: WithService<ModelsCommandDeps>): void {
-  const providers = program.command('providers').description("show and author an Account's model providers");
+  const providers = program.command('providers').description("show, author and discover an Account's model providers");
   providers
     .command('show')
     .description('print a provider row and its configuration (definitions as authored, removed entries included)')
@@ -162,7 +167,7 @@ export function registerDefinitionCommands(program: Command, io: CliIo, withMode
     });
 
   const models = program.commands.find((c) => c.name() === 'models') ?? program.command('models');
-  models.description("manage an Account's models (hide, unhide, invalidate, restore, define, remove, reset)");
+  models.description("manage an Account's models (hide, unhide, invalidate, restore, define, remove, reset, test)");
   const modelCommand = (name: string, description: string) =>
     models
       .command(name)

@@ -96,11 +96,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The OpenAI-compatible directory: `GET {base}/models` → `{data:[{id}]}`, one page. */
+/**
+ * The OpenAI-compatible directory: `GET {base}/models` → `{data:[{id}]}`. OpenAI and most local servers answer it in
+ * one page; servers that page it say `has_more` and take the last id back as `after` (the list-endpoint convention of
+ * OpenAI's other APIs), which is followed.
+ */
 export const openAiDirectory: DirectoryFormat = {
-  request: (baseUrl, credential) => ({
+  request: (baseUrl, credential, cursor) => ({
     method: 'GET',
-    url: joinUrl(baseUrl, 'models'),
+    url: joinUrl(baseUrl, 'models', cursor ? { after: cursor } : undefined),
     headers: { accept: 'application/json', ...bearer(credential) },
     body: null,
   }),
@@ -110,7 +114,10 @@ export const openAiDirectory: DirectoryFormat = {
       if (!isRecord(entry) || typeof entry.id !== 'string' || entry.id === '') throw new Error('a directory entry has no id');
       return { id: entry.id, display_name: null };
     });
-    return { models, next: null };
+    if (body.has_more !== true) return { models, next: null };
+    const next = typeof body.last_id === 'string' && body.last_id !== '' ? body.last_id : models.at(-1)?.id;
+    if (next === undefined) throw new Error('has_more without a last id');
+    return { models, next };
   },
 };
 
