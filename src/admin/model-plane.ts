@@ -10,7 +10,7 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { loadCatalog, type Catalog, type CatalogState } from './catalog/catalog.loader.ts';
 import { createCostUnitService } from './cost-unit/cost-unit.service.ts';
-import { createDiscoveryService, type DiscoveredModel } from './discovery/discovery.service.ts';
+import { createDiscoveryService, type DiscoveredModel, type DiscoveryLimits } from './discovery/discovery.service.ts';
 import { createModelTestRateLimit } from './model-test/model-test.rate-limit.ts';
 import { createModelTestService, type ModelTestResult } from './model-test/model-test.service.ts';
 import type { UpstreamClient } from './upstream/upstream-client.ts';
@@ -46,6 +46,9 @@ export interface ModelPlaneDeps {
   tokenizerDir?: string | undefined;
   /** The one outbound client of every provider call (discovery, model test), with its safety rules. */
   upstream: UpstreamClient;
+  /** Tests shorten the spec's bounds (20 s discovery, 30 s model test) to exercise them; production never sets these. */
+  discoveryLimits?: DiscoveryLimits;
+  modelTestDeadlineMs?: number;
 }
 
 /** A provider as members see it: no policy version and no credential details beyond whether one is configured. */
@@ -135,8 +138,20 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   const policy = createPolicyService({ db, clock });
   const credentials = createCredentialService({ db, clock, log, secretKeys: deps.secretKeys });
   const costUnit = createCostUnitService({ db, clock });
-  const discovery = createDiscoveryService({ upstream: deps.upstream, policy, credentials, log });
-  const modelTests = createModelTestService({ upstream: deps.upstream, policy, credentials, log });
+  const discovery = createDiscoveryService({
+    upstream: deps.upstream,
+    policy,
+    credentials,
+    log,
+    ...(deps.discoveryLimits ? { limits: deps.discoveryLimits } : {}),
+  });
+  const modelTests = createModelTestService({
+    upstream: deps.upstream,
+    policy,
+    credentials,
+    log,
+    ...(deps.modelTestDeadlineMs !== undefined ? { deadlineMs: deps.modelTestDeadlineMs } : {}),
+  });
   const modelTestRate = createModelTestRateLimit({ db, dialect: deps.dialect, clock });
   const definitions: DefinitionService | undefined = state.ok ? createDefinitionService({ catalog: state.catalog, policy }) : undefined;
 

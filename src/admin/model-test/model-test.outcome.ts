@@ -36,17 +36,34 @@ export interface Classified {
  */
 const MODEL_GONE_CODES = new Set(['model_not_exist', 'model_retired', 'model_decommissioned']);
 
+/** Gemini quota ids that reset by the day or month: waiting minutes does not help, so it is quota, not rate. */
+const PERIOD_QUOTA = /Per(Day|Month)/;
+
 /**
  * The structured error of an upstream answer, whatever the dialect: OpenAI `{error:{code,type}}`, Anthropic
- * `{type:"error",error:{type}}`, Gemini `{error:{status,details:[{reason}]}}`. Only these machine codes are read;
- * the message is never kept (it can quote the request, and the spec forbids returning or storing raw errors).
+ * `{type:"error",error:{type,details:{error_code}}}`, Gemini `{error:{status,details:[{reason}|{violations}]}}`. Only
+ * machine codes are read, plus two facts that only a dialect's wording or quota id carries (named `credit_balance`
+ * and `period_quota` here); the message itself is never kept (it can quote the request, and the spec forbids
+ * returning or storing raw errors).
  */
 function upstreamCodes(body: unknown): Set<string> {
   const codes = new Set<string>();
   if (!isRecord(body) || !isRecord(body.error)) return codes;
-  const { code, type, status, details } = body.error;
+  const { code, type, status, details, message } = body.error;
   for (const value of [code, type, status]) if (typeof value === 'string' && value !== '') codes.add(value);
-  if (Array.isArray(details)) for (const d of details) if (isRecord(d) && typeof d.reason === 'string') codes.add(d.reason);
+  if (isRecord(details) && typeof details.error_code === 'string') codes.add(details.error_code);
+  if (Array.isArray(details))
+    for (const d of details) {
+      if (!isRecord(d)) continue;
+      if (typeof d.reason === 'string') codes.add(d.reason);
+      if (
+        Array.isArray(d.violations) &&
+        d.violations.some((v) => isRecord(v) && typeof v.quotaId === 'string' && PERIOD_QUOTA.test(v.quotaId))
+      )
+        codes.add('period_quota');
+    }
+  // Anthropic reports used-up prepaid credit as a 400 invalid_request_error; only the wording tells it apart.
+  if (typeof message === 'string' && /credit balance is too low/i.test(message)) codes.add('credit_balance');
   return codes;
 }
 
@@ -60,7 +77,8 @@ function classifyRefusal(status: number, codes: Set<string>): Classified {
   if (status >= 300 && status < 400) return outcome('request_rejected');
   if (status === 401 || has(codes, 'invalid_api_key', 'authentication_error', 'UNAUTHENTICATED', 'API_KEY_INVALID'))
     return outcome('authentication_failed');
-  if (status === 402 || has(codes, 'insufficient_quota', 'billing_error', 'billing_not_active')) return outcome('quota_exceeded');
+  if (status === 402 || has(codes, 'insufficient_quota', 'billing_error', 'enforced_spend_limit_reached', 'credit_balance', 'period_quota'))
+    return outcome('quota_exceeded');
   if (status === 429 || has(codes, 'rate_limit_exceeded', 'rate_limit_error', 'RESOURCE_EXHAUSTED')) return outcome('rate_limited');
   if (status === 404 || has(codes, 'model_not_found', 'not_found_error', 'NOT_FOUND')) return outcome('model_not_found');
   if (status === 403 || has(codes, 'permission_error', 'PERMISSION_DENIED')) return outcome('request_rejected');

@@ -1,7 +1,7 @@
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
 import { PARAMETER_PRESETS, type ChatMessage, type EndpointAdapter, type ParameterDescriptor, type WireCredential } from './wire.types.ts';
 import { splitLeadingSystem, textOf } from './prompt-format.ts';
-import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters } from './wire.helpers.ts';
+import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, textProbe } from './wire.helpers.ts';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 /** The Messages API requires `max_tokens`; used when the call sets none and the model declares no output limit. */
@@ -75,13 +75,7 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
       return { models, next };
     },
   },
-  probe: (model) => ({
-    ok: true,
-    input: {
-      messages: [{ role: 'user', content: 'Reply with the word ok.' }],
-      parameters: 'max_output_tokens' in model.capabilities.generation_parameters ? { max_output_tokens: 16 } : {},
-    },
-  }),
+  probe: textProbe,
   build({ baseUrl, model, credential }, input) {
     checkTextInput(model, input);
     const params = resolveParameters(model, input.parameters);

@@ -8,7 +8,7 @@ import {
   type WireCredential,
 } from './wire.types.ts';
 import { splitLeadingSystem, textOf } from './prompt-format.ts';
-import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
+import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, WITHOUT_TEXT_FEATURES, textProbe } from './wire.helpers.ts';
 
 function headers(credential: WireCredential): Record<string, string> {
   if (!credential) return {};
@@ -85,13 +85,7 @@ export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
     token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' },
   },
   directory: geminiDirectory,
-  probe: (model) => ({
-    ok: true,
-    input: {
-      messages: [{ role: 'user', content: 'Reply with the word ok.' }],
-      parameters: 'max_output_tokens' in model.capabilities.generation_parameters ? { max_output_tokens: 16 } : {},
-    },
-  }),
+  probe: textProbe,
   build({ baseUrl, model, credential }, input) {
     checkTextInput(model, input);
     const params = resolveParameters(model, input.parameters);

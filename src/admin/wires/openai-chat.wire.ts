@@ -1,6 +1,6 @@
 import { PARAMETER_PRESETS, type ChatMessage, type EndpointAdapter, type ParameterDescriptor } from './wire.types.ts';
 import { applyPromptFormat } from './prompt-format.ts';
-import { bearer, checkTextInput, joinUrl, jsonRequest, openAiDirectory, resolveParameters } from './wire.helpers.ts';
+import { bearer, checkTextInput, joinUrl, jsonRequest, openAiDirectory, resolveParameters, textProbe } from './wire.helpers.ts';
 
 const number = (minimum: number, maximum: number): ParameterDescriptor => ({
   kind: 'number',
@@ -58,7 +58,7 @@ export const openAiChatWire: EndpointAdapter<'text_generation'> = {
     token_counter: { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.25' },
   },
   directory: openAiDirectory,
-  probe: () => ({ ok: true, input: { messages: [{ role: 'user', content: 'Reply with the word ok.' }], parameters: {} } }),
+  probe: textProbe,
   build({ baseUrl, model, credential }, input) {
     checkTextInput(model, input);
     const params = resolveParameters(model, input.parameters);

@@ -1,7 +1,15 @@
 import { AppError } from '../../core/errors.ts';
 import { echoableFieldName } from '../../core/validation.ts';
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
-import type { DirectoryFormat, DirectoryPage, TextGenerationInput, UpstreamRequest, WireCredential, WireProfile } from './wire.types.ts';
+import type {
+  DirectoryFormat,
+  DirectoryPage,
+  ProbeInput,
+  TextGenerationInput,
+  UpstreamRequest,
+  WireCredential,
+  WireProfile,
+} from './wire.types.ts';
 
 /** `base` + `path`, keeping the base's own path (`https://h/v1` + `/models` → `https://h/v1/models`). */
 export function joinUrl(base: string, path: string, query?: Record<string, string>): string {
@@ -120,5 +128,20 @@ export const openAiDirectory: DirectoryFormat = {
     return { models, next };
   },
 };
+
+/**
+ * The model test's fixed chat probe: one short user line and a budget of 16 output tokens when the model declares
+ * `max_output_tokens` (a budget of 1 is refused by some current models; each wire names the field as its model
+ * needs, such as `max_completion_tokens` for OpenAI reasoning models).
+ */
+export function textProbe(model: ComposedModel): ProbeInput<'text_generation'> {
+  return {
+    ok: true,
+    input: {
+      messages: [{ role: 'user', content: 'Reply with the word ok.' }],
+      parameters: 'max_output_tokens' in model.capabilities.generation_parameters ? { max_output_tokens: 16 } : {},
+    },
+  };
+}
 
 export { isRecord };
