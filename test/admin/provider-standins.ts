@@ -43,7 +43,7 @@ export async function openProviderStandins(
   const version = async (providerId: string): Promise<number | null> => {
     const read = await h.call('GET', P(providerId), { token: h.token });
     if (read.status !== 200) throw new Error(`reading ${providerId}: ${read.status} ${read.text}`);
-    return read.body.model_provider.lock_version as number | null;
+    return (read.body as { model_provider: { lock_version: number | null } }).model_provider.lock_version;
   };
   const pointAt = async (d: StandinDialect, baseUrl: string) => {
     const p = PROVIDERS[d];
