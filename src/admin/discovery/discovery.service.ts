@@ -160,5 +160,3 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     },
   };
 }
-
-export type DiscoveryService = ReturnType<typeof createDiscoveryService>;

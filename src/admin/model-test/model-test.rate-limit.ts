@@ -52,5 +52,3 @@ export function createModelTestRateLimit(deps: { db: Kysely<AdminTables>; dialec
     },
   };
 }
-
-export type ModelTestRateLimit = ReturnType<typeof createModelTestRateLimit>;

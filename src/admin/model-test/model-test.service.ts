@@ -144,5 +144,3 @@ export function createModelTestService(deps: ModelTestDeps) {
     },
   };
 }
-
-export type ModelTestService = ReturnType<typeof createModelTestService>;
