@@ -19,6 +19,8 @@ const EXPECTED = [
   'put /api/v1/admin/model_providers/{provider_id}/model_definition',
   'delete /api/v1/admin/model_providers/{provider_id}/model_definition',
   'post /api/v1/admin/model_providers/{provider_id}/model_definition/reset',
+  'post /api/v1/admin/model_providers/{provider_id}/model_discovery',
+  'post /api/v1/admin/model_providers/{provider_id}/model_test',
   'get /api/v1/admin/account/cost_unit',
   'put /api/v1/admin/account/cost_unit',
   'get /agent_api/v1/models',
@@ -90,6 +92,8 @@ describe('the OpenAPI document', () => {
       'put model_definition',
       'delete model_definition',
       'post model_definition/reset',
+      'post model_discovery',
+      'post model_test',
     ];
     for (const entry of versioned) {
       const [method = '', suffix = ''] = entry.split(' ');
