@@ -500,7 +500,7 @@ describe.each(dialects)('model discovery on %s', (dialect) => {
         name: 'a page that says more follow without a cursor',
         dialect: 'anthropic',
         arrange: (s) => s.setDirectory({ pageSize: 2, fault: { how: 'missing_cursor', afterPages: 1 } }),
-        cause: /page 2 of the directory/,
+        cause: /page 2 of the directory says more follow without a cursor \(incomplete pagination\)/,
         requests: 2,
       },
       ...(['anthropic', 'openai', 'gemini'] as const).map((d): FailureCase => ({

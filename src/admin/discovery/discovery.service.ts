@@ -6,7 +6,7 @@ import { staleObject, type PolicyService } from '../policy/policy.service.ts';
 import { liveModels, type EffectiveProvider } from '../projection/projection.ts';
 import { UpstreamFailure, type UpstreamClient } from '../upstream/upstream-client.ts';
 import { endpointFor } from '../wires/wires.registry.ts';
-import type { DirectoryFormat, WireCredential } from '../wires/wire.types.ts';
+import { DirectoryPagingError, type DirectoryFormat, type WireCredential } from '../wires/wire.types.ts';
 
 /** Spec Limits: one bounded directory fetch per discovery. */
 export const DISCOVERY_LIMITS = { deadlineMs: 20_000, maxPages: 16, maxRows: 1024, maxBytes: 2 * 1024 * 1024 } as const;
@@ -39,17 +39,17 @@ function statusCause(status: number): string {
   return `the directory answered HTTP ${status}`;
 }
 
-function transportCause(failure: UpstreamFailure): string {
+function transportCause(failure: UpstreamFailure, limits: DiscoveryLimits): string {
   switch (failure.kind) {
     case 'timed_out':
-      return 'the directory did not answer within the 20-second deadline';
+      return `the directory did not answer within the ${limits.deadlineMs / 1000}-second deadline`;
     case 'body_too_large':
-      return 'the directory answers exceed 2 MiB';
+      return `the directory answers exceed ${limits.maxBytes % 1_048_576 === 0 ? `${limits.maxBytes / 1_048_576} MiB` : `${limits.maxBytes} bytes`}`;
     case 'url_refused':
     case 'address_refused':
       return `the provider's base_url is refused by outbound safety (${failure.message})`;
     case 'connection_failed':
-      return 'the provider could not be reached';
+      return 'the provider could not be reached, or cut its answer off';
   }
 }
 
@@ -74,7 +74,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
     for (let page = 1; ; page++) {
       if (page > limits.maxPages) throw failed(`the directory has more than ${limits.maxPages} pages (incomplete pagination)`);
       const remaining = Math.floor(deadline - performance.now());
-      if (remaining <= 0) throw failed(transportCause(new UpstreamFailure('timed_out', 'deadline')));
+      if (remaining <= 0) throw failed(transportCause(new UpstreamFailure('timed_out', 'deadline'), limits));
       let answer;
       try {
         answer = await upstream.send(directory.request(baseUrl, credential, cursor), {
@@ -82,7 +82,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
           maxBodyBytes: limits.maxBytes - bytes,
         });
       } catch (error) {
-        if (error instanceof UpstreamFailure) throw failed(transportCause(error));
+        if (error instanceof UpstreamFailure) throw failed(transportCause(error, limits));
         throw error;
       }
       if (answer.status < 200 || answer.status >= 300) throw failed(statusCause(answer.status));
@@ -90,7 +90,9 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       let parsed;
       try {
         parsed = directory.parse(JSON.parse(answer.body.toString('utf8')));
-      } catch {
+      } catch (error) {
+        if (error instanceof DirectoryPagingError)
+          throw failed(`page ${page} of the directory says more follow without a cursor (incomplete pagination)`);
         throw failed(`page ${page} of the directory is not the directory format of this provider's api_format`);
       }
       rows.push(...parsed.models);

@@ -1,5 +1,12 @@
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
-import { PARAMETER_PRESETS, type ChatMessage, type EndpointAdapter, type ParameterDescriptor, type WireCredential } from './wire.types.ts';
+import {
+  DirectoryPagingError,
+  PARAMETER_PRESETS,
+  type ChatMessage,
+  type EndpointAdapter,
+  type ParameterDescriptor,
+  type WireCredential,
+} from './wire.types.ts';
 import { splitLeadingSystem, textOf } from './prompt-format.ts';
 import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, textProbe } from './wire.helpers.ts';
 
@@ -71,7 +78,7 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
         return { id: entry.id, display_name: typeof entry.display_name === 'string' ? entry.display_name : null };
       });
       const next = body.has_more === true ? (typeof body.last_id === 'string' ? body.last_id : null) : null;
-      if (body.has_more === true && next === null) throw new Error('has_more without last_id');
+      if (body.has_more === true && next === null) throw new DirectoryPagingError('has_more without last_id');
       return { models, next };
     },
   },

@@ -1,14 +1,15 @@
 import { AppError } from '../../core/errors.ts';
 import { echoableFieldName } from '../../core/validation.ts';
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
-import type {
-  DirectoryFormat,
-  DirectoryPage,
-  ProbeInput,
-  TextGenerationInput,
-  UpstreamRequest,
-  WireCredential,
-  WireProfile,
+import {
+  DirectoryPagingError,
+  type DirectoryFormat,
+  type DirectoryPage,
+  type ProbeInput,
+  type TextGenerationInput,
+  type UpstreamRequest,
+  type WireCredential,
+  type WireProfile,
 } from './wire.types.ts';
 
 /** `base` + `path`, keeping the base's own path (`https://h/v1` + `/models` → `https://h/v1/models`). */
@@ -124,7 +125,7 @@ export const openAiDirectory: DirectoryFormat = {
     });
     if (body.has_more !== true) return { models, next: null };
     const next = typeof body.last_id === 'string' && body.last_id !== '' ? body.last_id : models.at(-1)?.id;
-    if (next === undefined) throw new Error('has_more without a last id');
+    if (next === undefined) throw new DirectoryPagingError('has_more without a last id');
     return { models, next };
   },
 };

@@ -140,6 +140,9 @@ export interface DirectoryPage {
   next: string | null;
 }
 
+/** Thrown by a directory's `parse` when a page says more follow but gives no way to fetch them (incomplete pagination). */
+export class DirectoryPagingError extends Error {}
+
 /** How an adapter's model directory is read (spec rule 4: the discovery command pages through it). */
 export interface DirectoryFormat {
   /** The request for one page; `cursor` is null for the first. */
