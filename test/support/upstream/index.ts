@@ -7,20 +7,15 @@ import { ANTHROPIC_ERRORS } from './anthropic.standin.ts';
 import { GEMINI_ERRORS } from './gemini.standin.ts';
 import { OPENAI_ERRORS } from './openai.standin.ts';
 
-export { startStandin, type DelayScope, type Standin } from './standin-server.ts';
+export { startStandin, type Standin } from './standin-server.ts';
 export { RAW_ANSWERS } from './answers.ts';
 export type {
-  DirectoryFault,
-  DirectoryOptions,
   ErrorSpec,
   RawAnswer,
-  RecordedFile,
   RecordedRequest,
-  ScriptScope,
   StandinDialect,
   StandinModel,
   StandinOptions,
-  Times,
 } from './standin.types.ts';
 
 /** Each provider's documented errors, ready for `Standin.fail` (a stand-in refuses another dialect's error). */
