@@ -30,8 +30,8 @@ const MODELS_PATH = `${BASE}/models`;
 
 export interface OpenAiRoutesDeps {
   engine: InferenceEngine;
-  plane: ModelPlane;
-  auth: Authenticator;
+  plane: Pick<ModelPlane, 'memberModelsJson'>;
+  auth: Pick<Authenticator, 'authenticate'>;
   /** The clock of `created` (Unix seconds in answers); tests pin it. */
   now?: () => number;
   /**
