@@ -1,5 +1,7 @@
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
 import { PARAMETER_PRESETS, type ChatMessage, type EndpointAdapter, type ParameterDescriptor, type WireCredential } from './wire.types.ts';
+import { parseMessage } from './anthropic-messages.answer.ts';
+import { anthropicMessagesStreamDecoder } from './anthropic-messages.stream.ts';
 import { splitLeadingSystem, textOf } from './prompt-format.ts';
 import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, textProbe } from './wire.helpers.ts';
 
@@ -97,4 +99,6 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
     if (input.stream) body.stream = true;
     return jsonRequest(joinUrl(baseUrl, 'messages'), headers(credential), body);
   },
+  parse: parseMessage,
+  streamDecoder: anthropicMessagesStreamDecoder,
 };
