@@ -133,6 +133,71 @@ export interface WorkloadInputs {
   transcription: TranscriptionInput;
 }
 
+/** Provider-reported usage of one call, as the provider counted it (authoritative over any estimate). */
+export interface WireUsage {
+  input_tokens: number;
+  output_tokens: number;
+  /** Input tokens served from the provider's prompt cache, when it reports them; null when it does not say. */
+  cached_input_tokens: number | null;
+}
+
+/** Why generation stopped, in the platform's words (each wire maps its own values). */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other';
+
+export interface TextGenerationOutput {
+  text: string;
+  tool_calls: { id: string; name: string; arguments: string }[];
+  finish_reason: FinishReason;
+  usage: WireUsage | null;
+}
+
+export interface EmbeddingsOutput {
+  embeddings: number[][];
+  usage: WireUsage | null;
+}
+
+export interface ImageOutput {
+  images: { data: string; media_type: string }[];
+  usage: WireUsage | null;
+}
+
+export interface SpeechOutput {
+  audio: Uint8Array;
+  media_type: string;
+}
+
+export interface TranscriptionOutput {
+  text: string;
+  usage: WireUsage | null;
+}
+
+/** The answer of each workload, in the platform's neutral form. */
+export interface WorkloadOutputs {
+  text_generation: TextGenerationOutput;
+  embeddings: EmbeddingsOutput;
+  image_generation: ImageOutput;
+  speech: SpeechOutput;
+  transcription: TranscriptionOutput;
+}
+
+/** One piece of a streamed text answer, in the platform's neutral form. */
+export type TextDelta =
+  | { type: 'text'; text: string }
+  /** A tool call's start (`id`, `name`) and/or a fragment of its JSON arguments; `index` orders the calls. */
+  | { type: 'tool_call'; index: number; id?: string; name?: string; arguments: string }
+  | { type: 'finish'; finish_reason: FinishReason }
+  | { type: 'usage'; usage: WireUsage };
+
+/**
+ * Decodes a streamed answer incrementally: bytes in as they arrive (any split, even inside a UTF-8 character or an SSE
+ * line), neutral deltas out. Throws an Error on a stream that is not this wire's format or that carries an error event.
+ */
+export interface StreamDecoder {
+  push(chunk: Uint8Array): TextDelta[];
+  /** The end of the body: flushes what is left; throws when the stream ended mid-event. */
+  end(): TextDelta[];
+}
+
 /** One page of a model directory, parsed. */
 export interface DirectoryPage {
   models: { id: string; display_name: string | null }[];
@@ -167,4 +232,8 @@ export interface EndpointAdapter<W extends Workload = Workload> {
   probe(model: ComposedModel): ProbeInput<W>;
   /** Builds the upstream request; throws `AppError('validation_failed')` on input the model does not accept. */
   build(target: Target, input: WorkloadInputs[W]): UpstreamRequest;
+  /** Reads a 2xx answer of a request built without streaming; throws an Error when it is not this endpoint's answer. */
+  parse(answer: { body: Uint8Array; headers: Record<string, string> }): WorkloadOutputs[W];
+  /** Text generation: a decoder for the answer of a request built with `stream: true`. */
+  streamDecoder?: () => StreamDecoder;
 }
