@@ -12,16 +12,22 @@
  * lost updates). Then one client alternates `PUT model_definition` and part 1's `PUT model_visibility` round trips
  * (each carrying the version the previous answer returned; target: definitions at least 50% of visibility's rate),
  * and, once, token counting throughput on a 100 kB text for the `bpe` and `hub` counters against the libraries' raw
- * encode (target: overhead under 10%; see ./token-count.bench.ts).
+ * encode (target: overhead under 10%; see ./token-count.bench.ts). After each database's run, on a fresh database with the
+ * shipped catalog, the model test and discovery are timed one request at a time against a direct request to an OpenAI
+ * stand-in in the same run, rotating Humans past the model test's rate limit (target: added p50 under 2 ms; see
+ * ./model-probe.bench.ts).
  *
- * The load generator runs in a worker thread so it does not share the server's event loop. Figures are printed,
+ * The throughput load generator runs in a worker thread so it does not share the server's event loop (the sequential
+ * latency section's client stays in the process: with one request in flight there is nothing to share). Figures are printed,
  * not asserted; this is not part of `npm test`.
  *
  * Variables: BENCH_SECONDS (per measurement, default 3), BENCH_WARMUP_SECONDS (before each measurement, default 1),
  * BENCH_ROUNDS (the routes take turns this many times, default 3), BENCH_CONNECTIONS
  * (keep-alive connections per measurement, default 64, the same for every route so the comparison measures
  * throughput rather than one request's latency), BENCH_DIALECTS (default `sqlite,postgres`), BENCH_DATABASE_URL or
- * TEST_DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/test).
+ * TEST_DATABASE_URL (PostgreSQL; default postgres://postgres@127.0.0.1:5432/test), BENCH_PROBE_SECONDS (the model test
+ * and discovery section's measured time per database, default 30). To spend little time on the other sections:
+ * `BENCH_SECONDS=1 BENCH_ROUNDS=1 BENCH_WRITER_SECONDS=1 npm run bench:admin`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,7 +35,6 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import pg from 'pg';
 import { composeServices, SERVICES } from '../src/app/compose.ts';
 import { loadPlatformConfig } from '../src/app/config.ts';
 import { openContext } from '../src/app/context.ts';
@@ -37,6 +42,8 @@ import type { PlatformDatabase } from '../src/app/database.ts';
 import { buildRestApp } from '../src/app/rest-app.ts';
 import { openDatabase, type Dialect } from '../src/core/db/database.ts';
 import { createLogger } from '../src/core/logger.ts';
+import { benchDatabase } from './bench-database.ts';
+import { benchModelProbeLatency } from './model-probe.bench.ts';
 import { percentile } from './stats.ts';
 import { benchTokenCounting } from './token-count.bench.ts';
 
@@ -47,7 +54,6 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[];
 const WRITERS = 32;
 const WRITER_SECONDS = Number(process.env.BENCH_WRITER_SECONDS ?? 3);
-const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A realistic catalog of 4 providers × 64 models inheriting shared definitions, with prices. */
 function writeBenchCatalog(): string {
@@ -257,37 +263,8 @@ function bodySizes(port: number, token: string): Promise<{ identity: number; gzi
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a');
 
-async function databaseUrl(dialect: Dialect): Promise<{ url: string; cleanup: () => Promise<void> } | undefined> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-db-'));
-    return { url: `sqlite:${join(dir, 'bench.db')}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const schema = `bench_${randomBytes(4).toString('hex')}`;
-  const client = new pg.Client({ connectionString: PG_URL });
-  try {
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${schema}`);
-  } catch (error) {
-    console.warn(`*** PostgreSQL at ${PG_URL} is not reachable (${(error as Error).message}); skipping the PostgreSQL run ***`);
-    return undefined;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-  const parsed = new URL(PG_URL);
-  parsed.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: parsed.toString(),
-    cleanup: async () => {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
-  };
-}
-
 async function run(dialect: Dialect): Promise<boolean> {
-  const target = await databaseUrl(dialect);
+  const target = await benchDatabase(dialect);
   if (!target) return true;
   const catalog = writeBenchCatalog();
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
@@ -500,7 +477,10 @@ async function run(dialect: Dialect): Promise<boolean> {
 }
 
 let allOk = true;
-for (const dialect of DIALECTS) allOk = (await run(dialect)) && allOk;
+for (const dialect of DIALECTS) {
+  allOk = (await run(dialect)) && allOk;
+  allOk = (await benchModelProbeLatency(dialect)) && allOk;
+}
 allOk = benchTokenCounting() && allOk;
 console.log(allOk ? '\nall targets met' : '\nsome targets were missed');
 process.exitCode = allOk ? 0 : 1;

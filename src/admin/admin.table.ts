@@ -50,10 +50,10 @@ export interface AccountCostUnitTable {
   configured_at: number;
 }
 
-/** One model test a Human started (the rate limit's window; rows older than the window are deleted as it moves). */
-export interface ModelTestAttemptTable {
+/** A Human's recent model tests (the rate limit's window): a JSON array of epoch-ms start times, oldest first. */
+export interface ModelTestWindowTable {
   human_id: string;
-  attempted_at: number;
+  attempts: string;
 }
 
 /** `inference_usage` (migration 20261126_0012): one row per inference request, without any prompt or output content. */
@@ -84,7 +84,7 @@ export interface AdminTables {
   model_provider_credentials: ModelProviderCredentialTable;
   model_provider_admission: ModelProviderAdmissionTable;
   account_cost_units: AccountCostUnitTable;
-  model_test_attempts: ModelTestAttemptTable;
+  model_test_windows: ModelTestWindowTable;
   inference_usage: InferenceUsageTable;
 }
 

@@ -156,7 +156,7 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     log,
     ...(deps.modelTestDeadlineMs !== undefined ? { deadlineMs: deps.modelTestDeadlineMs } : {}),
   });
-  const modelTestRate = createModelTestRateLimit({ db, dialect: deps.dialect, clock });
+  const modelTestRate = createModelTestRateLimit({ db, clock });
   const inference = createInferenceService({
     db,
     clock,
@@ -483,9 +483,14 @@ export function createModelPlane(deps: ModelPlaneDeps) {
       const provider = requireProvider(await providersOf(accountId), providerId);
       const model = provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
       if (!model) throw unknownModel(provider, ref);
+      // The credential read and the rate limit's statements are independent round trips: run them side by side.
+      const credential = modelTests.openCredential(accountId, provider);
+      credential.catch(() => undefined); // awaited by the probe; a refused test drops it
       if (humanId !== null) await modelTestRate.admit(humanId);
-      const result = await modelTests.run(accountId, provider, model, expected);
-      return { model_test: result, ...(await providerRowOf(accountId, providerId)) };
+      const result = await modelTests.run(accountId, provider, model, expected, credential);
+      // The row read at the start is still current unless the test wrote, or lost to another write.
+      const current = result.availability_update === 'applied' || result.availability_update === 'stale';
+      return { model_test: result, ...(current ? await providerRowOf(accountId, providerId) : { model_provider: providerRow(provider) }) };
     },
 
     async putApiKey(accountId: string, providerId: string, apiKey: string) {

@@ -42,7 +42,7 @@ describe.each(dialects)('model test on %s', (dialect) => {
   beforeEach(async () => {
     for (const s of Object.values(f.standins)) s.reset();
     // Each test starts from enabled providers with keys and no marks; the rate limit is not what these tests count.
-    await sql`delete from model_test_attempts`.execute(f.h.platform.ctx.database.db);
+    await sql`delete from model_test_windows`.execute(f.h.platform.ctx.database.db);
   });
 
   const providerOf = (ref: string) => ref.slice(0, ref.indexOf('/'));

@@ -7,6 +7,8 @@ import {
   type ParameterDescriptor,
   type WireCredential,
 } from './wire.types.ts';
+import { parseMessage } from './anthropic-messages.answer.ts';
+import { anthropicMessagesStreamDecoder } from './anthropic-messages.stream.ts';
 import { splitLeadingSystem, textOf } from './prompt-format.ts';
 import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, textProbe } from './wire.helpers.ts';
 
@@ -104,4 +106,6 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
     if (input.stream) body.stream = true;
     return jsonRequest(joinUrl(baseUrl, 'messages'), headers(credential), body);
   },
+  parse: parseMessage,
+  streamDecoder: anthropicMessagesStreamDecoder,
 };

@@ -7,6 +7,8 @@ import {
   type ParameterDescriptor,
   type WireCredential,
 } from './wire.types.ts';
+import { parseBatchEmbeddings, parseGenerateContent } from './gemini-generate-content.answer.ts';
+import { geminiStreamDecoder } from './gemini-generate-content.stream.ts';
 import { splitLeadingSystem, textOf } from './prompt-format.ts';
 import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, WITHOUT_TEXT_FEATURES, textProbe } from './wire.helpers.ts';
 
@@ -117,6 +119,8 @@ export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
       : joinUrl(baseUrl, `${modelPath(model)}:generateContent`);
     return jsonRequest(url, headers(credential), body);
   },
+  parse: parseGenerateContent,
+  streamDecoder: geminiStreamDecoder,
 };
 
 /** Gemini embeddings: `POST {base}/models/{id}:batchEmbedContents`, one request per input text. */
@@ -133,4 +137,5 @@ export const geminiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
       requests: input.input.map((text) => ({ model: name, content: { parts: [{ text }] } })),
     });
   },
+  parse: parseBatchEmbeddings,
 };

@@ -1,4 +1,6 @@
 import { PARAMETER_PRESETS, type ChatMessage, type EndpointAdapter, type ParameterDescriptor } from './wire.types.ts';
+import { parseChatCompletion } from './openai-chat.answer.ts';
+import { openAiChatStreamDecoder } from './openai-chat.stream.ts';
 import { applyPromptFormat } from './prompt-format.ts';
 import { bearer, checkTextInput, joinUrl, jsonRequest, openAiDirectory, resolveParameters, textProbe } from './wire.helpers.ts';
 
@@ -85,4 +87,6 @@ export const openAiChatWire: EndpointAdapter<'text_generation'> = {
     }
     return jsonRequest(joinUrl(baseUrl, 'chat/completions'), bearer(credential), body);
   },
+  parse: parseChatCompletion,
+  streamDecoder: openAiChatStreamDecoder,
 };

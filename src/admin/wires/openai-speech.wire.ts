@@ -1,5 +1,6 @@
 import type { ComposedModel } from '../catalog/catalog.compose.ts';
-import type { EndpointAdapter } from './wire.types.ts';
+import { headerValue, type Answer } from './answer.helpers.ts';
+import type { EndpointAdapter, SpeechOutput } from './wire.types.ts';
 import { bearer, joinUrl, jsonRequest, openAiDirectory, resolveParameters, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
 
 /** The voice a probe can use: the declared `voice` parameter's default, else its first allowed value. */
@@ -9,6 +10,26 @@ function probeVoice(model: ComposedModel): string | undefined {
   if (typeof voice.default === 'string') return voice.default;
   const first = voice.allowed_values?.[0];
   return typeof first === 'string' ? first : undefined;
+}
+
+/** The audio type of bytes by their header, for servers that answer `application/octet-stream`. */
+function sniffedAudio(bytes: Uint8Array): string | undefined {
+  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
+  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return 'audio/wav';
+  if (ascii(0, 3) === 'ID3' || (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)) return 'audio/mpeg';
+  if (ascii(0, 4) === 'OggS') return 'audio/ogg';
+  if (ascii(0, 4) === 'fLaC') return 'audio/flac';
+  return undefined;
+}
+
+/** The answer is the audio itself; its type is the `content-type` (parameters dropped), or sniffed from a generic one. */
+function parseSpeech(answer: Answer): SpeechOutput {
+  const declared = (headerValue(answer.headers, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (answer.body.length === 0) throw new Error('the answer holds no audio');
+  if (declared.startsWith('audio/')) return { audio: answer.body, media_type: declared };
+  const sniffed = declared === '' || declared === 'application/octet-stream' ? sniffedAudio(answer.body) : undefined;
+  if (sniffed === undefined) throw new Error('the answer is not audio');
+  return { audio: answer.body, media_type: sniffed };
 }
 
 /**
@@ -41,4 +62,5 @@ export const openAiSpeechWire: EndpointAdapter<'speech'> = {
       ...params,
     });
   },
+  parse: parseSpeech,
 };

@@ -1,4 +1,5 @@
-import type { EndpointAdapter } from './wire.types.ts';
+import { answerObject, objectAt, stringAt, tokenCount, type Answer } from './answer.helpers.ts';
+import type { EndpointAdapter, TranscriptionOutput } from './wire.types.ts';
 import { bearer, joinUrl, openAiDirectory, resolveParameters, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
 
 /** A WAV file of `ms` milliseconds of silence, 16 kHz mono 16-bit: the transcription probe's fixed input. */
@@ -20,6 +21,26 @@ export function silentWav(ms: number): Uint8Array {
   buf.write('data', 36, 'ascii');
   buf.writeUInt32LE(data, 40);
   return new Uint8Array(buf);
+}
+
+/**
+ * `{text, usage?}` (the request asks for `response_format: json`). Token-billed models report
+ * `usage:{type:"tokens", input_tokens, output_tokens}`; Whisper reports `{type:"duration", seconds}`, which is no token
+ * count and so no usage here.
+ */
+function parseTranscription(answer: Answer): TranscriptionOutput {
+  const body = answerObject(answer);
+  const text = stringAt(body.text, 'text');
+  const usage = body.usage === undefined || body.usage === null ? null : objectAt(body.usage, 'usage');
+  if (usage === null || usage.type !== 'tokens') return { text, usage: null };
+  return {
+    text,
+    usage: {
+      input_tokens: tokenCount(usage.input_tokens, 'usage.input_tokens'),
+      output_tokens: tokenCount(usage.output_tokens, 'usage.output_tokens'),
+      cached_input_tokens: null,
+    },
+  };
 }
 
 /** OpenAI-compatible transcription: `POST {base}/audio/transcriptions`, multipart with `file` and `model`. */
@@ -47,4 +68,5 @@ export const openAiTranscriptionWire: EndpointAdapter<'transcription'> = {
       },
     };
   },
+  parse: parseTranscription,
 };
