@@ -1,9 +1,8 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment -- response bodies are untyped JSON (Reply.body); the assertions pin their shape */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any -- response bodies and SSE event data are untyped JSON; the assertions pin their shape */
 // The inference execution path (issue 16 items 1, 3–6) end to end over real HTTP against the provider stand-ins, on
 // SQLite and PostgreSQL: admission refusals and the selector, parameter and fit refusals before any upstream call,
 // JSON and streamed calls with their usage rows and cost, an upstream 429 moving the admission floor, a client leaving
 // mid-stream, and the member-plane boundary.
-import './inference.wire-shim.ts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { endpointFor } from '../../src/admin/wires/wires.registry.ts';
@@ -65,7 +64,12 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
     const { rows } = await sql<UsageRow>`select * from inference_usage where id = ${id}`.execute(db());
     const row = rows[0];
     if (!row) throw new Error(`no usage row ${id}`);
-    return { ...row, input_tokens: row.input_tokens === null ? null : Number(row.input_tokens), output_tokens: row.output_tokens === null ? null : Number(row.output_tokens), duration_ms: Number(row.duration_ms) };
+    return {
+      ...row,
+      input_tokens: row.input_tokens === null ? null : Number(row.input_tokens),
+      output_tokens: row.output_tokens === null ? null : Number(row.output_tokens),
+      duration_ms: Number(row.duration_ms),
+    };
   }
   async function lastRows(n: number): Promise<UsageRow[]> {
     const { rows } = await sql<UsageRow>`select * from inference_usage order by started_at desc, id limit ${n}`.execute(db());
@@ -82,12 +86,24 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
   it('answers a chat completion as JSON with the usage the provider reported, and writes one usage row', async () => {
     const reply = await infer({ model: CHAT.openai, messages: USER, max_output_tokens: 64 });
     expect(reply.status, reply.text).toBe(200);
-    expect(reply.body).toMatchObject({ model: CHAT.openai, workload: 'text_generation', text: 'GENERATED-TEXT', finish_reason: 'stop', cost: null });
+    expect(reply.body).toMatchObject({
+      model: CHAT.openai,
+      workload: 'text_generation',
+      text: 'GENERATED-TEXT',
+      finish_reason: 'stop',
+      cost: null,
+    });
     expect(reply.body.usage.input_tokens).toBeGreaterThan(0);
     const sent = f.standins.openai.requests[0]?.json as Record<string, unknown>;
     expect(sent).toMatchObject({ model: 'gpt-4.1', max_tokens: 64 });
     const row = await usageRow(reply.body.request_id);
-    expect(row).toMatchObject({ human_id: member.humanId, model: CHAT.openai, workload: 'text_generation', outcome: 'succeeded', cost: null });
+    expect(row).toMatchObject({
+      human_id: member.humanId,
+      model: CHAT.openai,
+      workload: 'text_generation',
+      outcome: 'succeeded',
+      cost: null,
+    });
     expect(row.input_tokens).toBe(reply.body.usage.input_tokens);
     expect(Number(row.streamed)).toBe(0);
   });
@@ -98,7 +114,12 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
     expect(reply.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const list = events(reply.text);
     expect(list[0]).toMatchObject({ event: 'start', data: { model: CHAT.openai } });
-    expect(list.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).toBe('GENERATED-TEXT');
+    expect(
+      list
+        .filter((e) => e.event === 'delta')
+        .map((e) => e.data.text)
+        .join(''),
+    ).toBe('GENERATED-TEXT');
     const done = list.at(-1);
     expect(done).toMatchObject({ event: 'done', data: { finish_reason: 'stop' } });
     expect(done?.data.usage.output_tokens).toBeGreaterThan(0);
@@ -117,17 +138,25 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
 
   for (const wire of ['anthropic', 'gemini'] as const) {
     const format = wire === 'anthropic' ? 'anthropic_messages' : 'gemini_generate_content';
-    it.skipIf(endpointFor(format, 'text_generation')?.streamDecoder === undefined)(`calls the ${wire} wire, JSON and streamed`, async () => {
-      const json = await infer({ model: CHAT[wire], messages: USER, max_output_tokens: 32 });
-      expect(json.status, json.text).toBe(200);
-      expect(json.body.text).toBe('GENERATED-TEXT');
-      expect((await usageRow(json.body.request_id)).outcome).toBe('succeeded');
-      const streamed = await infer({ model: CHAT[wire], messages: USER, stream: true });
-      const list = events(streamed.text);
-      expect(list.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).toBe('GENERATED-TEXT');
-      expect(list.at(-1)?.event).toBe('done');
-      expect((await usageRow(list[0]?.data.request_id)).outcome).toBe('succeeded');
-    });
+    it.skipIf(endpointFor(format, 'text_generation')?.streamDecoder === undefined)(
+      `calls the ${wire} wire, JSON and streamed`,
+      async () => {
+        const json = await infer({ model: CHAT[wire], messages: USER, max_output_tokens: 32 });
+        expect(json.status, json.text).toBe(200);
+        expect(json.body.text).toBe('GENERATED-TEXT');
+        expect((await usageRow(json.body.request_id)).outcome).toBe('succeeded');
+        const streamed = await infer({ model: CHAT[wire], messages: USER, stream: true });
+        const list = events(streamed.text);
+        expect(
+          list
+            .filter((e) => e.event === 'delta')
+            .map((e) => e.data.text)
+            .join(''),
+        ).toBe('GENERATED-TEXT');
+        expect(list.at(-1)?.event).toBe('done');
+        expect((await usageRow(list[0]?.data.request_id)).outcome).toBe('succeeded');
+      },
+    );
   }
 
   it('refuses each unadmissible candidate with its reason, and the selector skips refused ones', async () => {
@@ -158,7 +187,10 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
     await refused(CHAT.gemini, 'missing_credential');
     const all = await infer({ models: [CHAT.gemini, 'openai/no-such-model'], messages: USER });
     expect(all.status).toBe(409);
-    const put = await f.h.call('PUT', P('google', '/api_key'), { token: f.h.token, body: { command: { api_key: 'AIzaStandinGemini0123456789abcdef' } } });
+    const put = await f.h.call('PUT', P('google', '/api_key'), {
+      token: f.h.token,
+      body: { command: { api_key: 'AIzaStandinGemini0123456789abcdef' } },
+    });
     expect(put.status).toBe(200);
     // unknown only
     expect((await infer({ models: ['openai/no-such-model'], messages: USER })).status).toBe(404);
