@@ -18,6 +18,8 @@ const adminEnvSpec = {
   PLATFORM_TOKENIZER_DIR: env.custom<string | undefined>('a directory path', (raw) => resolve(raw), undefined),
   // Whether upstream calls may reach loopback and private addresses; unset: see upstreamAllowPrivate.
   PLATFORM_UPSTREAM_ALLOW_PRIVATE: env.custom<boolean | undefined>(booleanText.expected, (raw) => booleanText.parse(raw), undefined),
+  // The deadline of one inference call (issue 16 item 5): connect, headers and the whole answer, a stream included.
+  PLATFORM_INFERENCE_TIMEOUT_MS: env.integer(120_000, 1_000, 3_600_000),
 } as const;
 
 export type AdminConfig = EnvValues<typeof adminEnvSpec>;

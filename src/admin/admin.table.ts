@@ -56,12 +56,36 @@ export interface ModelTestWindowTable {
   attempts: string;
 }
 
+/** `inference_usage` (migration 20261126_0012): one row per inference request, without any prompt or output content. */
+export interface InferenceUsageTable {
+  id: string;
+  account_id: string;
+  human_id: string;
+  credential_id: string;
+  model: string;
+  model_identity: string | null;
+  workload: string;
+  /** As the provider reported them; null when it did not. */
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cached_input_tokens: number | null;
+  /** A decimal string in `cost_unit`; null when a price or the unit is unknown. */
+  cost: string | null;
+  cost_unit: string | null;
+  started_at: number;
+  duration_ms: number;
+  outcome: string;
+  /** 1 for a streamed call. */
+  streamed: number;
+}
+
 export interface AdminTables {
   model_provider_policies: ModelProviderPolicyTable;
   model_provider_credentials: ModelProviderCredentialTable;
   model_provider_admission: ModelProviderAdmissionTable;
   account_cost_units: AccountCostUnitTable;
   model_test_windows: ModelTestWindowTable;
+  inference_usage: InferenceUsageTable;
 }
 
 export type PolicyRow = Selectable<ModelProviderPolicyTable>;

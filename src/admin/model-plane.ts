@@ -14,6 +14,8 @@ import { createDiscoveryService, type DiscoveredModel, type DiscoveryLimits } fr
 import { createModelTestRateLimit } from './model-test/model-test.rate-limit.ts';
 import { createModelTestService, type ModelTestResult } from './model-test/model-test.service.ts';
 import type { UpstreamClient } from './upstream/upstream-client.ts';
+import { createInferenceService, INFERENCE_TIMEOUT_MS } from './inference/inference.service.ts';
+import type { InferenceCaller, InferenceEngine, InferenceRequest } from './inference/inference.types.ts';
 import { createTokenCounters } from './tokens/token-counter.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
 import type { ModelDefinition, ProviderDeclaration } from './catalog/catalog.schemas.ts';
@@ -49,6 +51,8 @@ export interface ModelPlaneDeps {
   /** Tests shorten the spec's bounds (20 s discovery, 30 s model test) to exercise them; production never sets these. */
   discoveryLimits?: DiscoveryLimits;
   modelTestDeadlineMs?: number;
+  /** `PLATFORM_INFERENCE_TIMEOUT_MS`; 120 s when absent. */
+  inferenceTimeoutMs?: number;
 }
 
 /** A provider as members see it: no policy version and no credential details beyond whether one is configured. */
@@ -153,6 +157,17 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     ...(deps.modelTestDeadlineMs !== undefined ? { deadlineMs: deps.modelTestDeadlineMs } : {}),
   });
   const modelTestRate = createModelTestRateLimit({ db, clock });
+  const inference = createInferenceService({
+    db,
+    clock,
+    log,
+    upstream: deps.upstream,
+    timeoutMs: deps.inferenceTimeoutMs ?? INFERENCE_TIMEOUT_MS,
+    tokenCounters,
+    providersOf: (accountId) => providersOf(accountId),
+    wireCredential: (accountId, provider) => credentials.wireCredential(accountId, provider),
+    costUnitOf: async (accountId) => (await costUnit.get(accountId)).cost_unit,
+  });
   const definitions: DefinitionService | undefined = state.ok ? createDefinitionService({ catalog: state.catalog, policy }) : undefined;
 
   function requirePlane(): { catalog: Catalog; projection: Projection } {
@@ -320,6 +335,15 @@ export function createModelPlane(deps: ModelPlaneDeps) {
 
     /** The Account's providers (removed custom ones included, flagged), for commands and the CLI. */
     providersOf,
+
+    /**
+     * The member plane's inference path (issue 16): selection, admission, fitting, the upstream call and its usage
+     * row. See `InferenceEngine` in ./inference/inference.types.ts for the refusals.
+     */
+    infer(caller: InferenceCaller, request: InferenceRequest, signal: AbortSignal): ReturnType<InferenceEngine['infer']> {
+      requirePlane();
+      return inference.infer(caller, request, signal);
+    },
 
     /** `GET /models`: the JSON body `{"models":[…]}` ordered by ref, unavailable models included unless filtered. */
     async adminModelsJson(accountId: string, filter: Pick<ModelFilter, 'workload' | 'available'>): Promise<CachedBody> {

@@ -41,6 +41,7 @@ export function composeModelPlane(core: PlatformContext): ModelPlane {
     secretKeys: core.secretKeys,
     catalogDir: core.config.admin.PLATFORM_CATALOG_DIR,
     tokenizerDir: core.config.admin.PLATFORM_TOKENIZER_DIR,
+    inferenceTimeoutMs: core.config.admin.PLATFORM_INFERENCE_TIMEOUT_MS,
   });
 }
 

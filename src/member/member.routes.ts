@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { memberProvidersResponseSchema, modelsQuerySchema, modelsResponseSchema, type ModelPlane } from '../admin/index.ts';
 import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../core/http/api-route.ts';
 import type { Authenticator } from '../core/identity/auth.ts';
+import { inferenceRequestRoutes } from './inference/inference-requests.routes.ts';
 
 /** Base path of the member plane (spec: Versioning). */
 const MEMBER_BASE = '/agent_api/v1';
@@ -49,5 +50,5 @@ export function memberRoutes(plane: ModelPlane): AnyApiRoute[] {
 
 /** Mounts the member plane's routes; the admin service's OpenAPI document lists them with its own. */
 export function registerMemberRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
-  registerApiRoutes(app, memberRoutes(deps.plane), { auth: deps.auth });
+  registerApiRoutes(app, [...memberRoutes(deps.plane), ...inferenceRequestRoutes(deps.plane, MEMBER_BASE)], { auth: deps.auth });
 }

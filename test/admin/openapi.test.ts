@@ -25,6 +25,7 @@ const EXPECTED = [
   'put /api/v1/admin/account/cost_unit',
   'get /agent_api/v1/models',
   'get /agent_api/v1/model_providers',
+  'post /agent_api/v1/inference_requests',
   'post /api/v1/sessions',
   'get /api/v1/sessions/current',
   'delete /api/v1/sessions/current',

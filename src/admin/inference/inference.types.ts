@@ -1,5 +1,13 @@
 import type { Workload } from '../catalog/wires.ts';
-import type { ChatMessage, EmbeddingsOutput, FinishReason, TextDelta, TextGenerationOutput, ToolSpec, WireUsage } from '../wires/wire.types.ts';
+import type {
+  ChatMessage,
+  EmbeddingsOutput,
+  FinishReason,
+  TextDelta,
+  TextGenerationOutput,
+  ToolSpec,
+  WireUsage,
+} from '../wires/wire.types.ts';
 
 /**
  * The contract between the member plane's inference routes (`src/member/inference/`: the native InferenceRequest and

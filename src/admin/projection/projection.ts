@@ -21,7 +21,7 @@ export const UNAVAILABLE_REASONS = [
   'reauthorization_required',
   'credential_unusable',
 ] as const;
-type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
+export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
 
 type CredentialReason = Extract<UnavailableReason, 'missing_credential' | 'reauthorization_required' | 'credential_unusable'>;
 
@@ -263,7 +263,7 @@ export function createProjection(deps: ProjectionDeps) {
 export type Projection = ReturnType<typeof createProjection>;
 
 /** The first refusal for a model, in the spec's priority order, or null when it is available. */
-function unavailableReason(provider: EffectiveProvider, model: EffectiveModel): UnavailableReason | null {
+export function unavailableReason(provider: EffectiveProvider, model: EffectiveModel): UnavailableReason | null {
   if (!provider.policy?.enabled) return 'provider_disabled';
   if (model.invalid) return 'model_unavailable';
   if (model.hidden) return 'model_hidden';

@@ -51,9 +51,34 @@ export interface UpstreamResponse {
   body: Buffer;
 }
 
+export interface StreamOptions {
+  /** Deadline for the whole exchange, as in `send`: connecting, the headers and the streamed body to its end. */
+  timeoutMs: number;
+  /** The largest error body read for a non-2xx answer (a 2xx body is streamed, not capped). */
+  maxErrorBodyBytes: number;
+  /** Ends the request early, with the same failure kinds as `send`; also ends a body being streamed. */
+  signal?: AbortSignal;
+}
+
+export interface UpstreamStream {
+  status: number;
+  /** Lower-case names; a repeated header's values are joined with `, `. */
+  headers: Record<string, string>;
+  /**
+   * A 2xx answer's body as it arrives; any other status's body already read (capped) as one chunk. Iteration fails
+   * only with `UpstreamFailure`; stopping early (`break`, `return`) aborts the request and closes its connection.
+   */
+  body: AsyncIterable<Uint8Array>;
+}
+
 export interface UpstreamClient {
   /** Sends one request; resolves with any HTTP status (3xx, 4xx and 5xx included), rejects only with `UpstreamFailure`. */
   send(request: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse>;
+  /**
+   * Sends one request whose answer is read as it arrives (Server-Sent Events): resolves once the headers are in, with
+   * the same safety rules as `send`; the deadline and the signal keep running until the body ends or is abandoned.
+   */
+  stream(request: UpstreamRequest, options: StreamOptions): Promise<UpstreamStream>;
   /** Closes the pooled connections once in-flight requests end. */
   close(): Promise<void>;
 }
@@ -72,42 +97,77 @@ export interface UpstreamClientOptions {
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const agent = new Agent({ connect: guardedConnector(options.allowPrivate, options.lookup ?? dnsLookup) });
 
+  function open(request: UpstreamRequest, options: { timeoutMs: number; signal?: AbortSignal | undefined }) {
+    const url = upstreamUrl(request.url);
+    // One controller carries both ends — the deadline and the caller's signal — and remembers which came first.
+    const controller = new AbortController();
+    const context: FailureContext = { abortedBy: null, callerSignal: options.signal, host: url.hostname, timeoutMs: options.timeoutMs };
+    const timer = setTimeout(() => {
+      context.abortedBy ??= 'deadline';
+      controller.abort();
+    }, options.timeoutMs);
+    const onCallerAbort = (): void => {
+      context.abortedBy ??= 'caller';
+      controller.abort();
+    };
+    if (options.signal?.aborted === true) onCallerAbort();
+    else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const response = agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: request.method,
+      headers: outboundHeaders(request),
+      body: outboundBody(request.body),
+      signal: controller.signal,
+    });
+    const release = (): void => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+    };
+    return { response, context, release };
+  }
+
   return {
     async send(request, sendOptions) {
-      const url = upstreamUrl(request.url);
-      const host = url.hostname;
-      // One controller carries both ends — the deadline and the caller's signal — and remembers which came first.
-      const controller = new AbortController();
-      let abortedBy: 'deadline' | 'caller' | null = null;
-      const timer = setTimeout(() => {
-        abortedBy ??= 'deadline';
-        controller.abort();
-      }, sendOptions.timeoutMs);
-      const callerSignal = sendOptions.signal;
-      const onCallerAbort = (): void => {
-        abortedBy ??= 'caller';
-        controller.abort();
-      };
-      if (callerSignal?.aborted === true) onCallerAbort();
-      else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-
+      const { response: pending, context, release } = open(request, sendOptions);
       try {
-        const response = await agent.request({
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          method: request.method,
-          headers: outboundHeaders(request),
-          body: outboundBody(request.body),
-          signal: controller.signal,
-        });
-        const body = await readCapped(response.body, response.headers['content-length'], sendOptions.maxBodyBytes, host);
+        const response = await pending;
+        const body = await readCapped(response.body, response.headers['content-length'], sendOptions.maxBodyBytes, context.host);
         return { status: response.statusCode, headers: flatHeaders(response.headers), body };
       } catch (error) {
-        throw asFailure(error, { abortedBy, callerSignal, host, timeoutMs: sendOptions.timeoutMs });
+        throw asFailure(error, context);
       } finally {
-        clearTimeout(timer);
-        callerSignal?.removeEventListener('abort', onCallerAbort);
+        release();
       }
+    },
+    async stream(request, streamOptions) {
+      const { response: pending, context, release } = open(request, streamOptions);
+      let response;
+      try {
+        response = await pending;
+      } catch (error) {
+        release();
+        throw asFailure(error, context);
+      }
+      const status = response.statusCode;
+      const headers = flatHeaders(response.headers);
+      if (status < 200 || status >= 300) {
+        try {
+          const body = await readCapped(response.body, response.headers['content-length'], streamOptions.maxErrorBodyBytes, context.host);
+          return {
+            status,
+            headers,
+            body: (async function* () {
+              yield body;
+            })(),
+          };
+        } catch (error) {
+          throw asFailure(error, context);
+        } finally {
+          release();
+        }
+      }
+      return { status, headers, body: streamedBody(response.body, context, release) };
     },
     close() {
       return agent.close();
@@ -217,6 +277,21 @@ function formDataOf(body: MultipartBody): FormData {
     else form.append(part.name, new File([part.data], part.filename, { type: part.contentType }));
   }
   return form;
+}
+
+/**
+ * A streamed body whose failures are `UpstreamFailure`s and whose deadline and caller signal end with it. Leaving the
+ * loop early destroys the undici body, which aborts the request and closes its socket.
+ */
+async function* streamedBody(body: Readable, context: FailureContext, release: () => void): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) yield chunk;
+  } catch (error) {
+    throw asFailure(error, context);
+  } finally {
+    release();
+    if (!body.destroyed) body.on('error', () => {}).destroy();
+  }
 }
 
 async function readCapped(body: Readable, contentLength: string | string[] | undefined, maxBytes: number, host: string): Promise<Buffer> {

@@ -1,0 +1,332 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../core/clock.ts';
+import { AppError } from '../../core/errors.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { AdminTables } from '../admin.table.ts';
+import { setUnavailableUntil } from '../policy/policy.store.ts';
+import type { EffectiveProvider } from '../projection/projection.ts';
+import type { TokenCounters } from '../tokens/token-counter.ts';
+import { UpstreamFailure, type UpstreamClient } from '../upstream/upstream-client.ts';
+import type { FinishReason, TextDelta, UpstreamRequest, WireCredential, WireUsage } from '../wires/wire.types.ts';
+import { endpointFor } from '../wires/wires.registry.ts';
+import { admit, firstKnownRef, type AdmittedModel } from './admission.ts';
+import { estimateCost } from './cost.ts';
+import { rateLimitWaitMs, transportFailure, unreadableAnswer, upstreamRefusal } from './execution.ts';
+import { checkedParameters, checkFit, estimateChatInput, estimateEmbeddingsInput } from './fitting.ts';
+import type {
+  CompletedEmbeddings,
+  CompletedTextGeneration,
+  InferenceCaller,
+  InferenceCost,
+  InferenceEngine,
+  InferenceMeta,
+  InferenceRequest,
+  StreamedTextGeneration,
+  StreamSettlement,
+} from './inference.types.ts';
+import { insertUsage, type UsageOutcome } from './usage.store.ts';
+
+/** Spec-free bound on a non-streamed answer (a long completion or a batch of embeddings fits well inside). */
+const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+/** What a streamed call's error answer may weigh: only its status and structured code are read. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** `PLATFORM_INFERENCE_TIMEOUT_MS` default. */
+export const INFERENCE_TIMEOUT_MS = 120_000;
+
+export interface InferenceServiceDeps {
+  db: Kysely<AdminTables>;
+  clock: Clock;
+  log: Logger;
+  upstream: UpstreamClient;
+  /** `PLATFORM_INFERENCE_TIMEOUT_MS`: the deadline of one call, a streamed answer included. */
+  timeoutMs: number;
+  tokenCounters: TokenCounters;
+  /** The request's projection read (policy, credentials, admission floor as of now). */
+  providersOf(accountId: string): Promise<EffectiveProvider[]>;
+  wireCredential(accountId: string, provider: EffectiveProvider): Promise<WireCredential | undefined>;
+  costUnitOf(accountId: string): Promise<string | null>;
+}
+
+/** One call's bookkeeping: who, which model, when; finished once by `settle`. */
+interface Call {
+  id: string;
+  caller: InferenceCaller;
+  admitted: AdmittedModel;
+  startedAt: number;
+  started: number;
+  streamed: boolean;
+}
+
+/**
+ * The model plane's execution path (issue 16 items 3–6): selection and admission against the request's projection
+ * read, parameter checks and fitting before any upstream call, the call through the model's wire with the stored
+ * credential and the inference deadline, and one usage row per request once the call ended (a client that went away
+ * mid-stream included). A started call is never cancelled by a policy change: admission is decided once, before the
+ * request is sent. Nothing of the prompt or the output is logged or stored.
+ */
+export function createInferenceService(deps: InferenceServiceDeps): InferenceEngine {
+  const { db, clock, log, upstream } = deps;
+
+  async function settle(call: Call, outcome: UsageOutcome, usage: WireUsage | null, cost: InferenceCost | null): Promise<void> {
+    const durationMs = Math.round(performance.now() - call.started);
+    const { model } = call.admitted;
+    try {
+      await insertUsage(db, {
+        id: call.id,
+        accountId: call.caller.accountId,
+        humanId: call.caller.humanId,
+        credentialId: call.caller.credentialId,
+        model: model.ref,
+        modelIdentity: model.composed.capabilities.model_identity,
+        workload: model.composed.workload,
+        inputTokens: usage?.input_tokens ?? null,
+        outputTokens: usage?.output_tokens ?? null,
+        cachedInputTokens: usage?.cached_input_tokens ?? null,
+        cost,
+        startedAt: call.startedAt,
+        durationMs,
+        outcome,
+        streamed: call.streamed,
+      });
+    } catch (error) {
+      // The answer is already decided (or sent); a lost row is logged, never turned into a failed call.
+      log.error({ err: error, request_id: call.id }, 'an inference usage row could not be written');
+    }
+    log.info(
+      {
+        request_id: call.id,
+        account_id: call.caller.accountId,
+        human_id: call.caller.humanId,
+        model: model.ref,
+        outcome,
+        streamed: call.streamed,
+        duration_ms: durationMs,
+        input_tokens: usage?.input_tokens ?? null,
+        output_tokens: usage?.output_tokens ?? null,
+      },
+      'inference request finished',
+    );
+  }
+
+  async function costOf(call: Call, usage: WireUsage | null): Promise<InferenceCost | null> {
+    if (usage === null || call.admitted.model.composed.pricing === null) return null;
+    return estimateCost(call.admitted.model.composed.pricing, await deps.costUnitOf(call.caller.accountId), usage);
+  }
+
+  /** Records a refusal under its error code and rethrows it. */
+  async function refused(call: Call, error: unknown): Promise<never> {
+    if (error instanceof AppError) await settle(call, error.code, null, null);
+    throw error;
+  }
+
+  /** An upstream 429: the provider's admission floor moves (visible on its row), and the caller hears the wait. */
+  async function rateLimited(call: Call, answer: { headers: Record<string, string>; body: Uint8Array }): Promise<never> {
+    const now = clock.now();
+    const waitMs = rateLimitWaitMs(answer.headers, answer.body, now);
+    const provider = call.admitted.provider;
+    await setUnavailableUntil(db, { accountId: call.caller.accountId, providerId: provider.id }, now + waitMs, now);
+    await settle(call, 'rate_limited', null, null);
+    throw new AppError(
+      'rate_limited',
+      `provider ${provider.id} is rate limiting this Account; it admits calls again in ${Math.ceil(waitMs / 1000)} s`,
+      {
+        headers: { 'retry-after': String(Math.ceil(waitMs / 1000)) },
+      },
+    );
+  }
+
+  async function failedToSend(call: Call, error: unknown, signal: AbortSignal): Promise<never> {
+    if (!(error instanceof UpstreamFailure)) throw error;
+    await settle(call, signal.aborted ? 'aborted' : 'failed', null, null);
+    throw transportFailure(call.admitted.provider.id, error);
+  }
+
+  async function refusedUpstream(
+    call: Call,
+    answer: { status: number; headers: Record<string, string>; body: Uint8Array },
+  ): Promise<never> {
+    if (answer.status === 429) return rateLimited(call, answer);
+    await settle(call, 'failed', null, null);
+    throw upstreamRefusal(call.admitted.model.composed.workload, call.admitted.provider.id, answer);
+  }
+
+  function metaOf(call: Call): InferenceMeta {
+    const { model } = call.admitted;
+    return {
+      request_id: call.id,
+      model: model.ref,
+      model_identity: model.composed.capabilities.model_identity,
+      workload: model.composed.workload,
+    };
+  }
+
+  /** Everything before the upstream call: parameters, fitting, credential and the built request. Throws the refusal. */
+  async function prepare(call: Call, request: InferenceRequest): Promise<UpstreamRequest> {
+    const { provider, model } = call.admitted;
+    const composed = model.composed;
+    const counter = deps.tokenCounters.resolve(composed.capabilities.token_counter);
+    if (!counter.available) throw new AppError('model_unavailable', `the token counter of ${model.ref} is unavailable: ${counter.reason}`);
+    const baseUrl = provider.declaration.base_url;
+    const input = request.input;
+    let build: (credential: WireCredential) => UpstreamRequest;
+    if (input.workload === 'text_generation') {
+      const adapter = endpointFor(provider.declaration.api_format, 'text_generation');
+      if (!adapter) throw new AppError('model_unavailable', `${model.ref}: its wire has no text generation endpoint`);
+      if (input.stream && !adapter.streamDecoder) throw new AppError('parameter_invalid', `stream: ${model.ref} cannot stream on its wire`);
+      const parameters = checkedParameters(composed, input.parameters, input.max_output_tokens);
+      const declared = composed.capabilities.generation_parameters.max_output_tokens?.default;
+      const maxOutput =
+        typeof parameters.max_output_tokens === 'number'
+          ? parameters.max_output_tokens
+          : typeof declared === 'number'
+            ? declared
+            : undefined;
+      checkFit(composed, estimateChatInput(counter.counter, input.messages, input.tools), maxOutput);
+      build = (credential) =>
+        adapter.build(
+          { baseUrl, model: composed, credential },
+          { messages: input.messages, parameters, ...(input.tools?.length ? { tools: input.tools } : {}), stream: input.stream },
+        );
+    } else {
+      const adapter = endpointFor(provider.declaration.api_format, 'embeddings');
+      if (!adapter) throw new AppError('model_unavailable', `${model.ref}: its wire has no embeddings endpoint`);
+      checkFit(composed, estimateEmbeddingsInput(counter.counter, input.input), undefined);
+      build = (credential) => adapter.build({ baseUrl, model: composed, credential }, { input: input.input });
+    }
+    const credential = await deps.wireCredential(call.caller.accountId, provider);
+    if (credential === undefined)
+      throw new AppError('model_unavailable', `${model.ref}: credential_unusable (the stored credential does not open)`);
+    return build(credential);
+  }
+
+  async function complete(call: Call, request: InferenceRequest, upstreamRequest: UpstreamRequest, signal: AbortSignal) {
+    const { provider } = call.admitted;
+    let answer;
+    try {
+      answer = await upstream.send(upstreamRequest, { timeoutMs: deps.timeoutMs, maxBodyBytes: MAX_ANSWER_BYTES, signal });
+    } catch (error) {
+      return failedToSend(call, error, signal);
+    }
+    if (answer.status < 200 || answer.status >= 300) return refusedUpstream(call, answer);
+    let completed: { output: CompletedTextGeneration['output'] | CompletedEmbeddings['output']; embeddings: boolean };
+    try {
+      const format = provider.declaration.api_format;
+      if (request.input.workload === 'embeddings') {
+        const adapter = endpointFor(format, 'embeddings');
+        if (!adapter) throw new Error('no embeddings endpoint');
+        completed = { output: adapter.parse({ body: answer.body, headers: answer.headers }), embeddings: true };
+      } else {
+        const adapter = endpointFor(format, 'text_generation');
+        if (!adapter) throw new Error('no text generation endpoint');
+        completed = { output: adapter.parse({ body: answer.body, headers: answer.headers }), embeddings: false };
+      }
+    } catch {
+      await settle(call, 'failed', null, null);
+      throw unreadableAnswer(provider.id);
+    }
+    const usage = completed.output.usage ?? null;
+    const cost = await costOf(call, usage);
+    await settle(call, 'succeeded', usage, cost);
+    const meta = metaOf(call);
+    return completed.embeddings
+      ? ({ meta, output: completed.output, usage, cost } as CompletedEmbeddings)
+      : ({ meta, output: completed.output, usage, cost } as CompletedTextGeneration);
+  }
+
+  async function stream(call: Call, upstreamRequest: UpstreamRequest, signal: AbortSignal): Promise<StreamedTextGeneration> {
+    const { provider } = call.admitted;
+    const adapter = endpointFor(provider.declaration.api_format, 'text_generation');
+    const decoder = adapter?.streamDecoder?.();
+    if (!decoder) throw new AppError('internal', 'the streaming decoder vanished between preparing and sending');
+    let response;
+    try {
+      response = await upstream.stream(upstreamRequest, { timeoutMs: deps.timeoutMs, maxErrorBodyBytes: MAX_ERROR_BODY_BYTES, signal });
+    } catch (error) {
+      return failedToSend(call, error, signal);
+    }
+    if (response.status < 200 || response.status >= 300) {
+      const chunks: Uint8Array[] = [];
+      try {
+        for await (const chunk of response.body) chunks.push(chunk);
+      } catch (error) {
+        return failedToSend(call, error, signal);
+      }
+      return refusedUpstream(call, { status: response.status, headers: response.headers, body: Buffer.concat(chunks) });
+    }
+    const body = response.body;
+    let resolveSettled!: (settlement: StreamSettlement) => void;
+    const settled = new Promise<StreamSettlement>((resolve) => (resolveSettled = resolve));
+
+    async function* deltas(): AsyncGenerator<TextDelta> {
+      // A consumer that stops iterating early (the client went away) leaves this as `aborted`.
+      let outcome: UsageOutcome = 'aborted';
+      let finishReason: FinishReason | null = null;
+      let usage: WireUsage | null = null;
+      const note = (delta: TextDelta) => {
+        if (delta.type === 'finish') finishReason = delta.finish_reason;
+        else if (delta.type === 'usage') usage = delta.usage;
+      };
+      try {
+        try {
+          for await (const chunk of body) {
+            for (const delta of decoder!.push(chunk)) {
+              note(delta);
+              yield delta;
+            }
+          }
+          for (const delta of decoder!.end()) {
+            note(delta);
+            yield delta;
+          }
+          outcome = 'succeeded';
+        } catch (error) {
+          outcome = signal.aborted ? 'aborted' : 'failed';
+          if (error instanceof UpstreamFailure) throw transportFailure(provider.id, error);
+          if (error instanceof AppError) throw error;
+          throw unreadableAnswer(provider.id);
+        }
+      } finally {
+        // Leaving early (return) must also end the upstream request: stop reading its body.
+        if (outcome === 'aborted') await body[Symbol.asyncIterator]().return?.();
+        const cost = await costOf(call, usage).catch(() => null);
+        await settle(call, outcome, usage, cost);
+        resolveSettled({ finish_reason: finishReason, usage, cost });
+      }
+    }
+
+    return { meta: metaOf(call), deltas: deltas(), settled };
+  }
+
+  return {
+    async infer(caller, request, signal) {
+      const workload = request.input.workload;
+      const providers = await deps.providersOf(caller.accountId);
+      const callOf = (admitted: AdmittedModel): Call => ({
+        id: randomUUID(),
+        caller,
+        admitted,
+        startedAt: clock.now(),
+        started: performance.now(),
+        streamed: workload === 'text_generation' && request.input.workload === 'text_generation' && request.input.stream,
+      });
+      let admitted: AdmittedModel;
+      try {
+        admitted = admit(providers, request.models, workload);
+      } catch (error) {
+        const first = firstKnownRef(providers, request.models, workload);
+        if (first && error instanceof AppError && error.code === 'model_unavailable') return refused(callOf(first), error);
+        throw error;
+      }
+      const call = callOf(admitted);
+      let upstreamRequest: UpstreamRequest;
+      try {
+        upstreamRequest = await prepare(call, request);
+      } catch (error) {
+        return refused(call, error);
+      }
+      if (call.streamed) return stream(call, upstreamRequest, signal);
+      return complete(call, request, upstreamRequest, signal);
+    },
+  };
+}
