@@ -4,7 +4,15 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../core/errors.ts';
 import { SESSION_COOKIE } from '../core/identity/auth.ts';
 import { errorResponseSchema } from './admin.schemas.ts';
-import { fastifyPath, registeredApiRoutes, routeErrors, type AnyApiRoute, type ApiRoute } from '../core/http/api-route.ts';
+import {
+  documentedOperations,
+  fastifyPath,
+  registeredApiRoutes,
+  routeErrors,
+  type AnyApiRoute,
+  type ApiRoute,
+  type DocumentedOperation,
+} from '../core/http/api-route.ts';
 
 /** Where the document is served. */
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -56,7 +64,7 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonObject>
  * Builds the OpenAPI 3.1 document of a route table. Request parameters and bodies come from the very zod schemas
  * the handlers validate with, responses from the response schemas.
  */
-function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject {
+function buildOpenApiDocument(routes: readonly AnyApiRoute[], others: readonly DocumentedOperation[]): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
   for (const anyRoute of routes) {
     // Only the schemas are read here, never the handler, so the erased generics can be restored to ZodType.
@@ -88,6 +96,7 @@ function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject {
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
+  for (const other of others) (paths[other.path] ??= {})[other.method.toLowerCase()] = other.operation;
   // The document describes its own route too, so every route under /api/v1 is in it.
   paths[OPENAPI_PATH] = {
     get: {
@@ -127,7 +136,7 @@ function buildOpenApiDocument(routes: readonly AnyApiRoute[]): JsonObject {
     servers: [{ url: '/', description: 'The origin serving this document' }],
     paths,
     components: {
-      schemas: { Error: jsonSchema(errorResponseSchema, 'output') },
+      schemas: { Error: jsonSchema(errorResponseSchema, 'output'), ...Object.assign({}, ...others.map((o) => o.schemas ?? {})) },
       securitySchemes: {
         bearer: {
           type: 'http',
@@ -156,7 +165,7 @@ export function registerOpenApiRoute(app: FastifyInstance): void {
   let text = '';
   let etag = '';
   app.addHook('onReady', async () => {
-    text = JSON.stringify(buildOpenApiDocument(registeredApiRoutes(app)));
+    text = JSON.stringify(buildOpenApiDocument(registeredApiRoutes(app), documentedOperations(app)));
     etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
   });
   app.get(fastifyPath(OPENAPI_PATH), async (request, reply) => {

@@ -1,8 +1,16 @@
+import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { memberProvidersResponseSchema, modelsQuerySchema, modelsResponseSchema, type ModelPlane } from '../admin/index.ts';
 import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../core/http/api-route.ts';
 import type { Authenticator } from '../core/identity/auth.ts';
 import { inferenceRequestRoutes } from './inference/inference-requests.routes.ts';
+import { openAiModelListSchema } from './inference/openai.openapi.ts';
+import { registerOpenAiRoutes } from './inference/openai.routes.ts';
+
+/** The member discovery query, plus the switch to OpenAI's list shape (also chosen by the OpenAI client's headers). */
+const memberModelsQuerySchema = modelsQuerySchema.extend({
+  format: z.enum(['openai']).optional().describe("openai: OpenAI's model list shape of the visible, available models"),
+});
 
 /** Base path of the member plane (spec: Versioning). */
 const MEMBER_BASE = '/agent_api/v1';
@@ -23,8 +31,9 @@ export function memberRoutes(plane: ModelPlane): AnyApiRoute[] {
       summary: 'Models visible to Agents of the Account, ordered by ref (hidden and invalid models are absent)',
       tag,
       auth: 'member',
-      query: modelsQuerySchema,
-      response: modelsResponseSchema,
+      query: memberModelsQuerySchema,
+      // The OpenAI client's variant of this path (./inference/openai.routes.ts) answers OpenAI's list.
+      response: z.union([modelsResponseSchema, openAiModelListSchema]),
       errors: [...errors, 'parameter_invalid'],
       handler: async ({ principal, query }) => {
         const body = await plane.memberModelsJson(principal.accountId, {
@@ -51,4 +60,6 @@ export function memberRoutes(plane: ModelPlane): AnyApiRoute[] {
 /** Mounts the member plane's routes; the admin service's OpenAPI document lists them with its own. */
 export function registerMemberRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
   registerApiRoutes(app, [...memberRoutes(deps.plane), ...inferenceRequestRoutes(deps.plane, MEMBER_BASE)], { auth: deps.auth });
+  // The OpenAI-compatible surface of the same execution path (OpenAI's shapes and errors, so its clients work unchanged).
+  registerOpenAiRoutes(app, { engine: deps.plane, plane: deps.plane, auth: deps.auth });
 }

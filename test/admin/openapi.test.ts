@@ -25,6 +25,8 @@ const EXPECTED = [
   'put /api/v1/admin/account/cost_unit',
   'get /agent_api/v1/models',
   'get /agent_api/v1/model_providers',
+  'post /agent_api/v1/chat/completions',
+  'post /agent_api/v1/embeddings',
   'post /agent_api/v1/inference_requests',
   'post /api/v1/sessions',
   'get /api/v1/sessions/current',
@@ -55,7 +57,11 @@ describe('the OpenAPI document', () => {
       for (const [method, op] of Object.entries(item)) {
         expect(op.responses['200'], `${method} ${path}`).toBeDefined();
         if (op.security.length === 0) continue; // public: sign-in and this document
-        expect(op.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+        // The OpenAI-compatible routes answer OpenAI's error shape; every other route the platform envelope.
+        const openAi = /^\/agent_api\/v1\/(chat\/completions|embeddings)$/.test(path);
+        expect(op.responses['401'].content['application/json'].schema.$ref).toBe(
+          `#/components/schemas/${openAi ? 'OpenAiError' : 'Error'}`,
+        );
         if (path.includes('{provider_id}'))
           expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'provider_id', in: 'path', required: true }));
         if (method !== 'get' && path.startsWith('/api/v1/admin')) expect(op.security).toEqual([{ bearer: [] }]);

@@ -199,6 +199,30 @@ export function registeredApiRoutes(app: FastifyInstance): readonly AnyApiRoute[
   return registered.get(app) ?? [];
 }
 
+/** An operation served by a route outside the route tables (its own Fastify route), described for the OpenAPI document. */
+export interface DocumentedOperation {
+  method: 'GET' | 'POST';
+  path: string;
+  /** The OpenAPI Operation Object, as JSON. */
+  operation: Record<string, unknown>;
+  /** Schemas its `$ref`s name, added to the document's `components.schemas`. */
+  schemas?: Record<string, Record<string, unknown>>;
+}
+
+const documented = new WeakMap<FastifyInstance, DocumentedOperation[]>();
+
+/** Adds an operation to the document of `app` (routes that speak another API's shapes, such as OpenAI's). */
+export function documentOperation(app: FastifyInstance, operation: DocumentedOperation): void {
+  const list = documented.get(app) ?? [];
+  documented.set(app, list);
+  list.push(operation);
+}
+
+/** The operations `documentOperation` added to `app`. */
+export function documentedOperations(app: FastifyInstance): readonly DocumentedOperation[] {
+  return documented.get(app) ?? [];
+}
+
 /**
  * Registers a route table. Authentication runs in `onRequest`, before the body is parsed, so an unauthenticated
  * caller gets 401 even with a malformed body, and input is validated only for callers allowed to send it.

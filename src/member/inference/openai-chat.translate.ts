@@ -71,7 +71,7 @@ const optionalNumber = z.number().nullable().optional();
 const tokenCount = z.number().int().positive().nullable().optional();
 
 /** The Chat Completions body this surface accepts; every other field is refused by name (see `parseChatRequest`). */
-const chatCompletionSchema = z.object({
+export const chatCompletionSchema = z.object({
   model: z.string().min(1),
   messages: z.array(messageSchema).min(1),
   tools: z.array(toolSchema).optional(),

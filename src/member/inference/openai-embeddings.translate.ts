@@ -8,7 +8,7 @@ import { type PlatformExtras } from './openai-chat.translate.ts';
 
 const IGNORED_FIELDS = new Set(['user']);
 
-const embeddingsSchema = z.object({
+export const embeddingsSchema = z.object({
   model: z.string().min(1),
   // Token-id arrays, which OpenAI also accepts, are refused: the platform counts and sends text.
   input: z.union([

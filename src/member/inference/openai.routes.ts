@@ -9,7 +9,8 @@ import type {
   StreamedTextGeneration,
 } from '../../admin/index.ts';
 import { AppError } from '../../core/errors.ts';
-import { credentialsOf } from '../../core/http/api-route.ts';
+import { credentialsOf, documentOperation } from '../../core/http/api-route.ts';
+import { openAiOperations } from './openai.openapi.ts';
 import { requireMemberPlane, type Authenticator } from '../../core/identity/auth.ts';
 import { chatCompletionObject, createChunkTranslator, parseChatRequest } from './openai-chat.translate.ts';
 import { embeddingsListObject, parseEmbeddingsRequest } from './openai-embeddings.translate.ts';
@@ -120,6 +121,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRoutesDep
   const callers = new WeakMap<FastifyRequest, InferenceCaller>();
 
   addModelListConstraint(app);
+  for (const operation of openAiOperations(BASE)) documentOperation(app, operation);
 
   // Member-plane and executor tokens only, as on every member route (spec Authentication 6): before the body is
   // parsed, so an unauthenticated caller learns nothing about its body.
