@@ -6,8 +6,10 @@
 //  4. Query and QueryBatch(1000) latency over gRPC and over HTTP against `platform serve` in a process of its own
 //     (as `npm start` runs it), once it has settled (lookups of large packages warmed, answers stored), measured by a
 //     client in a worker thread of this process;
-//  5. the codec figures (`--only codec` runs just these): a Query answer's cost per record converted by the
-//     generated codec (@bufbuild/protobuf) and spliced from stored forms (the fast path, src/grpc/spliced-answers.ts).
+//  5. the codec figures (`--only codec` runs just these, in a minute): a record's stored answers written by the
+//     generated codec (@bufbuild/protobuf) with the runtime's text encoding and with Node's; a Query answer's cost per
+//     record converted by the generated codec and spliced from stored forms (src/grpc/spliced-answers.ts); a
+//     QueryBatch(1000) answer written by the generated codec and by its fast path (src/osv/osv.batch-answer.ts).
 // Targets (issue 6): import ≥ 10,000 records/s on SQLite; index < 1.5 GiB for 500,000 records; Query p99 < 5 ms;
 // QueryBatch(1000) p50 < 100 ms. Not part of `npm test`. Prints the figures only.
 import { spawn } from 'node:child_process';
@@ -26,12 +28,16 @@ import type { PlatformDatabase } from '../src/app/database.ts';
 import { PLATFORM_MIGRATIONS } from '../src/app/migrations.ts';
 import { createLogger } from '../src/core/logger.ts';
 import { create, fromBinary, fromJson, toBinary, toJsonString, type JsonValue } from '@bufbuild/protobuf';
-import { JSON_WRITE } from '../src/grpc/codec.ts';
-import { VulnerabilityListSchema, VulnerabilitySchema } from '../src/grpc/generated/es/platform/v1/osv_pb.ts';
+import { TimestampSchema } from '@bufbuild/protobuf/wkt';
+import { configureTextEncoding } from '@bufbuild/protobuf/wire';
+import { JSON_WRITE, messageToJson } from '../src/grpc/codec.ts';
+import { BatchVulnerabilityListSchema, VulnerabilityListSchema, VulnerabilitySchema } from '../src/grpc/generated/es/platform/v1/osv_pb.ts';
 import { PLATFORM_PROTO_FILES, PROTO_ROOT } from '../src/grpc/proto-files.ts';
 import { EncodedMessage } from '../src/grpc/rpc.ts';
 import { prepareElement, sharedElementsOf, splicedBytes, splicedJson } from '../src/grpc/spliced-answers.ts';
+import { runtimeTextEncoding, useNodeTextEncoding } from '../src/grpc/text-encoding.ts';
 import { encodeAnswer } from '../src/osv/osv.answer.ts';
+import { encodeBatchResult, type BatchResultJson } from '../src/osv/osv.batch-answer.ts';
 import { validateOsvRecord } from '../src/osv/osv.schema.ts';
 import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/osv/ecosystems/index.ts';
 import { importRecords } from '../src/osv/osv.importer.ts';
@@ -440,16 +446,78 @@ async function inProcess(
 
 /** CPU time per call of `fn` in µs: the median of three passes after a warm-up pass. */
 function perCallMicros(count: number, fn: (i: number) => void): number {
-  const pass = () => {
+  return perCallMicrosEach(count, { fn }).fn;
+}
+
+/**
+ * `perCallMicros` of several variants of the same work, measured in turns (A B A B A B after a warm-up of each), so
+ * that a change of load on the shared machine falls on every variant alike.
+ */
+function perCallMicrosEach<K extends string>(count: number, variants: Record<K, (i: number) => void>): Record<K, number> {
+  const names = Object.keys(variants) as K[];
+  const pass = (name: K) => {
+    const fn = variants[name];
     settle();
     const cpu = process.cpuUsage();
     for (let i = 0; i < count; i++) fn(i);
     const used = process.cpuUsage(cpu);
     return (used.user + used.system) / count;
   };
-  pass();
-  const passes = [pass(), pass(), pass()].sort((a, b) => a - b);
-  return passes[1] as number;
+  for (const name of names) pass(name);
+  const samples = new Map<K, number[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < 3; round++) for (const name of names) samples.get(name)?.push(pass(name));
+  return Object.fromEntries(names.map((name) => [name, (samples.get(name) ?? []).sort((a, b) => a - b)[1] as number])) as Record<K, number>;
+}
+
+/**
+ * What a QueryBatch(1000) answer costs to write, in this process: 1,000 results of 0 to 8 `{id, modified}` entries
+ * (2,000 in all, about what the latency run's batches return), with real ids and timestamps of the bulk records.
+ * Without the fast path the RPC layer read the handler's JSON with `fromJson` and wrote it with `toBinary` /
+ * `toJson`; a handler could instead build the message with `create` (timestamps read by the generated codec);
+ * with the fast path each result is written by src/osv/osv.batch-answer.ts and spliced. All three write the same
+ * bytes (test/grpc/batch-answer-differential.test.ts).
+ */
+function batchFigures(records: readonly OsvRecord[]): void {
+  const sizes = [1, 2, 4, 5, 8];
+  const results: BatchResultJson[] = [];
+  for (let i = 0, at = 0; i < 1000; i++) {
+    const size = i % 2 === 0 ? 0 : (sizes[(i >> 1) % sizes.length] as number);
+    const result: BatchResultJson = {};
+    if (size > 0)
+      result.vulns = Array.from({ length: size }, (_v, k) => {
+        const r = records[(at + k) % records.length] as OsvRecord;
+        return { id: r.id, modified: r.modified };
+      });
+    if (i % 50 === 7) result.next_page_token = `UDpHSFNBLX${i}`;
+    at += size;
+    results.push(result);
+  }
+  const entries = results.reduce((sum, r) => sum + (r.vulns?.length ?? 0), 0);
+  const shared = sharedElementsOf(BatchVulnerabilityListSchema, 'results', 'bench');
+  const empty = create(BatchVulnerabilityListSchema);
+  const fromHandlerJson = () => fromJson(BatchVulnerabilityListSchema, { results } as unknown as JsonValue);
+  const created = () =>
+    create(BatchVulnerabilityListSchema, {
+      results: results.map((r) => ({
+        vulns: (r.vulns ?? []).map((v) => ({ id: v.id, modified: fromJson(TimestampSchema, v.modified) })),
+        nextPageToken: r.next_page_token ?? '',
+      })),
+    });
+  const spliced = (form: 'json' | 'wire') => results.map((r) => prepareElement(shared, encodeBatchResult(r, form), false));
+  const us = perCallMicrosEach(10, {
+    jsonWire: () => toBinary(BatchVulnerabilityListSchema, fromHandlerJson()),
+    jsonText: () => JSON.stringify(messageToJson(BatchVulnerabilityListSchema, fromHandlerJson())),
+    createWire: () => toBinary(BatchVulnerabilityListSchema, created()),
+    createText: () => JSON.stringify(messageToJson(BatchVulnerabilityListSchema, created())),
+    fastWire: () => splicedBytes(BatchVulnerabilityListSchema, empty, shared, spliced('wire')),
+    fastText: () => splicedJson(BatchVulnerabilityListSchema, empty, shared, spliced('json')),
+  });
+  const ms = (x: number) => fmt(x / 1000);
+  report(
+    `codec, a QueryBatch answer of 1000 results (${entries} {id, modified} entries), protobuf / JSON: without the fast path (handler JSON, fromJson + toBinary / toJson) ` +
+      `${ms(us.jsonWire)} / ${ms(us.jsonText)} ms; handler message built with create ${ms(us.createWire)} / ${ms(us.createText)} ms; ` +
+      `with it (osv.batch-answer.ts, results spliced) ${ms(us.fastWire)} / ${ms(us.fastText)} ms; CPU time, median of 3 in turns`,
+  );
 }
 
 /**
@@ -469,15 +537,30 @@ async function codecFigures(): Promise<void> {
   }
   const stored = records.map((r) => encodeAnswer(r));
   const n = records.length;
-  const generated = perCallMicros(n, (i) => {
+  // The stored answers of one record, as the pass after an import writes them (encodeAnswer), with the runtime's
+  // own text encoding and with Node's (src/grpc/text-encoding.ts, which the platform uses).
+  const encodeRecord = (i: number) => {
     const message = fromJson(VulnerabilitySchema, records[i] as unknown as JsonValue, { ignoreUnknownFields: true });
     toJsonString(VulnerabilitySchema, message, JSON_WRITE);
     toBinary(VulnerabilitySchema, message);
+  };
+  const answers = perCallMicrosEach(n, {
+    runtime: (i) => {
+      configureTextEncoding(runtimeTextEncoding);
+      encodeRecord(i);
+    },
+    node: (i) => {
+      useNodeTextEncoding();
+      encodeRecord(i);
+    },
   });
+  useNodeTextEncoding();
   const decode = perCallMicros(n, (i) => fromBinary(VulnerabilitySchema, (stored[i] as { wire: Uint8Array }).wire));
   report(
-    `codec, generated (@bufbuild/protobuf): ${fmt(generated, 1)} µs per record to JSON text + protobuf bytes (fromJson, toJsonString, toBinary); ${fmt(decode, 1)} µs to decode its bytes (fromBinary); ${n} bulk records, CPU time, median of 3 passes`,
+    `codec, generated (@bufbuild/protobuf): ${fmt(answers.runtime, 1)} µs per record to JSON text + protobuf bytes (fromJson, toJsonString, toBinary) with the runtime's TextEncoder, ` +
+      `${fmt(answers.node, 1)} µs with Node's Buffer encoder (src/grpc/text-encoding.ts); ${fmt(decode, 1)} µs to decode its bytes (fromBinary); ${n} bulk records, CPU time, median of 3 passes each, in turns`,
   );
+  batchFigures(records);
 
   // A Query answer of PAGE records, whole by the generated codec or spliced from the stored forms.
   const PAGE = 270;

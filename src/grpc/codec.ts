@@ -14,6 +14,11 @@ import {
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { AppError } from '../core/errors.ts';
 import { assertStorableText, isUnstorableText, storableKey } from '../core/storable-text.ts';
+import { useNodeTextEncoding } from './text-encoding.ts';
+
+// Every use of the generated codec in the platform goes through this module (or src/grpc/index.ts, which loads it),
+// so the runtime's string encoding is Node's from here on (text-encoding.ts says why).
+useNodeTextEncoding();
 
 /**
  * How the transports write proto3 JSON: the proto field names (snake_case, as OSV.dev and the spec use them; every

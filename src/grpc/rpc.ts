@@ -77,7 +77,8 @@ export interface RpcMethod<Req extends Message = Message, Res = unknown> {
   handler(call: RpcCall<Req>): Promise<Res>;
   /**
    * A repeated message field of the response (proto name, for example `vulns`) whose elements the handler hands
-   * out as shared objects it never changes (records from a cache). Each element object is checked and converted
+   * out already written (`EncodedMessage`: OSV records' stored answers for `Query`, each result of a `QueryBatch`)
+   * or as shared objects it never changes (records from a cache). Each element object is checked and converted
    * once, and its JSON text and protobuf bytes are kept beside it (keyed by the object, so they go when the
    * handler's cache drops it); a response of hundreds of records is then assembled from those pieces instead of
    * being converted field by field on every call. This is the RPC layer's one hook for a hand-written fast path

@@ -1,7 +1,8 @@
 // The one hand-written fast path left in the RPC layer (docs/grpc.md, "The codecs"): a response whose
 // `sharedElements` field (RpcMethod) is assembled from per-element pieces instead of being converted whole on every
-// call. Each element is a record a handler hands out unchanged, either already encoded (`EncodedMessage`: the JSON
-// text and protobuf bytes stored beside an OSV record at import) or an object converted once and kept beside it.
+// call. Each element is either already encoded (`EncodedMessage`: the JSON text and protobuf bytes stored beside an
+// OSV record at import, or a QueryBatch result written by src/osv/osv.batch-answer.ts) or a record a handler hands
+// out unchanged, converted once and kept beside it.
 // Everything else (the rest of the message, any missing form of an element) goes through the generated codec, and
 // test/grpc/codec-differential.test.ts holds the spliced answers to what the generated codec writes for the whole
 // message. Why it stays: `npm run bench:osv` prints a Query answer's cost per record with and without it.

@@ -5,7 +5,7 @@ import { JSON_WRITE } from '../grpc/index.ts';
 import type { BatchQuery, GetVulnRequest, Query } from '../grpc/index.ts';
 import { BatchQuerySchema, GetVulnRequestSchema, QuerySchema } from '../grpc/index.ts';
 import type { RpcMethod } from '../grpc/index.ts';
-import type { BatchVulnerabilityListJson, EncodedVulnerabilityList, OsvService, VulnJson } from './osv.service.ts';
+import type { EncodedBatchVulnerabilityList, EncodedVulnerabilityList, OsvService, VulnJson } from './osv.service.ts';
 
 const SERVICE = 'platform.v1.PlatformOSV';
 
@@ -35,12 +35,16 @@ export function createOsvRpcs(deps: { service: OsvService }): RpcMethod[] {
     sharedElements: 'vulns',
     recordData: 'elements',
   };
-  const batch: RpcMethod<BatchQuery, BatchVulnerabilityListJson> = {
+  const batch: RpcMethod<BatchQuery, EncodedBatchVulnerabilityList> = {
     service: SERVICE,
     method: 'QueryBatch',
     capability: 'CAP_PLATFORM_OSV_READ',
     http: { method: 'POST', path: '/platform/v1/osv/querybatch', body: '*', bodyLimit: BATCH_BODY_LIMIT, errorStyle: 'status' },
-    handler: (call) => service.queryBatch(serviceRequest(BatchQuerySchema, call.request), call),
+    // Each result comes written in the form this transport sends (osv.batch-answer.ts), spliced into the answer
+    // instead of read back by fromJson and written again field by field.
+    handler: (call) =>
+      service.queryBatchEncoded(serviceRequest(BatchQuerySchema, call.request), call.transport === 'grpc' ? 'wire' : 'json', call),
+    sharedElements: 'results',
   };
   const get: RpcMethod<GetVulnRequest, VulnJson> = {
     service: SERVICE,

@@ -1,5 +1,6 @@
 // Query/QueryBatch/GetVuln semantics (osv-facts.md §3): pagination with small pages, deadlines and the size limit
 // returning partial pages, and the batch rules, over a small corpus (request validation: osv.query.test.ts).
+import { fromJson, toBinary, toJsonString, type JsonValue } from '@bufbuild/protobuf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, openTestDatabase, type TestDatabase } from '../../test/support/databases.ts';
 import { TEST_OSV_CONFIG, ids } from '../../test/osv/osv-support.ts';
@@ -12,6 +13,7 @@ import type { OsvRecord } from './osv.schema.ts';
 import { narrowTables } from '../core/db/database.ts';
 import { FIRST_PAGE_TOKEN } from './osv.query.ts';
 import { createOsvService, type OsvService, type VulnerabilityListJson } from './osv.service.ts';
+import { JSON_WRITE, VulnerabilityListSchema } from '../grpc/index.ts';
 
 function record(id: string, name: string, events: { introduced?: string; fixed?: string }[], extra: Partial<OsvRecord> = {}): OsvRecord {
   return {
@@ -113,6 +115,30 @@ for (const dialect of dialects) {
       const second = await s.queryBatch({ queries: [{ ...q, page_token: first.results![0]!.next_page_token! }] });
       expect(second.results?.[0]?.vulns?.map((v) => v.id)).toEqual(['GHSA-c', 'GHSA-d']);
       expect(await s.queryBatch({ queries: [] })).toEqual({});
+    });
+
+    it('[OSV-API-SHAPES] hands each batch result to the transports written in their form, as the generated codec writes it', async () => {
+      const s = await service({ OSV_BATCH_PAGE_SIZE: 2 });
+      const request = {
+        queries: [
+          { package: { ecosystem: 'npm', name: 'paged' } },
+          { package: { ecosystem: 'npm', name: 'nothing' }, version: '1' },
+          { package: { ecosystem: 'npm', name: 'big' } },
+        ],
+      };
+      const json = await s.queryBatch(request);
+      const results = json.results ?? [];
+      expect(results.map((r) => r.vulns?.length ?? 0)).toEqual([2, 0, 2]);
+      const text = (await s.queryBatchEncoded(request, 'json')).results ?? [];
+      const wire = (await s.queryBatchEncoded(request, 'wire')).results ?? [];
+      results.forEach((result, i) => {
+        const message = fromJson(VulnerabilityListSchema, result as unknown as JsonValue);
+        expect(text[i]?.json).toBe(toJsonString(VulnerabilityListSchema, message, JSON_WRITE));
+        expect(Buffer.from(wire[i]?.wire ?? []).equals(toBinary(VulnerabilityListSchema, message))).toBe(true);
+      });
+      expect(text).toHaveLength(3);
+      expect(wire).toHaveLength(3);
+      expect(await s.queryBatchEncoded({ queries: [] }, 'wire')).toEqual({});
     });
 
     it('[OSV-BATCH-BOUND] caps the results of one batch answer; later items resume from their tokens', async () => {

@@ -15,6 +15,7 @@ import { compareIds, type CorpusIndex, type VulnEntry } from './osv.index.ts';
 import type { IndexSource } from './osv.loader.ts';
 import type { MatchPage } from './osv.paging.ts';
 import { encodePageToken, FIRST_PAGE_TOKEN, matchQuery, parseBatch, parseQuery, parseVulnId, type ParsedQuery } from './osv.query.ts';
+import { encodeBatchResult, type BatchResultJson } from './osv.batch-answer.ts';
 import { aliasEdges, findLiveAnswers, findRecord, type StoredAnswer } from './osv.store.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -35,7 +36,12 @@ export interface EncodedVulnerabilityList {
 }
 
 export interface BatchVulnerabilityListJson {
-  results?: VulnerabilityListJson[];
+  results?: BatchResultJson[];
+}
+
+/** A QueryBatch answer whose results come written in the form the transport sends (`EncodedMessage`). */
+export interface EncodedBatchVulnerabilityList {
+  results?: EncodedMessage[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -75,6 +81,8 @@ export interface OsvService {
   /** `query` for a transport: records come in the stored `form` it sends, so the answer is spliced from bytes. */
   queryEncoded(request: unknown, form: AnswerForm, options?: CallOptions): Promise<EncodedVulnerabilityList>;
   queryBatch(request: unknown, options?: CallOptions): Promise<BatchVulnerabilityListJson>;
+  /** `queryBatch` for a transport: each result written in the `form` it sends (osv.batch-answer.ts). */
+  queryBatchEncoded(request: unknown, form: AnswerForm, options?: CallOptions): Promise<EncodedBatchVulnerabilityList>;
   getVuln(request: unknown, options?: CallOptions): Promise<VulnJson>;
 }
 
@@ -173,45 +181,51 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     return out;
   }
 
+  async function queryBatch(request: unknown, options: CallOptions | undefined): Promise<BatchVulnerabilityListJson> {
+    const queries = parseBatch(request);
+    if (queries.length === 0) return {};
+    const deadline = budget(config.OSV_BATCH_TIMEOUT_MS, options);
+    const index = await readyIndex(deadline);
+    const results: BatchResultJson[] = [];
+    let budgetLeft = config.OSV_BATCH_MAX_RESULTS;
+    let sliceStart = clock.now();
+    for (const q of queries) {
+      if (clock.now() - sliceStart >= SLICE_MS) {
+        await yieldToEventLoop();
+        sliceStart = clock.now();
+      }
+      if (options?.signal?.aborted) throw new AppError('unavailable', 'the call was cancelled');
+      if (q.kind !== 'nothing' && clock.now() > deadline) {
+        // Not started before the deadline: the client asks again for this item from the start (§3).
+        results.push({ next_page_token: FIRST_PAGE_TOKEN });
+        continue;
+      }
+      if (q.kind !== 'nothing' && budgetLeft === 0) {
+        // The answer is full: this item resumes where its page token pointed.
+        results.push({ next_page_token: encodePageToken(q.kind, q.after ?? '') });
+        continue;
+      }
+      const page = matchOne(index, q, Math.min(config.OSV_BATCH_PAGE_SIZE, budgetLeft), deadline);
+      budgetLeft -= page.vulns.length;
+      const item: BatchResultJson = {};
+      // Batch hydration is only `{id, modified}`, answered from memory (§3).
+      if (page.vulns.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
+      const next = token(q, page.cursor);
+      if (next !== undefined) item.next_page_token = next;
+      results.push(item);
+    }
+    return { results };
+  }
+
   return {
     // Without a form every element is an object (see `element`).
     query: (request, options) => query(request, undefined, options) as Promise<VulnerabilityListJson>,
     queryEncoded: (request, form, options) => query(request, form, options),
 
-    async queryBatch(request, options) {
-      const queries = parseBatch(request);
-      if (queries.length === 0) return {};
-      const deadline = budget(config.OSV_BATCH_TIMEOUT_MS, options);
-      const index = await readyIndex(deadline);
-      const results: VulnerabilityListJson[] = [];
-      let budgetLeft = config.OSV_BATCH_MAX_RESULTS;
-      let sliceStart = clock.now();
-      for (const q of queries) {
-        if (clock.now() - sliceStart >= SLICE_MS) {
-          await yieldToEventLoop();
-          sliceStart = clock.now();
-        }
-        if (options?.signal?.aborted) throw new AppError('unavailable', 'the call was cancelled');
-        if (q.kind !== 'nothing' && clock.now() > deadline) {
-          // Not started before the deadline: the client asks again for this item from the start (§3).
-          results.push({ next_page_token: FIRST_PAGE_TOKEN });
-          continue;
-        }
-        if (q.kind !== 'nothing' && budgetLeft === 0) {
-          // The answer is full: this item resumes where its page token pointed.
-          results.push({ next_page_token: encodePageToken(q.kind, q.after ?? '') });
-          continue;
-        }
-        const page = matchOne(index, q, Math.min(config.OSV_BATCH_PAGE_SIZE, budgetLeft), deadline);
-        budgetLeft -= page.vulns.length;
-        const item: VulnerabilityListJson = {};
-        // Batch hydration is only `{id, modified}`, answered from memory (§3).
-        if (page.vulns.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
-        const next = token(q, page.cursor);
-        if (next !== undefined) item.next_page_token = next;
-        results.push(item);
-      }
-      return { results };
+    queryBatch: (request, options) => queryBatch(request, options),
+    async queryBatchEncoded(request, form, options) {
+      const { results } = await queryBatch(request, options);
+      return results === undefined ? {} : { results: results.map((result) => encodeBatchResult(result, form)) };
     },
 
     async getVuln(request) {

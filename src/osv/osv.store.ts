@@ -205,25 +205,27 @@ export async function recordsWithoutAnswers(
 /**
  * Stores the answers of records, each only if the row still holds the copy they were computed from (same
  * `modified_key`, no answers yet): an import that replaced it meanwhile cleared them, and its copy gets its own.
+ * The statement is built and compiled once per call and run per record with that record's values: building it
+ * anew for each record cost more than running it (a third of the pass's time besides encoding).
  */
 export async function storeAnswers(
   trx: Transaction<OsvTables>,
   answers: readonly { id: string; modifiedKey: string; json: string; wire: Uint8Array }[],
 ): Promise<number> {
+  if (answers.length === 0) return 0;
+  // The parameters in the compiled order: the three set values, then id and modified_key (the null test is literal).
+  const text = trx
+    .updateTable('osv_records')
+    .set({ answer_json: '', answer_wire: Buffer.alloc(0), answer_size: 0 })
+    .where('id', '=', '')
+    .where('modified_key', '=', '')
+    .where('answer_wire', 'is', null)
+    .compile().sql;
   let stored = 0;
   for (const a of answers) {
-    const result = await trx
-      .updateTable('osv_records')
-      .set({
-        answer_json: a.json,
-        answer_wire: Buffer.from(a.wire.buffer, a.wire.byteOffset, a.wire.byteLength),
-        answer_size: Buffer.byteLength(a.json),
-      })
-      .where('id', '=', a.id)
-      .where('modified_key', '=', a.modifiedKey)
-      .where('answer_wire', 'is', null)
-      .executeTakeFirst();
-    stored += Number(result.numUpdatedRows);
+    const wire = Buffer.from(a.wire.buffer, a.wire.byteOffset, a.wire.byteLength);
+    const result = await trx.executeQuery(CompiledQuery.raw(text, [a.json, wire, Buffer.byteLength(a.json), a.id, a.modifiedKey]));
+    stored += Number(result.numAffectedRows ?? 0n);
   }
   return stored;
 }

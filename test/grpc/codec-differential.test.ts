@@ -6,6 +6,8 @@
 // codec reads. Issue 12, item 3: whatever fast path stays hand-written is held to the generated codec by this test.
 import { create, fromBinary, fromJson, toBinary, toJsonString, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { configureTextEncoding } from '@bufbuild/protobuf/wire';
+import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { JSON_WRITE, messageToJson, requestFromJson } from '../../src/grpc/codec.ts';
@@ -23,11 +25,12 @@ import {
 } from '../../src/grpc/generated/es/platform/v1/osv_pb.ts';
 import { EncodedMessage } from '../../src/grpc/rpc.ts';
 import { prepareElement, sharedElementsOf, splicedBytes, splicedJson } from '../../src/grpc/spliced-answers.ts';
+import { nodeTextEncoding, runtimeTextEncoding, useNodeTextEncoding } from '../../src/grpc/text-encoding.ts';
 import { encodeAnswer } from '../../src/osv/osv.answer.ts';
 import { validateOsvRecord, type OsvRecord } from '../../src/osv/osv.schema.ts';
 import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { sharedCorpusPaths } from '../osv/osv-support.ts';
-import { skipWithoutBulk } from '../support/shared.ts';
+import { fixturePath, skipWithoutBulk } from '../support/shared.ts';
 
 const shared = sharedElementsOf(VulnerabilityListSchema, 'vulns', 'test');
 
@@ -158,5 +161,41 @@ describe('the spliced Query answers against the generated codec', () => {
     // The generated codec is strict about fields a message does not declare, as the reader is.
     expect(() => fromJson(CreateDocumentRequestSchema, { ...createRequest, ciphertxt: '' })).toThrow(/ciphertxt/);
     expect(() => read(CreateDocumentRequestSchema, { ...createRequest, ciphertxt: '' })).toThrow('body.ciphertxt: unknown field');
+  });
+
+  it("encodes and checks text with Node's routines exactly as the runtime's TextEncoder and encodeURIComponent do", () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 60 }),
+      fc.string({ unit: 'grapheme', maxLength: 60 }),
+      fc.constantFrom('', '\ud800', 'a\udc00b', '\udbff\udfff', '\udfff\udbff', '\u0000', 'x'.repeat(70_000) + '\ud83d'),
+    );
+    fc.assert(
+      fc.property(fc.array(text, { minLength: 1, maxLength: 4 }), (parts) => {
+        const value = parts.join('');
+        expect(Buffer.from(nodeTextEncoding.encodeUtf8(value)).equals(runtimeTextEncoding.encodeUtf8(value))).toBe(true);
+        expect(nodeTextEncoding.checkUtf8(value)).toBe(runtimeTextEncoding.checkUtf8(value));
+      }),
+      { seed: 1_212_026, numRuns: 3000 },
+    );
+  });
+
+  it("writes the records of the test fixtures to the same bytes with Node's encoder as with the runtime's own", async () => {
+    const records: OsvRecord[] = [];
+    for await (const batch of readSources(await listSourceFiles([fixturePath('osv', 'records')]))) {
+      for (const raw of batch) {
+        const validated = 'value' in raw ? validateOsvRecord(raw.value) : undefined;
+        if (validated?.ok) records.push(validated.record);
+      }
+    }
+    expect(records.length).toBeGreaterThan(50);
+    const messages = records.map((r) => fromJson(VulnerabilitySchema, r as unknown as JsonValue, { ignoreUnknownFields: true }));
+    let stock: Uint8Array[];
+    try {
+      configureTextEncoding(runtimeTextEncoding);
+      stock = messages.map((m) => toBinary(VulnerabilitySchema, m));
+    } finally {
+      useNodeTextEncoding();
+    }
+    messages.forEach((m, i) => expect(Buffer.from(toBinary(VulnerabilitySchema, m)).equals(stock[i] as Uint8Array)).toBe(true));
   });
 });
