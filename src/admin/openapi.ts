@@ -136,7 +136,10 @@ function buildOpenApiDocument(routes: readonly AnyApiRoute[], others: readonly D
     servers: [{ url: '/', description: 'The origin serving this document' }],
     paths,
     components: {
-      schemas: { Error: jsonSchema(errorResponseSchema, 'output'), ...Object.assign({}, ...others.map((o) => o.schemas ?? {})) },
+      schemas: {
+        Error: jsonSchema(errorResponseSchema, 'output'),
+        ...Object.fromEntries(others.flatMap((o) => Object.entries(o.schemas ?? {}))),
+      },
       securitySchemes: {
         bearer: {
           type: 'http',
