@@ -9,14 +9,7 @@ import { OPENAI_ERRORS } from './openai.standin.ts';
 
 export { startStandin, type Standin } from './standin-server.ts';
 export { RAW_ANSWERS } from './answers.ts';
-export type {
-  ErrorSpec,
-  RawAnswer,
-  RecordedRequest,
-  StandinDialect,
-  StandinModel,
-  StandinOptions,
-} from './standin.types.ts';
+export type { ErrorSpec, RawAnswer, RecordedRequest, StandinDialect, StandinModel, StandinOptions } from './standin.types.ts';
 
 /** Each provider's documented errors, ready for `Standin.fail` (a stand-in refuses another dialect's error). */
 export const PROVIDER_ERRORS = { openai: OPENAI_ERRORS, anthropic: ANTHROPIC_ERRORS, gemini: GEMINI_ERRORS } as const;
