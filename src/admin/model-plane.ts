@@ -165,7 +165,7 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     timeoutMs: deps.inferenceTimeoutMs ?? INFERENCE_TIMEOUT_MS,
     tokenCounters,
     providersOf: (accountId) => providersOf(accountId),
-    wireCredential: (accountId, provider) => credentials.wireCredential(accountId, provider),
+    wireCredential: async (accountId, provider) => credentials.wireCredential(accountId, provider),
     costUnitOf: async (accountId) => (await costUnit.get(accountId)).cost_unit,
   });
   const definitions: DefinitionService | undefined = state.ok ? createDefinitionService({ catalog: state.catalog, policy }) : undefined;
@@ -483,11 +483,8 @@ export function createModelPlane(deps: ModelPlaneDeps) {
       const provider = requireProvider(await providersOf(accountId), providerId);
       const model = provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
       if (!model) throw unknownModel(provider, ref);
-      // The credential read and the rate limit's statements are independent round trips: run them side by side.
-      const credential = modelTests.openCredential(accountId, provider);
-      credential.catch(() => undefined); // awaited by the probe; a refused test drops it
       if (humanId !== null) await modelTestRate.admit(humanId);
-      const result = await modelTests.run(accountId, provider, model, expected, credential);
+      const result = await modelTests.run(accountId, provider, model, expected);
       // The row read at the start is still current unless the test wrote, or lost to another write.
       const current = result.availability_update === 'applied' || result.availability_update === 'stale';
       return { model_test: result, ...(current ? await providerRowOf(accountId, providerId) : { model_provider: providerRow(provider) }) };

@@ -262,9 +262,14 @@ describe.each(dialects)('model test on %s', (dialect) => {
       .select('sealed')
       .where('provider_id', '=', 'anthropic')
       .executeTakeFirstOrThrow();
-    await sql`update model_provider_credentials set sealed = ${`${sealed ?? ''}AAAA`} where provider_id = 'anthropic'`.execute(db);
+    // As every credential write does, the change moves updated_at (what tells a replica its projection is stale).
+    await sql`update model_provider_credentials set sealed = ${`${sealed ?? ''}AAAA`}, updated_at = updated_at + 1 where provider_id = 'anthropic'`.execute(
+      db,
+    );
     expect((await test(CHAT.anthropic)).body.model_test.outcome).toBe('credential_unusable');
-    await sql`update model_provider_credentials set sealed = ${sealed} where provider_id = 'anthropic'`.execute(db);
+    await sql`update model_provider_credentials set sealed = ${sealed}, updated_at = updated_at + 1 where provider_id = 'anthropic'`.execute(
+      db,
+    );
 
     expect((await f.h.call('DELETE', P('anthropic', '/api_key'), { token: f.h.token })).status).toBe(200);
     expect((await test(CHAT.anthropic)).body.model_test).toMatchObject({ outcome: 'missing_credential', http_status: null });

@@ -172,17 +172,18 @@ export function createCredentialService(deps: CredentialServiceDeps) {
     },
 
     /**
-     * The credential an upstream call of `provider` carries, opened from the row as it is now: null on a `none` lane,
+     * The credential an upstream call of `provider` carries, opened from the material its projection read: null on a `none` lane,
      * undefined when the lane needs material that is absent, of another kind or not openable. The value goes into
      * the request's headers and nowhere else (never a log, a response or an error message).
      */
-    async wireCredential(accountId: string, provider: EffectiveProvider): Promise<WireCredential | undefined> {
+    wireCredential(accountId: string, provider: EffectiveProvider): WireCredential | undefined {
       const lane = provider.declaration?.credentials;
       if (lane === 'none') return null;
+      // The material read with the provider's projection (one read per request serves admission and the call).
+      const { sealed, materialKind } = provider.credential;
+      if (sealed === null || materialKind !== lane) return undefined;
       const key = { accountId, providerId: provider.id };
-      const row = await findCredentialRow(db, key);
-      if (!row?.sealed || row.material_kind !== lane) return undefined;
-      const plain = open(row.sealed, key);
+      const plain = open(sealed, key);
       if (plain === undefined) return undefined;
       if (lane === 'api_key') return { kind: 'api_key', key: plain };
       // OAuth material is sealed as the token set's JSON; only its access token travels.

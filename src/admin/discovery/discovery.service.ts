@@ -126,7 +126,7 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
       if (!directory) throw failed(`the ${declaration.api_format} api_format has no model directory`);
       // A version that is already stale fails before any network IO; it is checked again when the result is written.
       if ((provider.policy?.lockVersion ?? null) !== expected) throw staleObject();
-      const credential = await credentials.wireCredential(accountId, provider);
+      const credential = credentials.wireCredential(accountId, provider);
       if (credential === undefined)
         throw failed(
           provider.credential.refusal === 'missing_credential'

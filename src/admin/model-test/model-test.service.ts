@@ -6,7 +6,6 @@ import type { PolicyService } from '../policy/policy.service.ts';
 import type { EffectiveModel, EffectiveProvider } from '../projection/projection.ts';
 import { UpstreamFailure, type UpstreamClient } from '../upstream/upstream-client.ts';
 import { endpointFor } from '../wires/wires.registry.ts';
-import type { WireCredential } from '../wires/wire.types.ts';
 import { classifyAnswer, type Classified, type ModelTestOutcome } from './model-test.outcome.ts';
 
 /** Spec Limits: the provider request of a model test has a 30-second maximum deadline and no retry. */
@@ -65,11 +64,7 @@ export function createModelTestService(deps: ModelTestDeps) {
   const { upstream, policy, credentials, log } = deps;
   const deadlineMs = deps.deadlineMs ?? MODEL_TEST_DEADLINE_MS;
 
-  async function probe(
-    provider: EffectiveProvider,
-    model: EffectiveModel,
-    opened: Promise<WireCredential | undefined>,
-  ): Promise<ProbeResult> {
+  async function probe(accountId: string, provider: EffectiveProvider, model: EffectiveModel): Promise<ProbeResult> {
     const declaration = provider.declaration;
     const composed = model.composed;
     if (!declaration || !composed) return without('not_found');
@@ -80,7 +75,7 @@ export function createModelTestService(deps: ModelTestDeps) {
     if (!adapter) return without('model_plane_unavailable');
     const input = adapter.probe(composed);
     if (!input.ok) return without('test_input_unavailable');
-    const credential = await opened;
+    const credential = credentials.wireCredential(accountId, provider);
     if (credential === undefined) return without('credential_unusable');
     let request;
     try {
@@ -134,23 +129,9 @@ export function createModelTestService(deps: ModelTestDeps) {
   }
 
   return {
-    /** Opens the credential a test of `provider` would send, so the caller can start the read beside other work. */
-    openCredential(accountId: string, provider: EffectiveProvider): Promise<WireCredential | undefined> {
-      return credentials.wireCredential(accountId, provider);
-    },
-
-    /**
-     * Runs the test of a live model of `provider` with the credential `openCredential` is reading; the caller has
-     * resolved the model (unknown refs are 404 there).
-     */
-    async run(
-      accountId: string,
-      provider: EffectiveProvider,
-      model: EffectiveModel,
-      expected: number | null,
-      credential: Promise<WireCredential | undefined>,
-    ): Promise<ModelTestResult> {
-      const result = await probe(provider, model, credential);
+    /** Runs the test of a live model of `provider`; the caller has resolved the model (unknown refs are 404 there). */
+    async run(accountId: string, provider: EffectiveProvider, model: EffectiveModel, expected: number | null): Promise<ModelTestResult> {
+      const result = await probe(accountId, provider, model);
       const availability = await updateAvailability(accountId, provider, model.ref, result, expected);
       const answer: ModelTestResult = {
         outcome: result.outcome,

@@ -55,6 +55,11 @@ export interface EffectiveProvider {
     reauthorizationRequired: boolean;
     /** Why the lane's credential refuses calls, or null when it is usable. */
     refusal: CredentialReason | null;
+    /**
+     * The stored material, still sealed, as read with this projection: an upstream call opens it from here instead of
+     * reading the row again. Rows are built field by field (`providerRow`), so it never reaches a response.
+     */
+    sealed: string | null;
   };
   unavailableUntil: number | null;
   /** Every model entry in ref order, removed ones included (they stay visible in the configuration). */
@@ -183,7 +188,7 @@ export function createProjection(deps: ProjectionDeps) {
       else if (reauthorizationRequired) refusal = 'reauthorization_required';
       else if (!usable(accountId, providerId, row.sealed)) refusal = 'credential_unusable';
     }
-    return { materialKind, configured, reauthorizationRequired, refusal };
+    return { materialKind, configured, reauthorizationRequired, refusal, sealed: row?.sealed ?? null };
   }
 
   /** Every provider the Account can see or read, in id order; removed custom providers are included, flagged. */
