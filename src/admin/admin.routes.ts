@@ -21,6 +21,7 @@ import {
 import { definitionRoutes } from './definitions/definitions.routes.ts';
 import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../core/http/api-route.ts';
 import type { ModelPlane } from './model-plane.ts';
+import { usageRoutes } from './usage/usage.routes.ts';
 import { registerOpenApiRoute } from './openapi.ts';
 
 /** Base path of the admin API (spec: "All paths are under {base_url}/api/v1/admin"). */
@@ -226,8 +227,16 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
  * (the session routes and the member plane, which `buildRestApp` mounts beside them). Called once from `buildRestApp`.
  */
 export function registerModelPlaneRoutes(app: FastifyInstance, deps: { plane: ModelPlane; auth: Authenticator }): void {
-  registerApiRoutes(app, [...adminRoutes(deps.plane), ...definitionRoutes(deps.plane, { base: ADMIN_BASE, errors: COMMAND_ERRORS })], {
-    auth: deps.auth,
-  });
+  registerApiRoutes(
+    app,
+    [
+      ...adminRoutes(deps.plane),
+      ...definitionRoutes(deps.plane, { base: ADMIN_BASE, errors: COMMAND_ERRORS }),
+      ...usageRoutes(deps.plane.usage, { base: ADMIN_BASE }),
+    ],
+    {
+      auth: deps.auth,
+    },
+  );
   registerOpenApiRoute(app);
 }

@@ -191,3 +191,41 @@ export const modelTestResponseSchema = z.object({
 });
 export const costUnitResponseSchema = z.object({ account: z.object({ cost_unit: z.string().nullable() }) });
 export const errorResponseSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+/** `GET /usage` filters (issue 16 item 6); the range checks (order, 366 days) are the usage reads' own. */
+export const usageQuerySchema = z.object({
+  from: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Start, inclusive: an ISO-8601 timestamp with a zone; default `to` minus 30 days'),
+  to: z.iso.datetime({ offset: true }).optional().describe('End, exclusive: an ISO-8601 timestamp with a zone; default now'),
+  model: modelRefSchema.optional().describe('Only requests for this complete model reference'),
+  human_id: z.string().min(1).max(200).optional().describe('Only requests made by this Human'),
+});
+
+const usageFiguresShape = {
+  requests: z.number().int(),
+  input_tokens: z.number().int().describe('As the providers reported them; a request without reported usage adds 0'),
+  output_tokens: z.number().int(),
+  cached_input_tokens: z.number().int(),
+  cost: z.string().nullable().describe('Exact decimal sum in cost_unit; null when a request that reached the provider has no known cost'),
+};
+
+export const usageResponseSchema = z.object({
+  usage: z.object({
+    from: z.string().describe('The range read, inclusive (ISO-8601, UTC)'),
+    to: z.string().describe('The range read, exclusive (ISO-8601, UTC)'),
+    cost_unit: z.string().nullable().describe("The Account's cost unit; null when none is configured"),
+    totals: z.object(usageFiguresShape),
+    by_day_and_model: z
+      .array(
+        z.object({
+          day: z.string().describe('UTC date YYYY-MM-DD on which the requests started'),
+          model: z.string(),
+          ...usageFiguresShape,
+          failed: z.number().int().describe('Requests whose outcome is not succeeded (upstream failure, client gone, refusal)'),
+        }),
+      )
+      .describe('Ordered by day, then model'),
+  }),
+});

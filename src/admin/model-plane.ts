@@ -17,6 +17,7 @@ import type { UpstreamClient } from './upstream/upstream-client.ts';
 import { createInferenceService, INFERENCE_TIMEOUT_MS } from './inference/inference.service.ts';
 import type { InferenceCaller, InferenceEngine, InferenceRequest } from './inference/inference.types.ts';
 import { createTokenCounters } from './tokens/token-counter.ts';
+import { createUsageReads } from './usage/usage.service.ts';
 import { createCredentialService } from './credentials/credentials.service.ts';
 import type { ModelDefinition, ProviderDeclaration } from './catalog/catalog.schemas.ts';
 import { createDefinitionService, type DefinitionService } from './definitions/definitions.service.ts';
@@ -332,6 +333,8 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     /** Token counters of this process, selected by a model's composed token_counter. */
     tokenCounters,
     costUnit,
+    /** The usage reads (`GET /usage`, `platform usage`); they need no catalog. */
+    usage: createUsageReads({ db, dialect: deps.dialect, clock, costUnitOf: async (id) => (await costUnit.get(id)).cost_unit }),
 
     /** The Account's providers (removed custom ones included, flagged), for commands and the CLI. */
     providersOf,

@@ -4,6 +4,7 @@ import { registerDiscoveryCommand } from '../admin/discovery/discovery.command.t
 import { registerModelTestCommand } from '../admin/model-test/model-test.command.ts';
 import { registerModelsCommands } from '../admin/models.commands.ts';
 import { registerSecretsCommands } from '../admin/secrets.commands.ts';
+import { registerUsageCommand } from '../admin/usage/usage.command.ts';
 import { composeCredentials, composeModelsCommand, composeOsvCorpus } from '../app/compose.ts';
 import { loadPlatformConfig } from '../app/config.ts';
 import { CliError, type CliIo } from '../core/cli-io.ts';
@@ -33,6 +34,7 @@ function buildProgram(io: CliIo): Command {
   registerDefinitionCommands(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
   registerDiscoveryCommand(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
   registerModelTestCommand(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
+  registerUsageCommand(program, io, (fn) => withContext(io, (core) => fn(composeModelsCommand(core))));
   registerSecretsCommands(program, io, (fn) => withContext(io, (core) => fn(composeCredentials(core))));
   registerDocumentsCommands(program, io);
   registerOsvCommands(program, io, (fn) => withContext(io, (core) => fn(composeOsvCorpus(core))));

@@ -23,6 +23,7 @@ const EXPECTED = [
   'post /api/v1/admin/model_providers/{provider_id}/model_test',
   'get /api/v1/admin/account/cost_unit',
   'put /api/v1/admin/account/cost_unit',
+  'get /api/v1/admin/usage',
   'get /agent_api/v1/models',
   'get /agent_api/v1/model_providers',
   'post /agent_api/v1/chat/completions',
