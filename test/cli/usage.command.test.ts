@@ -4,6 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import type { AdminTables } from '../../src/admin/admin.table.ts';
 import { insertUsage } from '../../src/admin/inference/usage.store.ts';
 import { narrowTables } from '../../src/core/db/database.ts';
 import { openHarness, type Harness } from '../admin/admin-harness.ts';
@@ -27,7 +29,7 @@ describe.each(dialects)('platform usage on %s', (dialect) => {
     expect(
       (await h.call('PUT', '/api/v1/admin/account/cost_unit', { token: h.token, body: { command: { cost_unit: 'USD' } } })).status,
     ).toBe(200);
-    const db = narrowTables(h.platform.ctx.database.db);
+    const db: Kysely<AdminTables> = narrowTables(h.platform.ctx.database.db);
     const rows: [string, string, string, string][] = [
       // started_at, model, human, cost
       ['2025-06-01T08:00:00Z', 'openai/gpt-4.1', 'human-a', '0.1'],
