@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
-import { env, parseEnv, type Env, type EnvValues } from '../core/config.ts';
+import { env, invalid, parseEnv, type Env, type EnvValues } from '../core/config.ts';
 import type { Dialect } from '../core/db/database.ts';
 import { DEFAULT_CATALOG_DIR } from './catalog/catalog.loader.ts';
+import { DEFAULT_MAX_STREAMS, DEFAULT_RATE_PER_MINUTE } from './inference/inference.limits.types.ts';
 
 /**
  * Admin API variables. `PLATFORM_CATALOG_DIR` defaults to the catalog shipped in the repository, resolved from the
@@ -20,6 +21,17 @@ const adminEnvSpec = {
   PLATFORM_UPSTREAM_ALLOW_PRIVATE: env.custom<boolean | undefined>(booleanText.expected, (raw) => booleanText.parse(raw), undefined),
   // The deadline of one inference call (issue 16 item 5): connect, headers and the whole answer, a stream included.
   PLATFORM_INFERENCE_TIMEOUT_MS: env.integer(120_000, 1_000, 3_600_000),
+  // Per-credential limits of inference calls (issue 16 item 7); 0 turns a limit off.
+  PLATFORM_INFERENCE_RATE_PER_MINUTE: env.integer(DEFAULT_RATE_PER_MINUTE, 0, 1_000_000),
+  PLATFORM_INFERENCE_MAX_STREAMS: env.integer(DEFAULT_MAX_STREAMS, 0, 100_000),
+  // Where replicas share the inference limits; unset: they are shared through the database.
+  PLATFORM_REDIS_URL: env.custom<string | undefined>(
+    'a redis:// or rediss:// URL',
+    (raw) => (/^rediss?:\/\/.+/.test(raw) ? raw : invalid),
+    undefined,
+    // A URL may carry a password.
+    true,
+  ),
 } as const;
 
 export type AdminConfig = EnvValues<typeof adminEnvSpec>;

@@ -79,6 +79,21 @@ export interface InferenceUsageTable {
   streamed: number;
 }
 
+/** `inference_rate_windows` (migration 20261126_0013): a credential's current minute and its requests so far. */
+export interface InferenceRateWindowTable {
+  credential_id: string;
+  window_start: number;
+  requests: number;
+}
+
+/** `inference_stream_slots` (migration 20261126_0013): a credential's held stream slots, each under an expiring lease. */
+export interface InferenceStreamSlotTable {
+  credential_id: string;
+  slot: number;
+  lease_id: string;
+  expires_at: number;
+}
+
 export interface AdminTables {
   model_provider_policies: ModelProviderPolicyTable;
   model_provider_credentials: ModelProviderCredentialTable;
@@ -86,6 +101,8 @@ export interface AdminTables {
   account_cost_units: AccountCostUnitTable;
   model_test_windows: ModelTestWindowTable;
   inference_usage: InferenceUsageTable;
+  inference_rate_windows: InferenceRateWindowTable;
+  inference_stream_slots: InferenceStreamSlotTable;
 }
 
 export type PolicyRow = Selectable<ModelProviderPolicyTable>;

@@ -14,6 +14,12 @@ import { createDiscoveryService, type DiscoveredModel, type DiscoveryLimits } fr
 import { createModelTestRateLimit } from './model-test/model-test.rate-limit.ts';
 import { createModelTestService, type ModelTestResult } from './model-test/model-test.service.ts';
 import type { UpstreamClient } from './upstream/upstream-client.ts';
+import {
+  createInferenceLimiter,
+  DEFAULT_MAX_STREAMS,
+  DEFAULT_RATE_PER_MINUTE,
+  type InferenceLimiter,
+} from './inference/inference.limits.ts';
 import { createInferenceService, INFERENCE_TIMEOUT_MS } from './inference/inference.service.ts';
 import type { InferenceCaller, InferenceEngine, InferenceRequest } from './inference/inference.types.ts';
 import { createTokenCounters } from './tokens/token-counter.ts';
@@ -54,6 +60,11 @@ export interface ModelPlaneDeps {
   modelTestDeadlineMs?: number;
   /** `PLATFORM_INFERENCE_TIMEOUT_MS`; 120 s when absent. */
   inferenceTimeoutMs?: number;
+  /**
+   * Per-credential inference limits (built at composition: Redis or the database); when absent, the database with
+   * the default limits, so a plane built without them is still limited as a deployment without Redis is.
+   */
+  inferenceLimiter?: InferenceLimiter;
 }
 
 /** A provider as members see it: no policy version and no credential details beyond whether one is configured. */
@@ -158,12 +169,23 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     ...(deps.modelTestDeadlineMs !== undefined ? { deadlineMs: deps.modelTestDeadlineMs } : {}),
   });
   const modelTestRate = createModelTestRateLimit({ db, clock });
+  const inferenceTimeoutMs = deps.inferenceTimeoutMs ?? INFERENCE_TIMEOUT_MS;
   const inference = createInferenceService({
     db,
     clock,
     log,
     upstream: deps.upstream,
-    timeoutMs: deps.inferenceTimeoutMs ?? INFERENCE_TIMEOUT_MS,
+    timeoutMs: inferenceTimeoutMs,
+    limiter:
+      deps.inferenceLimiter ??
+      createInferenceLimiter({
+        db,
+        clock,
+        log,
+        ratePerMinute: DEFAULT_RATE_PER_MINUTE,
+        maxStreams: DEFAULT_MAX_STREAMS,
+        inferenceTimeoutMs,
+      }),
     tokenCounters,
     providersOf: (accountId) => providersOf(accountId),
     wireCredential: async (accountId, provider) => credentials.wireCredential(accountId, provider),

@@ -1,6 +1,10 @@
+import type { Kysely } from 'kysely';
+import type { AdminTables } from '../admin/admin.table.ts';
 import { createCredentialService, type CredentialService } from '../admin/credentials/credentials.service.ts';
 import type { ModelsCommandDeps } from '../admin/models.commands.ts';
 import { upstreamAllowPrivate } from '../admin/admin.config.ts';
+import { createInferenceLimiter } from '../admin/inference/inference.limits.ts';
+import { openLimitsRedis } from '../admin/inference/inference.limits.redis.ts';
 import { createModelPlane, type ModelPlane } from '../admin/model-plane.ts';
 import { createUpstreamClient } from '../admin/upstream/upstream-client.ts';
 import { narrowTables, type DatabaseHandle } from '../core/db/database.ts';
@@ -32,16 +36,32 @@ export function composeModelPlane(core: PlatformContext): ModelPlane {
   // One outbound client (and connection pool) for every provider call of this process, closed with the core.
   const upstream = createUpstreamClient({ allowPrivate: upstreamAllowPrivate(core.config.admin, core.database.dialect) });
   core.onClose(() => upstream.close());
+  const config = core.config.admin;
+  const db: Kysely<AdminTables> = narrowTables(core.database.db);
+  // One Redis client per process for the inference limits, when replicas share them there.
+  const redisUrl = config.PLATFORM_REDIS_URL;
+  const redis = redisUrl === undefined ? undefined : openLimitsRedis(redisUrl, core.log, core.clock);
+  if (redis) core.onClose(() => redis.disconnect());
+  const inferenceLimiter = createInferenceLimiter({
+    db,
+    clock: core.clock,
+    log: core.log,
+    redis,
+    ratePerMinute: config.PLATFORM_INFERENCE_RATE_PER_MINUTE,
+    maxStreams: config.PLATFORM_INFERENCE_MAX_STREAMS,
+    inferenceTimeoutMs: config.PLATFORM_INFERENCE_TIMEOUT_MS,
+  });
   return createModelPlane({
     upstream,
-    db: narrowTables(core.database.db),
+    inferenceLimiter,
+    db,
     dialect: core.database.dialect,
     clock: core.clock,
     log: core.log,
     secretKeys: core.secretKeys,
     catalogDir: core.config.admin.PLATFORM_CATALOG_DIR,
     tokenizerDir: core.config.admin.PLATFORM_TOKENIZER_DIR,
-    inferenceTimeoutMs: core.config.admin.PLATFORM_INFERENCE_TIMEOUT_MS,
+    inferenceTimeoutMs: config.PLATFORM_INFERENCE_TIMEOUT_MS,
   });
 }
 

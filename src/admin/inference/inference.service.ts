@@ -8,10 +8,11 @@ import { setUnavailableUntil } from '../policy/policy.store.ts';
 import type { EffectiveProvider } from '../projection/projection.ts';
 import type { TokenCounters } from '../tokens/token-counter.ts';
 import { UpstreamFailure, type UpstreamClient } from '../upstream/upstream-client.ts';
-import type { FinishReason, TextDelta, UpstreamRequest, WireCredential, WireUsage } from '../wires/wire.types.ts';
+import type { FinishReason, StreamDecoder, TextDelta, UpstreamRequest, WireCredential, WireUsage } from '../wires/wire.types.ts';
 import { endpointFor } from '../wires/wires.registry.ts';
 import { admit, firstKnownRef, type AdmittedModel } from './admission.ts';
 import { estimateCost } from './cost.ts';
+import type { InferenceLimiter, StreamSlot } from './inference.limits.ts';
 import { rateLimitWaitMs, transportFailure, unreadableAnswer, upstreamRefusal } from './execution.ts';
 import { checkedParameters, checkFit, estimateChatInput, estimateEmbeddingsInput } from './fitting.ts';
 import type {
@@ -46,6 +47,8 @@ export interface InferenceServiceDeps {
   providersOf(accountId: string): Promise<EffectiveProvider[]>;
   wireCredential(accountId: string, provider: EffectiveProvider): Promise<WireCredential | undefined>;
   costUnitOf(accountId: string): Promise<string | null>;
+  /** Per-credential request rate and concurrent streams (issue 16 item 7). */
+  limiter: InferenceLimiter;
 }
 
 /** One call's bookkeeping: who, which model, when; finished once by `settle`. */
@@ -239,13 +242,17 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
     const adapter = endpointFor(provider.declaration.api_format, 'text_generation');
     const decoder = adapter?.streamDecoder?.();
     if (!decoder) throw new AppError('internal', 'the streaming decoder vanished between preparing and sending');
+    // Taken last, after every refusal that needs no upstream call; a refusal here is not a request and writes no row.
+    const slot = await deps.limiter.openStream(call.caller.credentialId);
     let response;
     try {
       response = await upstream.stream(upstreamRequest, { timeoutMs: deps.timeoutMs, maxErrorBodyBytes: MAX_ERROR_BODY_BYTES, signal });
     } catch (error) {
+      await slot.release();
       return failedToSend(call, error, signal);
     }
     if (response.status < 200 || response.status >= 300) {
+      await slot.release();
       const chunks: Uint8Array[] = [];
       try {
         for await (const chunk of response.body) chunks.push(chunk);
@@ -254,7 +261,18 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
       }
       return refusedUpstream(call, { status: response.status, headers: response.headers, body: Buffer.concat(chunks) });
     }
-    const body = response.body;
+    return streaming(call, response.body, decoder, slot, signal);
+  }
+
+  /** The open stream: its deltas, and its settlement once it ended (the slot given back, the usage row written). */
+  function streaming(
+    call: Call,
+    body: AsyncIterable<Uint8Array>,
+    decoder: StreamDecoder,
+    slot: StreamSlot,
+    signal: AbortSignal,
+  ): StreamedTextGeneration {
+    const { provider } = call.admitted;
     let resolveSettled!: (settlement: StreamSettlement) => void;
     const settled = new Promise<StreamSettlement>((resolve) => (resolveSettled = resolve));
 
@@ -270,12 +288,12 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
       try {
         try {
           for await (const chunk of body) {
-            for (const delta of decoder!.push(chunk)) {
+            for (const delta of decoder.push(chunk)) {
               note(delta);
               yield delta;
             }
           }
-          for (const delta of decoder!.end()) {
+          for (const delta of decoder.end()) {
             note(delta);
             yield delta;
           }
@@ -289,6 +307,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
       } finally {
         // Leaving early (return) must also end the upstream request: stop reading its body.
         if (outcome === 'aborted') await body[Symbol.asyncIterator]().return?.();
+        await slot.release();
         const cost = await costOf(call, usage).catch(() => null);
         await settle(call, outcome, usage, cost);
         resolveSettled({ finish_reason: finishReason, usage, cost });
@@ -300,6 +319,8 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
 
   return {
     async infer(caller, request, signal) {
+      // First, before any read: a credential over its rate costs one counter and writes no usage row.
+      await deps.limiter.admitRequest(caller.credentialId);
       const workload = request.input.workload;
       const providers = await deps.providersOf(caller.accountId);
       const callOf = (admitted: AdmittedModel): Call => ({
