@@ -6,7 +6,7 @@
  * overridden (PUT definition) to a stand-in on 127.0.0.1 (test/support/upstream) and the stand-in's key installed; a
  * member-plane token of the owner calls `openai/gpt-4.1-mini`. The direct series replay, byte for byte, the request
  * the gateway itself sent to the stand-in (recorded from one call through it), so both sides ask the same thing.
- * Four sections:
+ * Four sections (memory before throughput, whose garbage would blur the memory figures):
  * 1. one request at a time, non-streamed: direct `POST /v1/chat/completions`, the native
  *    `POST /agent_api/v1/inference_requests` and the OpenAI-compatible `POST /agent_api/v1/chat/completions`, in
  *    rounds whose order rotates so noise on the shared machine hits every series alike; p50, p99 and the added
@@ -14,29 +14,33 @@
  * 2. the same with `stream: true`, timing the first SSE `data:` line (target: added p50 under 2 ms). The native
  *    route's first event (`start`) is written once the upstream answered its headers; the OpenAI route's first chunk
  *    is the upstream's first chunk translated;
- * 3. sustained requests/s with 64 concurrent keep-alive clients (a load generator in a worker thread), direct and
+ * 3. memory per open stream: N streams the stand-in holds open (headers sent, body delayed) are opened directly and
+ *    then through the native route, and `process.memoryUsage()` is read before and while they are open, after `gc()`
+ *    (the script runs with --expose-gc). heapUsed and external come from a second open-and-close cycle against the
+ *    heap the first left behind; rss from the first cycle (committed pages stay committed after a collection, so a
+ *    second cycle shows no rss growth), which makes rss the noisiest figure. The client, the stand-in and the platform
+ *    share the process, so the gateway's own figure is the through-gateway growth less the direct growth. No target
+ *    in the issue: printed only. For context the database's `select 1` and one-row committed insert are timed
+ *    (each gateway call commits its usage row before its answer, or its stream's `done`, is written);
+ * 4. sustained requests/s with 64 concurrent keep-alive clients (a load generator in a worker thread), direct and
  *    through both routes, non-streamed, in rounds (target: at least 50% of the direct rate). The stand-in lives in the
  *    platform's process, as upstream work would not: on the gateway's series the main thread serves both, so the
  *    ratio is the stand-in's cost over the stand-in's plus the gateway's. The main thread's busy time per request is
  *    printed beside it (the gateway's own cost is the difference);
- * 4. memory per open stream: N streams the stand-in holds open (headers sent, body delayed) are opened directly and
- *    then through the native route, and `process.memoryUsage()` (heapUsed of the main thread, rss of the process,
- *    after `gc()` when run with --expose-gc, as the script does) is read before and while they are open. The client,
- *    the stand-in and the platform share the process, so the gateway's own figure is the through-gateway growth less
- *    the direct growth. No target in the issue: printed only.
  * Every gateway call writes its usage row, as in production. The per-credential inference limits are set far above
  * what the bench sends.
  *
  * Variables: BENCH_DIALECTS (default `sqlite,postgres`), BENCH_DATABASE_URL or TEST_DATABASE_URL (PostgreSQL),
- * BENCH_LATENCY_SECONDS (sections 1 and 2, each, default 10), BENCH_SECONDS (section 3 per window, default 3),
- * BENCH_WARMUP_SECONDS (default 1), BENCH_ROUNDS (section 3, default 2), BENCH_CONNECTIONS (default 64),
- * BENCH_STREAMS (section 4, default 200).
+ * BENCH_LATENCY_SECONDS (sections 1 and 2, each, default 10), BENCH_SECONDS (section 4 per window, default 3),
+ * BENCH_WARMUP_SECONDS (default 1), BENCH_ROUNDS (section 4, default 2), BENCH_CONNECTIONS (default 64),
+ * BENCH_STREAMS (section 3, default 200).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request, type ClientRequest } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
 import { composeServices, SERVICES } from '../src/app/compose.ts';
 import { loadPlatformConfig } from '../src/app/config.ts';
 import { openContext } from '../src/app/context.ts';
@@ -67,7 +71,7 @@ const NATIVE_PATH = '/agent_api/v1/inference_requests';
 const OPENAI_PATH = '/agent_api/v1/chat/completions';
 /** The stand-in records every request; it is emptied this often so a long run does not hold them all. */
 const RESET_EVERY_ROUNDS = 256;
-/** How long the stand-in holds a stream's body in section 4: longer than the section, cut short when it ends. */
+/** How long the stand-in holds a stream's body in section 3: longer than the section, cut short when it ends. */
 const HOLD_MS = 120_000;
 
 /** One POST as sent: where, with which headers and body. */
@@ -232,6 +236,8 @@ function reportThroughput(calls: Call[], results: LoadSummary[]): boolean {
 
 interface Memory {
   heapUsed: number;
+  /** Memory outside the V8 heap that JS objects hold: socket and stream buffers. */
+  external: number;
   rss: number;
 }
 
@@ -243,8 +249,8 @@ async function memoryNow(): Promise<Memory> {
     globalThis.gc?.();
     await sleep(20);
   }
-  const { heapUsed, rss } = process.memoryUsage();
-  return { heapUsed, rss };
+  const { heapUsed, external, rss } = process.memoryUsage();
+  return { heapUsed, external, rss };
 }
 
 /**
@@ -288,7 +294,11 @@ async function openStreams(call: Call, count: number, ready: 'headers' | 'data')
 }
 
 /** Memory growth per open stream for `call`, with its figures before and while open. */
-async function memoryPerStream(call: Call, standin: Standin, ready: 'headers' | 'data'): Promise<{ heap: number; rss: number }> {
+async function memoryPerStream(
+  call: Call,
+  standin: Standin,
+  ready: 'headers' | 'data',
+): Promise<{ heap: number; external: number; rss: number }> {
   /** Opens the streams, reads memory while they are open, closes them; the reading. */
   const cycle = async (): Promise<Memory> => {
     standin.reset();
@@ -303,12 +313,39 @@ async function memoryPerStream(call: Call, standin: Standin, ready: 'headers' | 
     standin.reset();
     return during;
   };
-  // A first cycle unmeasured: the process's first streams grow pools and code caches that later ones reuse, and the
-  // heap it leaves behind is the baseline rss can be compared with (rss rarely shrinks after a collection).
-  await cycle();
+  // Two cycles. The first one's growth over the figures before it is the rss figure: the first streams grow the heap's
+  // committed pages, which stay committed after a collection, so a second cycle finds them and shows no rss growth.
+  // The second one's figures, against the heap the first left behind, are the heap and external ones: pools and code
+  // caches grown once are not counted per stream.
+  const first = await memoryNow();
+  const firstDuring = await cycle();
   const before = await memoryNow();
   const during = await cycle();
-  return { heap: (during.heapUsed - before.heapUsed) / OPEN_STREAMS, rss: (during.rss - before.rss) / OPEN_STREAMS };
+  return {
+    heap: (during.heapUsed - before.heapUsed) / OPEN_STREAMS,
+    external: (during.external - before.external) / OPEN_STREAMS,
+    rss: (firstDuring.rss - first.rss) / OPEN_STREAMS,
+  };
+}
+
+/**
+ * The database's own latency, for reading the figures: p50 of `select 1` and of a one-row insert committed on its own
+ * (each gateway call commits its usage row before its answer, or its stream's `done` event, is written).
+ */
+async function databaseRoundTrips(db: Kysely<PlatformDatabase>): Promise<{ select: number; insert: number }> {
+  await sql`create table bench_commit (id integer not null)`.execute(db);
+  const select: number[] = [];
+  const insert: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    let t = performance.now();
+    await sql`select 1`.execute(db);
+    select.push(performance.now() - t);
+    t = performance.now();
+    await sql`insert into bench_commit (id) values (${i})`.execute(db);
+    insert.push(performance.now() - t);
+  }
+  await sql`drop table bench_commit`.execute(db);
+  return { select: pct(select, 50), insert: pct(insert, 50) };
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
@@ -442,27 +479,31 @@ async function run(dialect: Dialect): Promise<boolean> {
       )}`,
     );
 
+    console.log(`-- 3. memory per open stream, ${OPEN_STREAMS} streams held open by the stand-in (load ${loadLine()})`);
+    if (!globalThis.gc) console.log('   (run without --expose-gc: figures include uncollected garbage)');
+    const directMemory = await memoryPerStream({ ...directStream, name: 'direct' }, standin, 'headers');
+    const gatewayMemory = await memoryPerStream(nativeStream, standin, 'data');
+    const memoryLine = (name: string, m: { heap: number; external: number; rss: number }) =>
+      console.log(`${name.padEnd(44)} heapUsed ${kb(m.heap)}  external ${kb(m.external)}  rss ${kb(m.rss)} per stream`);
+    memoryLine('(a) direct (client + stand-in)', directMemory);
+    memoryLine('(b) through …/inference_requests', gatewayMemory);
+    memoryLine('  the gateway’s own (b − a), no target', {
+      heap: gatewayMemory.heap - directMemory.heap,
+      external: gatewayMemory.external - directMemory.external,
+      rss: gatewayMemory.rss - directMemory.rss,
+    });
+    const trips = await databaseRoundTrips(ctx.database.db);
     console.log(
-      `-- 3. sustained, ${CONNECTIONS} concurrent keep-alive clients in a worker thread (${LOAD_ROUNDS} rounds of ${WARMUP_SECONDS} s warm-up + ${LOAD_SECONDS} s per series; load ${loadLine()})`,
+      `${'database (context, no target)'.padEnd(44)} select 1 p50 ${ms(trips.select)}, one-row insert committed p50 ${ms(trips.insert)}`,
+    );
+    console.log(
+      `-- 4. sustained, ${CONNECTIONS} concurrent keep-alive clients in a worker thread (${LOAD_ROUNDS} rounds of ${WARMUP_SECONDS} s warm-up + ${LOAD_SECONDS} s per series; load ${loadLine()})`,
     );
     standin.reset();
     const loadCalls = [direct, native, openai];
     ok = reportThroughput(loadCalls, await throughput(loadCalls)) && ok;
     standin.reset();
 
-    console.log(`-- 4. memory per open stream, ${OPEN_STREAMS} streams held open by the stand-in (load ${loadLine()})`);
-    if (!globalThis.gc) console.log('   (run without --expose-gc: figures include uncollected garbage)');
-    const directMemory = await memoryPerStream({ ...directStream, name: 'direct' }, standin, 'headers');
-    const gatewayMemory = await memoryPerStream(nativeStream, standin, 'data');
-    console.log(
-      `${'(a) direct (client + stand-in)'.padEnd(44)} heapUsed ${kb(directMemory.heap)}/stream  rss ${kb(directMemory.rss)}/stream`,
-    );
-    console.log(
-      `${'(b) through …/inference_requests'.padEnd(44)} heapUsed ${kb(gatewayMemory.heap)}/stream  rss ${kb(gatewayMemory.rss)}/stream`,
-    );
-    console.log(
-      `${'  the gateway’s own (b − a)'.padEnd(44)} heapUsed ${kb(gatewayMemory.heap - directMemory.heap)}/stream  rss ${kb(gatewayMemory.rss - directMemory.rss)}/stream (no target)`,
-    );
     console.log(`load average after ${dialect}: ${loadLine()}`);
   } finally {
     agent.destroy();
