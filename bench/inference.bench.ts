@@ -26,7 +26,7 @@
  *    through both routes, non-streamed, in rounds (target: at least 50% of the direct rate). The stand-in lives in the
  *    platform's process, as upstream work would not: on the gateway's series the main thread serves both, so the
  *    ratio is the stand-in's cost over the stand-in's plus the gateway's. The main thread's busy time per request is
- *    printed beside it (the gateway's own cost is the difference);
+ *    printed beside it (the gateway's own cost is the difference).
  * Every gateway call writes its usage row, as in production. The per-credential inference limits are set far above
  * what the bench sends.
  *
