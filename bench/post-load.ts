@@ -1,0 +1,115 @@
+import { Worker } from 'node:worker_threads';
+import { percentile } from './stats.ts';
+
+/**
+ * Closed-loop POST load generator run in a worker thread, so the client's work does not share the event loop of the
+ * server it measures (plain JS: it needs only node:http). Each loop owns one keep-alive connection and sends the same
+ * request back to back; an answer counts when its status is 200 and its body was read to the end.
+ */
+const LOADGEN = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const { port, path, headers, body, connections, durationMs, warmupMs } = workerData;
+const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+const payload = Buffer.from(body);
+const latencies = [];
+let errors = 0;
+let measuring = false;
+let stop = false;
+function once() {
+  return new Promise((resolve) => {
+    const start = process.hrtime.bigint();
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent,
+      headers: { ...headers, 'content-length': String(payload.length) } }, (res) => {
+      res.on('data', () => {});
+      res.on('end', () => {
+        if (measuring) {
+          if (res.statusCode === 200) latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+          else errors++;
+        }
+        resolve();
+      });
+    });
+    req.on('error', () => { if (measuring) errors++; resolve(); });
+    req.end(payload);
+  });
+}
+async function loop() { while (!stop) await once(); }
+const loops = Array.from({ length: connections }, () => loop());
+setTimeout(() => { measuring = true; const t0 = Date.now();
+  setTimeout(() => { measuring = false; stop = true; const elapsed = (Date.now() - t0) / 1000;
+    Promise.all(loops).then(() => { agent.destroy(); parentPort.postMessage({ latencies, errors, elapsed }); });
+  }, durationMs);
+}, warmupMs);
+`;
+
+/** One measured window: latencies of the answered requests, failures, its length, and the main thread's busy time. */
+export interface RawLoad {
+  latencies: number[];
+  errors: number;
+  elapsed: number;
+  /** Main-thread busy milliseconds in the measured window (event-loop utilisation). */
+  activeMs: number;
+}
+
+export interface PostTarget {
+  port: number;
+  path: string;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+export interface LoadWindow {
+  connections: number;
+  warmupMs: number;
+  durationMs: number;
+}
+
+/** Runs the load generator against `target` for one window; the main thread's utilisation is read over the measured part. */
+export async function postLoad(target: PostTarget, window: LoadWindow): Promise<RawLoad> {
+  const worker = new Worker(LOADGEN, {
+    eval: true,
+    workerData: { ...target, body: Buffer.from(target.body), ...window },
+  });
+  let elu: ReturnType<typeof performance.eventLoopUtilization> | undefined;
+  const mark = setTimeout(() => (elu = performance.eventLoopUtilization()), window.warmupMs);
+  try {
+    const result = await new Promise<{ latencies: number[]; errors: number; elapsed: number }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    const used = elu ? performance.eventLoopUtilization(elu) : undefined;
+    return { ...result, activeMs: used?.active ?? NaN };
+  } finally {
+    clearTimeout(mark);
+    await worker.terminate();
+  }
+}
+
+/** Figures of one series over all its windows. */
+export interface LoadSummary {
+  rps: number;
+  p50: number;
+  p99: number;
+  count: number;
+  errors: number;
+  /** Main-thread busy time per request, in microseconds. */
+  serverUs: number;
+}
+
+/** Total answered requests over total measured time; percentiles over every latency of every window. */
+export function summariseLoad(windows: readonly RawLoad[]): LoadSummary {
+  const sorted = windows.flatMap((w) => w.latencies).sort((a, b) => a - b);
+  const errors = windows.reduce((n, w) => n + w.errors, 0);
+  const elapsed = windows.reduce((n, w) => n + w.elapsed, 0);
+  const active = windows.reduce((n, w) => n + w.activeMs, 0);
+  const all = sorted.length + errors;
+  return {
+    rps: sorted.length / elapsed,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    count: sorted.length,
+    errors,
+    serverUs: all > 0 ? (active * 1000) / all : NaN,
+  };
+}
