@@ -61,6 +61,28 @@ function errorResponses(codes: readonly ErrorCode[]): Record<string, JsonObject>
 }
 
 /**
+ * An operation of a route table that another surface also answers on the same path and method (the OpenAI client's
+ * model list): each status it adds, or whose JSON body it answers in another shape, accepts either shape.
+ */
+function withAlternativeResponses(operation: JsonObject, alternative: JsonObject): JsonObject {
+  const responses = { ...(operation.responses as Record<string, JsonObject>) };
+  for (const [status, response] of Object.entries(alternative.responses as Record<string, JsonObject>)) {
+    const current = responses[status];
+    const schemaOf = (r: JsonObject | undefined) =>
+      ((r?.content as Record<string, JsonObject> | undefined)?.['application/json'])?.schema;
+    const [mine, theirs] = [schemaOf(current), schemaOf(response)];
+    responses[status] =
+      current && mine !== undefined && theirs !== undefined
+        ? {
+            description: `${String(current.description)}; or ${String(response.description)}`,
+            content: { 'application/json': { schema: { anyOf: [mine, theirs] } } },
+          }
+        : (current ?? response);
+  }
+  return { ...operation, responses };
+}
+
+/**
  * Builds the OpenAPI 3.1 document of a route table. Request parameters and bodies come from the very zod schemas
  * the handlers validate with, responses from the response schemas.
  */
@@ -96,7 +118,12 @@ function buildOpenApiDocument(routes: readonly AnyApiRoute[], others: readonly D
     };
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
-  for (const other of others) (paths[other.path] ??= {})[other.method.toLowerCase()] = other.operation;
+  for (const other of others) {
+    const item = (paths[other.path] ??= {});
+    const method = other.method.toLowerCase();
+    const existing = item[method];
+    item[method] = existing ? withAlternativeResponses(existing, other.operation) : other.operation;
+  }
   // The document describes its own route too, so every route under /api/v1 is in it.
   paths[OPENAPI_PATH] = {
     get: {

@@ -58,11 +58,16 @@ describe('the OpenAPI document', () => {
       for (const [method, op] of Object.entries(item)) {
         expect(op.responses['200'], `${method} ${path}`).toBeDefined();
         if (op.security.length === 0) continue; // public: sign-in and this document
-        // The OpenAI-compatible routes answer OpenAI's error shape; every other route the platform envelope.
+        // The OpenAI-compatible routes answer OpenAI's error shape; the member model list either (its OpenAI variant);
+        // every other route the platform envelope.
         const openAi = /^\/agent_api\/v1\/(chat\/completions|embeddings)$/.test(path);
-        expect(op.responses['401'].content['application/json'].schema.$ref).toBe(
-          `#/components/schemas/${openAi ? 'OpenAiError' : 'Error'}`,
-        );
+        const schema = op.responses['401'].content['application/json'].schema;
+        if (path === '/agent_api/v1/models')
+          expect(schema.anyOf.map((s: { $ref: string }) => s.$ref)).toEqual([
+            '#/components/schemas/Error',
+            '#/components/schemas/OpenAiError',
+          ]);
+        else expect(schema.$ref).toBe(`#/components/schemas/${openAi ? 'OpenAiError' : 'Error'}`);
         if (path.includes('{provider_id}'))
           expect(op.parameters).toContainEqual(expect.objectContaining({ name: 'provider_id', in: 'path', required: true }));
         if (method !== 'get' && path.startsWith('/api/v1/admin')) expect(op.security).toEqual([{ bearer: [] }]);

@@ -130,6 +130,9 @@ export function openAiOperations(base: string): DocumentedOperation[] {
         },
       },
     },
+    // The OpenAI client's variant of the member model list (its headers or ?format=openai): its 200 is already one of
+    // the member route's documented shapes; its errors are OpenAI's.
+    { method: 'GET', path: `${base}/models`, operation: { responses: errors([400, 401, 503]) } },
     {
       method: 'POST',
       path: `${base}/embeddings`,
