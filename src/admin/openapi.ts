@@ -68,8 +68,7 @@ function withAlternativeResponses(operation: JsonObject, alternative: JsonObject
   const responses = { ...(operation.responses as Record<string, JsonObject>) };
   for (const [status, response] of Object.entries(alternative.responses as Record<string, JsonObject>)) {
     const current = responses[status];
-    const schemaOf = (r: JsonObject | undefined) =>
-      ((r?.content as Record<string, JsonObject> | undefined)?.['application/json'])?.schema;
+    const schemaOf = (r: JsonObject | undefined) => (r?.content as Record<string, JsonObject> | undefined)?.['application/json']?.schema;
     const [mine, theirs] = [schemaOf(current), schemaOf(response)];
     responses[status] =
       current && mine !== undefined && theirs !== undefined
