@@ -189,7 +189,13 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
       build = (credential) =>
         adapter.build(
           { baseUrl, model: composed, credential },
-          { messages: input.messages, parameters, ...(input.tools?.length ? { tools: input.tools } : {}), stream: input.stream },
+          {
+            messages: input.messages,
+            parameters,
+            ...(input.tools?.length ? { tools: input.tools } : {}),
+            ...(input.tool_choice !== undefined ? { tool_choice: input.tool_choice } : {}),
+            stream: input.stream,
+          },
         );
     } else {
       const adapter = endpointFor(provider.declaration.api_format, 'embeddings');

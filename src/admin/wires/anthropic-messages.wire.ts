@@ -102,6 +102,12 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
         ...(t.description ? { description: t.description } : {}),
         input_schema: t.parameters,
       }));
+    // Anthropic's names: `any` is OpenAI's `required`, `tool` with a name forces that one.
+    if (input.tools?.length && input.tool_choice !== undefined)
+      body.tool_choice =
+        typeof input.tool_choice === 'string'
+          ? { type: input.tool_choice === 'required' ? 'any' : input.tool_choice }
+          : { type: 'tool', name: input.tool_choice.name };
     if (input.reasoning?.budget_tokens !== undefined) body.thinking = { type: 'enabled', budget_tokens: input.reasoning.budget_tokens };
     if (input.stream) body.stream = true;
     return jsonRequest(joinUrl(baseUrl, 'messages'), headers(credential), body);

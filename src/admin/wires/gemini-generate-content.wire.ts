@@ -114,6 +114,16 @@ export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
           })),
         },
       ];
+    // Gemini's function-calling modes: AUTO, ANY (a call is required, optionally among named functions), NONE.
+    if (input.tools?.length && input.tool_choice !== undefined) {
+      const choice = input.tool_choice;
+      body.toolConfig = {
+        functionCallingConfig:
+          typeof choice === 'string'
+            ? { mode: choice === 'required' ? 'ANY' : choice === 'none' ? 'NONE' : 'AUTO' }
+            : { mode: 'ANY', allowedFunctionNames: [choice.name] },
+      };
+    }
     const url = input.stream
       ? joinUrl(baseUrl, `${modelPath(model)}:streamGenerateContent`, { alt: 'sse' })
       : joinUrl(baseUrl, `${modelPath(model)}:generateContent`);

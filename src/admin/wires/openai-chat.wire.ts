@@ -78,6 +78,9 @@ export const openAiChatWire: EndpointAdapter<'text_generation'> = {
         type: 'function',
         function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
       }));
+    if (input.tools?.length && input.tool_choice !== undefined)
+      body.tool_choice =
+        typeof input.tool_choice === 'string' ? input.tool_choice : { type: 'function', function: { name: input.tool_choice.name } };
     if (input.output_schema)
       body.response_format = { type: 'json_schema', json_schema: { name: 'output', strict: true, schema: input.output_schema } };
     if (input.reasoning?.effort) body.reasoning_effort = input.reasoning.effort;

@@ -97,6 +97,8 @@ export interface TextGenerationInput {
   /** Generation parameters by their platform names (`max_output_tokens`, `temperature`, …). */
   parameters?: Record<string, unknown>;
   tools?: ToolSpec[];
+  /** Whether and which tool the model must call; sent only with `tools` (each wire names it its own way). */
+  tool_choice?: 'auto' | 'none' | 'required' | { name: string };
   stream?: boolean;
   /** Derived structured output: a JSON Schema the answer must follow. */
   output_schema?: Record<string, unknown>;

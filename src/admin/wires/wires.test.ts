@@ -320,4 +320,28 @@ describe('wire adapters', () => {
     // The none lane sends no credential.
     expect(openAiChatWire.directory.request('http://127.0.0.1:11434/v1', null, null).headers.authorization).toBeUndefined();
   });
+  it('[ADM-WIRE-3] each text wire names the tool choice its own way, and only when tools are sent', () => {
+    const tools = [{ name: 'lookup', parameters: { type: 'object' } }];
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    const sent = (format: ApiFormat, choice: 'auto' | 'none' | 'required' | { name: string }, withTools = true) => {
+      const adapter = endpointFor(format, 'text_generation');
+      if (!adapter) throw new Error(`no text endpoint on ${format}`);
+      return json(adapter.build(target(model(format, {})), { messages, tool_choice: choice, ...(withTools ? { tools } : {}) }).body);
+    };
+    expect(sent('openai_chat', 'required').tool_choice).toBe('required');
+    expect(sent('openai_chat', { name: 'lookup' }).tool_choice).toEqual({ type: 'function', function: { name: 'lookup' } });
+    expect(sent('anthropic_messages', 'required').tool_choice).toEqual({ type: 'any' });
+    expect(sent('anthropic_messages', 'none').tool_choice).toEqual({ type: 'none' });
+    expect(sent('anthropic_messages', { name: 'lookup' }).tool_choice).toEqual({ type: 'tool', name: 'lookup' });
+    expect(sent('gemini_generate_content', 'required').toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+    expect(sent('gemini_generate_content', 'auto').toolConfig).toEqual({ functionCallingConfig: { mode: 'AUTO' } });
+    expect(sent('gemini_generate_content', { name: 'lookup' }).toolConfig).toEqual({
+      functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['lookup'] },
+    });
+    // Providers refuse a tool choice without tools, so none is sent.
+    for (const format of API_FORMATS) {
+      const body = sent(format, 'required', false);
+      expect(body.tool_choice ?? body.toolConfig, format).toBeUndefined();
+    }
+  });
 });
