@@ -35,22 +35,14 @@
  * BENCH_WARMUP_SECONDS (default 1), BENCH_ROUNDS (section 4, default 2), BENCH_CONNECTIONS (default 64),
  * BENCH_STREAMS (section 3, default 200).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request, type ClientRequest } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { sql, type Kysely } from 'kysely';
-import { composeServices, SERVICES } from '../src/app/compose.ts';
-import { loadPlatformConfig } from '../src/app/config.ts';
-import { openContext } from '../src/app/context.ts';
 import type { PlatformDatabase } from '../src/app/database.ts';
-import { buildRestApp } from '../src/app/rest-app.ts';
-import { openDatabase, type Dialect } from '../src/core/db/database.ts';
-import { createLogger } from '../src/core/logger.ts';
-import { startStandin, type RecordedRequest, type Standin } from '../test/support/upstream/index.ts';
-import { benchDatabase } from './bench-database.ts';
+import type { Dialect } from '../src/core/db/database.ts';
+import type { RecordedRequest, Standin } from '../test/support/upstream/index.ts';
 import { postLoad, summariseLoad, type LoadSummary, type PostTarget, type RawLoad } from './post-load.ts';
+import { startStandinPlatform } from './standin-platform.ts';
 import { percentile } from './stats.ts';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[];
@@ -351,27 +343,13 @@ async function databaseRoundTrips(db: Kysely<PlatformDatabase>): Promise<{ selec
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} kB`;
 
 async function run(dialect: Dialect): Promise<boolean> {
-  const target = await benchDatabase(dialect);
-  if (!target) return true;
-  const standin = await startStandin({ dialect: 'openai', apiKey: STANDIN_KEY });
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
-  const config = loadPlatformConfig({
-    DATABASE_URL: target.url,
-    PLATFORM_DATA_DIR: dataDir,
-    PLATFORM_SECRET_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-    // The stand-in listens on loopback, which outbound safety refuses unless allowed.
-    PLATFORM_UPSTREAM_ALLOW_PRIVATE: 'true',
+  const platform = await startStandinPlatform(dialect, STANDIN_KEY, {
     // One member token sends everything; the per-credential limits must not be what is measured.
     PLATFORM_INFERENCE_RATE_PER_MINUTE: '1000000',
     PLATFORM_INFERENCE_MAX_STREAMS: '10000',
   });
-  const database = await openDatabase<PlatformDatabase>(target.url);
-  const ctx = await openContext({ config, log: createLogger({ level: 'warn' }), database });
-  const app = await buildRestApp(ctx, composeServices(ctx, new Set(SERVICES)));
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  if (!platform) return true;
+  const { standin, ctx, port } = platform;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const standinAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const json = (name: string, path: string, token: string, body: unknown): Call => ({
@@ -508,11 +486,7 @@ async function run(dialect: Dialect): Promise<boolean> {
   } finally {
     agent.destroy();
     standinAgent.destroy();
-    await app.close();
-    await ctx.database.close();
-    await standin.close();
-    await target.cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
+    await platform.close();
   }
   return ok;
 }

@@ -1,18 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MODEL_TESTS_PER_WINDOW } from '../src/admin/model-test/model-test.rate-limit.ts';
-import { composeServices, SERVICES } from '../src/app/compose.ts';
-import { loadPlatformConfig } from '../src/app/config.ts';
-import { openContext } from '../src/app/context.ts';
-import type { PlatformDatabase } from '../src/app/database.ts';
-import { buildRestApp } from '../src/app/rest-app.ts';
-import { openDatabase, type Dialect } from '../src/core/db/database.ts';
-import { createLogger } from '../src/core/logger.ts';
-import { startStandin, type RecordedRequest } from '../test/support/upstream/index.ts';
-import { benchDatabase } from './bench-database.ts';
+import type { Dialect } from '../src/core/db/database.ts';
+import type { RecordedRequest } from '../test/support/upstream/index.ts';
+import { startStandinPlatform } from './standin-platform.ts';
 import { percentile } from './stats.ts';
 
 /**
@@ -144,26 +134,12 @@ function report(directName: string, direct: Timing[], platformName: string, plat
 
 /** Runs the section on `dialect` and prints its figures; false when a target is missed. */
 export async function benchModelProbeLatency(dialect: Dialect): Promise<boolean> {
-  const target = await benchDatabase(dialect);
-  if (!target) return true;
-  const standin = await startStandin({ dialect: 'openai', apiKey: STANDIN_KEY });
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'));
-  const config = loadPlatformConfig({
-    DATABASE_URL: target.url,
-    PLATFORM_DATA_DIR: dataDir,
-    PLATFORM_SECRET_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-    // The stand-in listens on loopback, which outbound safety refuses unless allowed.
-    PLATFORM_UPSTREAM_ALLOW_PRIVATE: 'true',
+  const platform = await startStandinPlatform(dialect, STANDIN_KEY, {
     // Hundreds of Humans are created; the production scrypt cost would spend minutes hashing their passwords.
     PLATFORM_PASSWORD_COST: '14',
   });
-  const database = await openDatabase<PlatformDatabase>(target.url);
-  const ctx = await openContext({ config, log: createLogger({ level: 'warn' }), database });
-  const app = await buildRestApp(ctx, composeServices(ctx, new Set(SERVICES)));
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  if (!platform) return true;
+  const { standin, ctx, port } = platform;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const standinAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -279,10 +255,6 @@ export async function benchModelProbeLatency(dialect: Dialect): Promise<boolean>
   } finally {
     agent.destroy();
     standinAgent.destroy();
-    await app.close();
-    await ctx.database.close();
-    await standin.close();
-    await target.cleanup();
-    rmSync(dataDir, { recursive: true, force: true });
+    await platform.close();
   }
 }
