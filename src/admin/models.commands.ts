@@ -19,10 +19,19 @@ const ACTIONS: Record<Action, { description: string; done: string }> = {
   restore: { description: 'clear the invalid mark of a model; a manual hide is kept', done: 'restored (invalid mark cleared)' },
 };
 
-function parseVersion(raw: string): number {
+/** `--expected-lock-version`: an integer from 0 through the spec's highest version. */
+export function parseVersion(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) > MAX_LOCK_VERSION)
     throw new CliError(`--expected-lock-version must be an integer from 0 to ${MAX_LOCK_VERSION}`, 2);
   return Number(raw);
+}
+
+/** A version conflict as every versioned command reports it: exit 3, nothing changed, no retry. */
+export function versionConflict(providerId: string, version: number | null): CliError {
+  return new CliError(
+    `conflict: the policy of provider ${providerId} is no longer at lock_version ${version ?? 'null'} (another change won); nothing was changed. Read the provider again and re-run.`,
+    CONFLICT_EXIT_CODE,
+  );
 }
 
 /** What the `models` commands work with, built by the composition root. */
@@ -70,10 +79,7 @@ export function registerModelsCommands(program: Command, io: CliIo, withModelPla
           } catch (error) {
             if (isAppError(error) && error.code === 'stale_object') {
               if (version === MAX_LOCK_VERSION) throw new CliError(`conflict: ${error.message}; nothing was changed.`, CONFLICT_EXIT_CODE);
-              throw new CliError(
-                `conflict: the policy of provider ${providerId} is no longer at lock_version ${version ?? 'null'} (another change won); nothing was changed. Read the provider again and re-run.`,
-                CONFLICT_EXIT_CODE,
-              );
+              throw versionConflict(providerId, version);
             }
             throw error;
           }

@@ -6,8 +6,7 @@ import { CliError, printJson, type CliIo, type WithService } from '../../core/cl
 import { isAppError } from '../../core/errors.ts';
 import { modelDefinitionSchema, providerDeclarationSchema } from '../catalog/catalog.schemas.ts';
 import type { ModelPlane, ProviderEnvelope } from '../model-plane.ts';
-import { CONFLICT_EXIT_CODE, type ModelsCommandDeps } from '../models.commands.ts';
-import { MAX_LOCK_VERSION } from '../policy/policy.service.ts';
+import { parseVersion, versionConflict, type ModelsCommandDeps } from '../models.commands.ts';
 
 interface CommonOptions {
   account: string;
@@ -18,12 +17,6 @@ interface CommonOptions {
 interface DefinitionOptions extends CommonOptions {
   file?: string;
   definition?: string;
-}
-
-function parseVersion(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) > MAX_LOCK_VERSION)
-    throw new CliError(`--expected-lock-version must be an integer from 0 to ${MAX_LOCK_VERSION}`, 2);
-  return Number(raw);
 }
 
 /** The definition given by `--file` (JSON or YAML) or `--definition` (inline JSON), checked by the routes' grammar. */
@@ -75,16 +68,11 @@ export async function versionOf(
 }
 
 /** Runs one versioned command; a version conflict is reported, exit 3, never retried (spec rule 12's habit). */
-async function versioned(providerId: string, version: number | null, run: () => Promise<ProviderEnvelope>): Promise<ProviderEnvelope> {
+export async function versioned<T>(providerId: string, version: number | null, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (isAppError(error) && error.code === 'stale_object') {
-      throw new CliError(
-        `conflict: the policy of provider ${providerId} is no longer at lock_version ${version ?? 'null'} (another change won); nothing was changed. Read the provider again and re-run.`,
-        CONFLICT_EXIT_CODE,
-      );
-    }
+    if (isAppError(error) && error.code === 'stale_object') throw versionConflict(providerId, version);
     throw error;
   }
 }

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { CliError, printJson, type CliIo, type WithService } from '../../core/cli-io.ts';
-import { isAppError } from '../../core/errors.ts';
-import { planeFor, versionOf } from '../definitions/definitions.commands.ts';
-import { CONFLICT_EXIT_CODE, type ModelsCommandDeps } from '../models.commands.ts';
+import { printJson, type CliIo, type WithService } from '../../core/cli-io.ts';
+import { planeFor, versioned, versionOf } from '../definitions/definitions.commands.ts';
+import type { ModelsCommandDeps } from '../models.commands.ts';
 
 /**
  * `platform providers discover --account ID PROVIDER`: the operator equivalent of `POST …/model_discovery`. Reads the
@@ -22,16 +21,7 @@ export function registerDiscoveryCommand(program: Command, io: CliIo, withModelP
       const { result, version } = await withModelPlane(async (deps) => {
         const plane = await planeFor(deps, opts.account);
         const version = await versionOf(plane, opts.account, providerId, opts.expectedLockVersion);
-        try {
-          return { result: await plane.discoverModels(opts.account, providerId, version), version };
-        } catch (error) {
-          if (isAppError(error) && error.code === 'stale_object')
-            throw new CliError(
-              `conflict: the policy of provider ${providerId} is no longer at lock_version ${version ?? 'null'} (another change won); nothing was changed. Read the provider again and re-run.`,
-              CONFLICT_EXIT_CODE,
-            );
-          throw error;
-        }
+        return { result: await versioned(providerId, version, () => plane.discoverModels(opts.account, providerId, version)), version };
       });
       if (opts.json) return printJson(io, result);
       io.out(`Provider ${providerId} lists ${result.models.length} models (read at lock_version ${version ?? 'null'}):`);
