@@ -164,6 +164,20 @@ function checkModalities(workload: Workload, input: Modality[], output: Modality
 }
 
 /**
+ * Composes the model a complete ref names (`<provider_id>/<model key>`) from a stored definition entry: what the
+ * projection serves and what the definition commands check before saving, so both compose an entry the same way.
+ */
+export function composeRef(
+  providerId: string,
+  declaration: ProviderDeclaration,
+  ref: string,
+  definition: ModelDefinition,
+  shared: Readonly<Record<string, SharedModelDefinition>>,
+): ComposeResult {
+  return composeModel({ providerId, declaration, modelKey: ref.slice(providerId.length + 1), definition, shared });
+}
+
+/**
  * Composes one model: the shared definition it inherits, its authored fields, then the wire's defaults for what is
  * still omitted. Returns a reason instead of throwing, so the catalog loader and the definition commands can report
  * it their own way (a log line naming the file, or 422 `validation_failed`).

@@ -1,5 +1,5 @@
 import { AppError } from '../../core/errors.ts';
-import { composeModel } from '../catalog/catalog.compose.ts';
+import { composeRef } from '../catalog/catalog.compose.ts';
 import { compareRefs, type Catalog } from '../catalog/catalog.loader.ts';
 import type { ModelDefinition, ProviderDeclaration } from '../catalog/catalog.schemas.ts';
 import { WIRES } from '../catalog/wires.ts';
@@ -67,13 +67,7 @@ export function checkEntry(
       `${where}.inherit: unknown model definition; the choices are the names of configuration.model_definitions (${names.join(', ') || 'none'})`,
     );
   }
-  const result = composeModel({
-    providerId,
-    declaration,
-    modelKey: ref.slice(providerId.length + 1),
-    definition,
-    shared: catalog.modelDefinitions,
-  });
+  const result = composeRef(providerId, declaration, ref, definition, catalog.modelDefinitions);
   if (!result.ok) throw invalid(`${where}: ${result.reason}`);
 }
 

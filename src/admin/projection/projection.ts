@@ -1,6 +1,6 @@
 import { decryptSecret, type SecretKey } from '../../core/crypto.ts';
 import type { AdmissionRow, CredentialMaterialRow, PolicyRow } from '../admin.table.ts';
-import { composeModel, type ComposedModel } from '../catalog/catalog.compose.ts';
+import { composeRef, type ComposedModel } from '../catalog/catalog.compose.ts';
 import { compareRefs, type Catalog } from '../catalog/catalog.loader.ts';
 import type { ModelDefinition, ProviderDeclaration } from '../catalog/catalog.schemas.ts';
 import type { CredentialLane, Workload } from '../catalog/wires.ts';
@@ -140,13 +140,7 @@ export function createProjection(deps: ProjectionDeps) {
     const key = JSON.stringify([providerId, declaration, ref, definition]);
     let hit = composedMemo.get(key);
     if (hit === undefined) {
-      const result = composeModel({
-        providerId,
-        declaration,
-        modelKey: ref.slice(providerId.length + 1),
-        definition,
-        shared: catalog.modelDefinitions,
-      });
+      const result = composeRef(providerId, declaration, ref, definition, catalog.modelDefinitions);
       hit = result.ok ? result.model : result.reason;
       if (composedMemo.size > 4096) composedMemo.clear();
       composedMemo.set(key, hit);

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../core/errors.ts';
-import { composeModel, type ComposedModel } from '../catalog/catalog.compose.ts';
+import type { ComposedModel } from '../catalog/catalog.compose.ts';
 import { DEFAULT_CATALOG_DIR, loadCatalog } from '../catalog/catalog.loader.ts';
-import type { ModelDefinition } from '../catalog/catalog.schemas.ts';
 import { API_FORMATS, WIRES, type ApiFormat } from '../catalog/wires.ts';
 import { anthropicMessagesWire } from './anthropic-messages.wire.ts';
 import { geminiEmbeddingsWire, geminiGenerateContentWire } from './gemini-generate-content.wire.ts';
@@ -12,20 +11,11 @@ import { openAiImagesWire } from './openai-images.wire.ts';
 import { openAiSpeechWire } from './openai-speech.wire.ts';
 import { openAiTranscriptionWire } from './openai-transcription.wire.ts';
 import { applyPromptFormat } from './prompt-format.ts';
+import { composed } from './wire-answers.testkit.ts';
 import type { ChatMessage, MultipartBody } from './wire.types.ts';
 import { buildUpstreamRequest, ENDPOINT_ADAPTERS, endpointFor } from './wires.registry.ts';
 
-function model(apiFormat: ApiFormat, definition: ModelDefinition, key = 'm-1'): ComposedModel {
-  const result = composeModel({
-    providerId: 'p',
-    declaration: { display_name: 'P', base_url: 'https://p.example/v1', api_format: apiFormat, credentials: 'api_key' },
-    modelKey: key,
-    definition,
-    shared: {},
-  });
-  if (!result.ok) throw new Error(result.reason);
-  return result.model;
-}
+const model = composed;
 
 const key = { kind: 'api_key' as const, key: 'sk-test' };
 const target = (m: ComposedModel, baseUrl = 'https://p.example/v1') => ({ baseUrl, model: m, credential: key });
