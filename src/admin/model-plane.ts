@@ -488,7 +488,6 @@ export function createModelPlane(deps: ModelPlaneDeps) {
      * are written only after the whole directory arrived, against the submitted version.
      */
     async discoverModels(accountId: string, providerId: string, expected: number | null): Promise<{ models: DiscoveredModel[] }> {
-      requirePlane();
       const provider = requireProvider(await providersOf(accountId), providerId);
       return { models: await discovery.discover(accountId, provider, expected) };
     },
@@ -504,7 +503,6 @@ export function createModelPlane(deps: ModelPlaneDeps) {
       ref: string,
       expected: number | null,
     ): Promise<{ model_test: ModelTestResult; model_provider: ProviderRowView }> {
-      requirePlane();
       const provider = requireProvider(await providersOf(accountId), providerId);
       const model = provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
       if (!model) throw unknownModel(provider, ref);
