@@ -104,6 +104,9 @@ export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo
     throw err;
   }
   const personalAccessToken = forge.bannerPersonalAccessToken(user.username, ['api'], 'devforge command');
+  // Listen for the stop before announcing readiness: a supervisor that signals as soon as it reads the banner must
+  // find the handler in place (otherwise the default action kills the process without closing the forge).
+  const stopped = io.waitForStop();
   if (options.json) {
     io.out(
       `${JSON.stringify({
@@ -134,7 +137,7 @@ export async function runDevForge(options: RunDevForgeOptions, io: RunDevForgeIo
       ].join('\n'),
     );
   }
-  await io.waitForStop();
+  await stopped;
   await forge.close();
 }
 
