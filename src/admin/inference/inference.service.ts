@@ -355,10 +355,15 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
 
   return {
     async infer(caller, request, signal) {
-      // First, before any read: a credential over its rate costs one counter and writes no usage row.
-      await deps.limiter.admitRequest(caller.credentialId);
+      // The rate is counted first in effect: a credential over it writes no usage row and hears nothing else. The
+      // projection read goes out beside the count rather than after it (one round trip less on PostgreSQL); when
+      // the count refuses, that read is simply dropped.
+      const counted = deps.limiter.admitRequest(caller.credentialId);
+      const read = deps.providersOf(caller.accountId);
+      read.catch(() => undefined);
+      await counted;
       const workload = request.input.workload;
-      const providers = await deps.providersOf(caller.accountId);
+      const providers = await read;
       const callOf = (admitted: AdmittedModel): Call => ({
         id: randomUUID(),
         caller,
