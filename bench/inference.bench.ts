@@ -30,7 +30,9 @@
  *    printed beside it (the gateway's own cost is the difference). The load generator is the same for every series
  *    (same worker, same keep-alive agent with one connection per client, same body: the direct series replays what
  *    the gateway sent upstream); it runs in a worker thread of the same process, so on this 2-core machine it shares
- *    the cores with the server it measures, as the stand-in shares the main thread with the gateway.
+ *    the cores with the server it measures, as the stand-in shares the main thread with the gateway. A fourth series,
+ *    a bare proxy (bench/bare-proxy.ts: Fastify and undici forwarding the direct request, no gateway logic), shows
+ *    the ceiling of the ratio for any proxy on this machine and how much of the gateway's cost is its own logic.
  * Every gateway call writes its usage row, as in production. The per-credential inference limits are set far above
  * what the bench sends.
  *
@@ -45,6 +47,7 @@ import { sql, type Kysely } from 'kysely';
 import type { PlatformDatabase } from '../src/app/database.ts';
 import type { Dialect } from '../src/core/db/database.ts';
 import type { RecordedRequest, Standin } from '../test/support/upstream/index.ts';
+import { startBareProxy } from './bare-proxy.ts';
 import { postLoad, summariseLoad, type LoadSummary, type PostTarget, type RawLoad } from './post-load.ts';
 import { startStandinPlatform } from './standin-platform.ts';
 import { percentile } from './stats.ts';
@@ -228,6 +231,20 @@ function reportThroughput(calls: Call[], results: LoadSummary[]): boolean {
     );
   });
   return ok;
+}
+
+/**
+ * The bare proxy's line: its share of the direct rate is the most any gateway of this shape reaches here (no target),
+ * and each gateway route's CPU above it is the gateway's own logic.
+ */
+function reportFloor(floor: Call, results: LoadSummary[]): void {
+  const [direct, native, openai, bare] = results as [LoadSummary, LoadSummary, LoadSummary, LoadSummary];
+  console.log(
+    `${floor.name.padEnd(44)} ${bare.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(bare.p50)}  p99 ${ms(bare.p99)}  main thread busy ${bare.serverUs.toFixed(0)} µs/req, CPU ${bare.cpuUs.toFixed(0)} µs/req  (${bare.count} ok, ${bare.errors} errors)`,
+  );
+  console.log(
+    `${''.padEnd(44)} ${((bare.rps / direct.rps) * 100).toFixed(1)}% of direct (the ceiling for a proxy here, no target); CPU above it: native route ${(native.cpuUs - bare.cpuUs).toFixed(0)} µs/req, OpenAI route ${(openai.cpuUs - bare.cpuUs).toFixed(0)} µs/req`,
+  );
 }
 
 interface Memory {
@@ -482,8 +499,16 @@ async function run(dialect: Dialect): Promise<boolean> {
       `-- 4. sustained, ${CONNECTIONS} concurrent keep-alive clients in a worker thread (${LOAD_ROUNDS} rounds of ${WARMUP_SECONDS} s warm-up + ${LOAD_SECONDS} s per series; load ${loadLine()})`,
     );
     standin.reset();
-    const loadCalls = [direct, native, openai];
-    ok = reportThroughput(loadCalls, await throughput(loadCalls)) && ok;
+    const bare = await startBareProxy(standin.port, direct.path);
+    try {
+      const floor: Call = { ...direct, name: '(d) bare proxy (Fastify + undici, no logic)', port: bare.port };
+      const loadCalls = [direct, native, openai, floor];
+      const results = await throughput(loadCalls);
+      ok = reportThroughput(loadCalls.slice(0, 3), results.slice(0, 3)) && ok;
+      reportFloor(floor, results);
+    } finally {
+      await bare.close();
+    }
     standin.reset();
 
     console.log(`load average after ${dialect}: ${loadLine()}`);
