@@ -21,12 +21,18 @@
  *    second cycle shows no rss growth), which makes rss the noisiest figure. The client, the stand-in and the platform
  *    share the process, so the gateway's own figure is the through-gateway growth less the direct growth. No target
  *    in the issue: printed only. For context the database's `select 1` and one-row committed insert are timed
- *    (each gateway call commits its usage row before its answer, or its stream's `done`, is written);
+ *    (each gateway call's usage row is committed, by group commit, before its answer, or its stream's `done`, is written);
  * 4. sustained requests/s with 64 concurrent keep-alive clients (a load generator in a worker thread), direct and
  *    through both routes, non-streamed, in rounds (target: at least 50% of the direct rate). The stand-in lives in the
  *    platform's process, as upstream work would not: on the gateway's series the main thread serves both, so the
- *    ratio is the stand-in's cost over the stand-in's plus the gateway's. The main thread's busy time per request is
- *    printed beside it (the gateway's own cost is the difference).
+ *    ratio is the stand-in's cost over the stand-in's plus the gateway's. The main thread's busy time (event-loop
+ *    utilisation) and CPU time (from /proc, which does not grow when other processes take the core) per request are
+ *    printed beside it (the gateway's own cost is the difference). The load generator is the same for every series
+ *    (same worker, same keep-alive agent with one connection per client, same body: the direct series replays what
+ *    the gateway sent upstream); it runs in a worker thread of the same process, so on this 2-core machine it shares
+ *    the cores with the server it measures, as the stand-in shares the main thread with the gateway. A fourth series,
+ *    a bare proxy (bench/bare-proxy.ts: Fastify and undici forwarding the direct request, no gateway logic), shows
+ *    the ceiling of the ratio for any proxy on this machine and how much of the gateway's cost is its own logic.
  * Every gateway call writes its usage row, as in production. The per-credential inference limits are set far above
  * what the bench sends.
  *
@@ -41,6 +47,7 @@ import { sql, type Kysely } from 'kysely';
 import type { PlatformDatabase } from '../src/app/database.ts';
 import type { Dialect } from '../src/core/db/database.ts';
 import type { RecordedRequest, Standin } from '../test/support/upstream/index.ts';
+import { startBareProxy } from './bare-proxy.ts';
 import { postLoad, summariseLoad, type LoadSummary, type PostTarget, type RawLoad } from './post-load.ts';
 import { startStandinPlatform } from './standin-platform.ts';
 import { percentile } from './stats.ts';
@@ -208,7 +215,7 @@ async function throughput(calls: Call[]): Promise<LoadSummary[]> {
 function reportThroughput(calls: Call[], results: LoadSummary[]): boolean {
   const line = (name: string, r: LoadSummary, tail: string) =>
     console.log(
-      `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  main thread ${r.serverUs.toFixed(0)} µs/req  (${r.count} ok, ${r.errors} errors)${tail}`,
+      `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  main thread busy ${r.serverUs.toFixed(0)} µs/req, CPU ${r.cpuUs.toFixed(0)} µs/req  (${r.count} ok, ${r.errors} errors)${tail}`,
     );
   const direct = results[0]!;
   line(calls[0]!.name, direct, '');
@@ -220,10 +227,24 @@ function reportThroughput(calls: Call[], results: LoadSummary[]): boolean {
     line(
       calls[i + 1]!.name,
       r,
-      `\n${''.padEnd(44)} ${(ratio * 100).toFixed(1)}% of direct (target >= ${TARGET_RATE_RATIO * 100}%) ${verdict(passed)}; gateway's own main-thread time ${(r.serverUs - direct.serverUs).toFixed(0)} µs/req`,
+      `\n${''.padEnd(44)} ${(ratio * 100).toFixed(1)}% of direct (target >= ${TARGET_RATE_RATIO * 100}%) ${verdict(passed)}; gateway's own main-thread time ${(r.serverUs - direct.serverUs).toFixed(0)} µs/req busy, ${(r.cpuUs - direct.cpuUs).toFixed(0)} µs/req CPU`,
     );
   });
   return ok;
+}
+
+/**
+ * The bare proxy's line: its share of the direct rate is the most any gateway of this shape reaches here (no target),
+ * and each gateway route's CPU above it is the gateway's own logic.
+ */
+function reportFloor(floor: Call, results: LoadSummary[]): void {
+  const [direct, native, openai, bare] = results as [LoadSummary, LoadSummary, LoadSummary, LoadSummary];
+  console.log(
+    `${floor.name.padEnd(44)} ${bare.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(bare.p50)}  p99 ${ms(bare.p99)}  main thread busy ${bare.serverUs.toFixed(0)} µs/req, CPU ${bare.cpuUs.toFixed(0)} µs/req  (${bare.count} ok, ${bare.errors} errors)`,
+  );
+  console.log(
+    `${''.padEnd(44)} ${((bare.rps / direct.rps) * 100).toFixed(1)}% of direct (the ceiling for a proxy here, no target); CPU above it: native route ${(native.cpuUs - bare.cpuUs).toFixed(0)} µs/req, OpenAI route ${(openai.cpuUs - bare.cpuUs).toFixed(0)} µs/req`,
+  );
 }
 
 interface Memory {
@@ -322,7 +343,7 @@ async function memoryPerStream(
 
 /**
  * The database's own latency, for reading the figures: p50 of `select 1` and of a one-row insert committed on its own
- * (each gateway call commits its usage row before its answer, or its stream's `done` event, is written).
+ * (each gateway call's usage row is committed, by group commit, before its answer or its stream's `done` event).
  */
 async function databaseRoundTrips(db: Kysely<PlatformDatabase>): Promise<{ select: number; insert: number }> {
   await sql`create table bench_commit (id integer not null)`.execute(db);
@@ -478,8 +499,16 @@ async function run(dialect: Dialect): Promise<boolean> {
       `-- 4. sustained, ${CONNECTIONS} concurrent keep-alive clients in a worker thread (${LOAD_ROUNDS} rounds of ${WARMUP_SECONDS} s warm-up + ${LOAD_SECONDS} s per series; load ${loadLine()})`,
     );
     standin.reset();
-    const loadCalls = [direct, native, openai];
-    ok = reportThroughput(loadCalls, await throughput(loadCalls)) && ok;
+    const bare = await startBareProxy(standin.port, direct.path);
+    try {
+      const floor: Call = { ...direct, name: '(d) bare proxy (Fastify + undici, no logic)', port: bare.port };
+      const loadCalls = [direct, native, openai, floor];
+      const results = await throughput(loadCalls);
+      ok = reportThroughput(loadCalls.slice(0, 3), results.slice(0, 3)) && ok;
+      reportFloor(floor, results);
+    } finally {
+      await bare.close();
+    }
     standin.reset();
 
     console.log(`load average after ${dialect}: ${loadLine()}`);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { percentile } from './stats.ts';
 
@@ -50,6 +51,28 @@ export interface RawLoad {
   elapsed: number;
   /** Main-thread busy milliseconds in the measured window (event-loop utilisation). */
   activeMs: number;
+  /** Main-thread CPU milliseconds in the measured window, from the kernel (NaN where /proc is not there). */
+  cpuMs: number;
+}
+
+/** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time the main thread has used, in milliseconds (user + system, from /proc/self/task/<pid>/stat, whose main
+ * thread's id is the process id). Unlike event-loop utilisation, which counts wall time while the loop is busy, this
+ * does not grow when other processes take the core away: on a shared machine it is the steadier figure.
+ */
+function mainThreadCpuMs(): number {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis): utime is the
+    // 14th field of the line, stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
 }
 
 export interface PostTarget {
@@ -72,14 +95,18 @@ export async function postLoad(target: PostTarget, window: LoadWindow): Promise<
     workerData: { ...target, body: Buffer.from(target.body), ...window },
   });
   let elu: ReturnType<typeof performance.eventLoopUtilization> | undefined;
-  const mark = setTimeout(() => (elu = performance.eventLoopUtilization()), window.warmupMs);
+  let cpuAtMark = NaN;
+  const mark = setTimeout(() => {
+    elu = performance.eventLoopUtilization();
+    cpuAtMark = mainThreadCpuMs();
+  }, window.warmupMs);
   try {
     const result = await new Promise<{ latencies: number[]; errors: number; elapsed: number }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
     });
     const used = elu ? performance.eventLoopUtilization(elu) : undefined;
-    return { ...result, activeMs: used?.active ?? NaN };
+    return { ...result, activeMs: used?.active ?? NaN, cpuMs: mainThreadCpuMs() - cpuAtMark };
   } finally {
     clearTimeout(mark);
     await worker.terminate();
@@ -95,6 +122,8 @@ export interface LoadSummary {
   errors: number;
   /** Main-thread busy time per request, in microseconds. */
   serverUs: number;
+  /** Main-thread CPU time per request, in microseconds. */
+  cpuUs: number;
 }
 
 /** Total answered requests over total measured time; percentiles over every latency of every window. */
@@ -103,6 +132,7 @@ export function summariseLoad(windows: readonly RawLoad[]): LoadSummary {
   const errors = windows.reduce((n, w) => n + w.errors, 0);
   const elapsed = windows.reduce((n, w) => n + w.elapsed, 0);
   const active = windows.reduce((n, w) => n + w.activeMs, 0);
+  const cpu = windows.reduce((n, w) => n + w.cpuMs, 0);
   const all = sorted.length + errors;
   return {
     rps: sorted.length / elapsed,
@@ -111,5 +141,6 @@ export function summariseLoad(windows: readonly RawLoad[]): LoadSummary {
     count: sorted.length,
     errors,
     serverUs: all > 0 ? (active * 1000) / all : NaN,
+    cpuUs: all > 0 ? (cpu * 1000) / all : NaN,
   };
 }

@@ -9,6 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AdminTables } from '../../src/admin/admin.table.ts';
 import { createInferenceLimiter, type InferenceLimiter } from '../../src/admin/inference/inference.limits.ts';
+import { LIMITS_SWEEP_MS } from '../../src/admin/inference/inference.limits.db.ts';
 import type { InferenceCaller, InferenceRequest } from '../../src/admin/inference/inference.types.ts';
 import { createModelPlane, type ModelPlane } from '../../src/admin/model-plane.ts';
 import { createUpstreamClient, type UpstreamClient } from '../../src/admin/upstream/upstream-client.ts';
@@ -134,6 +135,31 @@ describe.each(dialects)('inference limits on %s', (dialect) => {
       const next = await f.h.call('POST', PATH, { token: human.executor, body: { model: MODEL, messages: USER, stream: true } });
       expect(next.status, next.text).toBe(200);
     });
+  });
+
+  it('sweeps rate rows of past minutes and expired stream slots every LIMITS_SWEEP_MS, keeping the current ones', async () => {
+    const clock = fakeClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const conn: Kysely<AdminTables> = narrowTables(db());
+    const limiter = createInferenceLimiter({
+      db: conn,
+      clock,
+      log: silentLogger(),
+      ratePerMinute: 5,
+      maxStreams: 2,
+      inferenceTimeoutMs: 1_000,
+    });
+    const [gone, kept] = [`sweep-gone-${randomUUID()}`, `sweep-kept-${randomUUID()}`];
+    await limiter.admitRequest(gone);
+    await limiter.openStream(gone); // never released: its holder "crashed"
+    const rows = async (table: 'inference_rate_windows' | 'inference_stream_slots', credentialId: string) =>
+      (await conn.selectFrom(table).select('credential_id').where('credential_id', '=', credentialId).execute()).length;
+    expect([await rows('inference_rate_windows', gone), await rows('inference_stream_slots', gone)]).toEqual([1, 1]);
+    clock.advance(LIMITS_SWEEP_MS);
+    await limiter.admitRequest(kept);
+    for (let i = 0; i < 40 && (await rows('inference_rate_windows', gone)) > 0; i++) await sleep(25);
+    expect(await rows('inference_rate_windows', gone)).toBe(0);
+    expect(await rows('inference_stream_slots', gone)).toBe(0);
+    expect(await rows('inference_rate_windows', kept)).toBe(1);
   });
 
   /** Two replicas: the harness's plane connection and a second connection, each with its own plane and limiter. */

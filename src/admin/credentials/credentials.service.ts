@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../core/clock.ts';
 import { decryptSecret, encryptSecret, sealedSecretKeyId, type SecretKey } from '../../core/crypto.ts';
 import type { AdminTables } from '../admin.table.ts';
@@ -70,10 +71,30 @@ export interface CredentialServiceDeps {
  */
 export function createCredentialService(deps: CredentialServiceDeps) {
   const { db, clock, log, secretKeys } = deps;
+  // Opened credentials by (Account, provider, sealed value): every inference call needs its provider's credential,
+  // and decrypting it (AES-GCM set-up and JSON for OAuth) was a few percent of a call's CPU. The key is the sealed
+  // text itself, so any write (rotation, a new key, a reseal under a new PLATFORM_SECRET_KEY) is a different key and
+  // misses: the projection read of the same request supplies the sealed value, so no replica ever uses a replaced or
+  // deleted credential. Material only ever held in this process's memory, as during the call itself.
+  const opened = new LRUCache<string, Exclude<WireCredential, null>>({ max: 1024 });
 
   function open(sealed: string, key: PolicyKey): string | undefined {
     try {
       return decryptSecret(sealed, secretKeys.all, credentialAad(key.accountId, key.providerId));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The wire credential sealed in `sealed` for its lane, or undefined when it does not open. */
+  function openWire(sealed: string, key: PolicyKey, lane: 'api_key' | 'oauth_tokens'): Exclude<WireCredential, null> | undefined {
+    const plain = open(sealed, key);
+    if (plain === undefined) return undefined;
+    if (lane === 'api_key') return { kind: 'api_key', key: plain };
+    // OAuth material is sealed as the token set's JSON; only its access token travels.
+    try {
+      const tokens = JSON.parse(plain) as { access_token?: unknown };
+      return typeof tokens.access_token === 'string' ? { kind: 'oauth_tokens', accessToken: tokens.access_token } : undefined;
     } catch {
       return undefined;
     }
@@ -182,17 +203,12 @@ export function createCredentialService(deps: CredentialServiceDeps) {
       // The material read with the provider's projection (one read per request serves admission and the call).
       const { sealed, materialKind } = provider.credential;
       if (sealed === null || materialKind !== lane) return undefined;
-      const key = { accountId, providerId: provider.id };
-      const plain = open(sealed, key);
-      if (plain === undefined) return undefined;
-      if (lane === 'api_key') return { kind: 'api_key', key: plain };
-      // OAuth material is sealed as the token set's JSON; only its access token travels.
-      try {
-        const tokens = JSON.parse(plain) as { access_token?: unknown };
-        return typeof tokens.access_token === 'string' ? { kind: 'oauth_tokens', accessToken: tokens.access_token } : undefined;
-      } catch {
-        return undefined;
-      }
+      const cacheKey = `${accountId}\n${provider.id}\n${lane}\n${sealed}`;
+      const hit = opened.get(cacheKey);
+      if (hit) return hit;
+      const credential = openWire(sealed, { accountId, providerId: provider.id }, lane);
+      if (credential) opened.set(cacheKey, credential);
+      return credential;
     },
 
     /**

@@ -79,6 +79,37 @@ export function estimateEmbeddingsInput(counter: TextCounter, input: readonly st
   return input.reduce((sum, text) => sum + counter.count(text), 0);
 }
 
+/** Whether `inputTokens` and `maxOutputTokens` fit the model's `limits` (what checkFit refuses, without a message). */
+function fits(model: ComposedModel, inputTokens: number, maxOutputTokens: number | undefined): boolean {
+  const { input_tokens: input, output_tokens: output, combined_input_output_tokens: combined } = model.capabilities.limits;
+  return (
+    (input === undefined || inputTokens <= input) &&
+    (maxOutputTokens === undefined || output === undefined || maxOutputTokens <= output) &&
+    (combined === undefined || inputTokens + (maxOutputTokens ?? 0) <= combined)
+  );
+}
+
+/**
+ * Fitting with the counter's byte bound first: `estimate` is run with a counter that answers each text's upper bound
+ * from its UTF-8 length (TextCounter.atMost), and when even that fits, the request fits and the tokenizer is not run
+ * (for a long prompt far inside a large window, tokenizing was most of the gateway's CPU). Otherwise, or when the
+ * counter has no bound, the exact estimate decides, so a refusal names the same figures as before. Returns nothing;
+ * throws checkFit's refusal.
+ */
+export function checkFitBounded(
+  model: ComposedModel,
+  counter: TextCounter,
+  estimate: (counter: TextCounter) => number,
+  maxOutputTokens: number | undefined,
+): void {
+  const atMost = counter.atMost;
+  if (atMost) {
+    const bounding: TextCounter = { kind: counter.kind, exact: false, count: (text) => atMost(Buffer.byteLength(text, 'utf8')) };
+    if (fits(model, estimate(bounding), maxOutputTokens)) return;
+  }
+  checkFit(model, estimate(counter), maxOutputTokens);
+}
+
 /**
  * Fitting (issue 16 item 4): refuses before any upstream call, never truncating, when the estimated input plus the
  * requested output cannot fit the model's `limits`; each message names both figures and the limit.

@@ -1,12 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import type { AdminTables } from '../admin.table.ts';
-import { rateRefusal, streamRefusal, windowStartOf, type InferenceLimiter, type LimitSettings } from './inference.limits.types.ts';
+import {
+  rateRefusal,
+  streamRefusal,
+  windowStartOf,
+  type InferenceLimiter,
+  type LimitSettings,
+  type StreamSlot,
+} from './inference.limits.types.ts';
 
 /** Rounds before a request gives up on a row other replicas keep changing (only in a tight race on one credential). */
 const ATTEMPTS = 8;
+/**
+ * How often a process deletes rate rows of past minutes and expired stream slots. Rows of credentials that stopped
+ * calling (revoked tokens among them) would otherwise stay forever; the sweep is one indexless delete per table, rare
+ * enough not to matter and frequent enough that the tables hold about as many rows as credentials active lately.
+ */
+export const LIMITS_SWEEP_MS = 10 * 60_000;
 
 /**
  * The limits in the database, for deployments without Redis; every replica on the database shares them.
@@ -23,20 +36,50 @@ const ATTEMPTS = 8;
  */
 export function createDatabaseLimits(deps: { db: Kysely<AdminTables>; clock: Clock; settings: LimitSettings }): InferenceLimiter {
   const { db, clock, settings } = deps;
+  // PostgreSQL: the counter updates commit without waiting for their WAL flush (`synchronous_commit` off for that
+  // one transaction, set by the statement itself). Atomicity and isolation, which keep two replicas from both taking
+  // the last request, are untouched; only durability is relaxed: a database server crash may forget the last few
+  // hundred milliseconds of counts, letting a credential send that many more requests in the current minute. A rate
+  // counter is no ledger (usage rows keep their synchronous commit), and this saves a WAL flush on every request.
+  // SQLite in WAL mode with synchronous NORMAL already commits without a flush.
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  let lastSweep = clock.now();
+  /** A one-row FROM item evaluated with the statement, so the setting holds for that statement's own transaction. */
+  const asyncCommit = () => sql<{ off: string }>`(select set_config('synchronous_commit', 'off', true) as off)`.as('async_commit');
+
+  /** Deletes rows nobody can need any more (see LIMITS_SWEEP_MS); a failure waits for the next sweep. */
+  async function sweep(now: number): Promise<void> {
+    lastSweep = now;
+    try {
+      await db.deleteFrom('inference_rate_windows').where('window_start', '<', windowStartOf(now)).execute();
+      await db.deleteFrom('inference_stream_slots').where('expires_at', '<=', now).execute();
+    } catch {
+      // Nothing depends on the sweep: a stale row is ignored by every statement above.
+    }
+  }
+
+  // The counting statement, written out once per dialect and sent as is: it runs on every request, and building it
+  // through the query builder (expression trees, compilation) cost more CPU than SQLite took to run it.
+  const countText = postgres
+    ? `update inference_rate_windows
+          set requests = case when window_start < $1 then 1 else requests + 1 end,
+              window_start = case when window_start < $1 then $1 else window_start end
+         from (select set_config('synchronous_commit', 'off', true) as off) as async_commit
+        where credential_id = $2 and (window_start < $1 or requests < $3)`
+    : `update inference_rate_windows
+          set requests = case when window_start < ? then 1 else requests + 1 end,
+              window_start = case when window_start < ? then ? else window_start end
+        where credential_id = ? and (window_start < ? or requests < ?)`;
 
   async function countRequest(credentialId: string, windowStart: number): Promise<boolean> {
+    // Both right-hand sides read the row as it was, so the new minute starts at 1 and the old one counts on.
     const limit = settings.ratePerMinute;
-    const updated = await db
-      .updateTable('inference_rate_windows')
-      .set({
-        // Both right-hand sides read the row as it was, so the new minute starts at 1 and the old one counts on.
-        requests: sql<number>`case when window_start < ${windowStart} then 1 else requests + 1 end`,
-        window_start: sql<number>`case when window_start < ${windowStart} then ${windowStart} else window_start end`,
-      })
-      .where('credential_id', '=', credentialId)
-      .where((eb) => eb.or([eb('window_start', '<', windowStart), eb('requests', '<', limit)]))
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 1) return true;
+    // better-sqlite3 binds positional parameters only once each.
+    const parameters = postgres
+      ? [windowStart, credentialId, limit]
+      : [windowStart, windowStart, windowStart, credentialId, windowStart, limit];
+    const updated = await db.executeQuery(CompiledQuery.raw(countText, parameters));
+    if (updated.numAffectedRows === 1n) return true;
     const inserted = await db
       .insertInto('inference_rate_windows')
       .values({ credential_id: credentialId, window_start: windowStart, requests: 1 })
@@ -46,9 +89,24 @@ export function createDatabaseLimits(deps: { db: Kysely<AdminTables>; clock: Clo
   }
 
   async function takeSlot(credentialId: string, slot: number, leaseId: string, now: number): Promise<boolean> {
-    const taken = await db
-      .insertInto('inference_stream_slots')
-      .values({ credential_id: credentialId, slot, lease_id: leaseId, expires_at: now + settings.streamLeaseMs })
+    const expiresAt = now + settings.streamLeaseMs;
+    const insert = db.insertInto('inference_stream_slots');
+    const taken = await (
+      postgres
+        ? insert
+            .columns(['credential_id', 'slot', 'lease_id', 'expires_at'])
+            .expression(
+              db
+                .selectFrom(asyncCommit())
+                .select([
+                  sql<string>`cast(${credentialId} as text)`.as('credential_id'),
+                  sql<number>`cast(${slot} as integer)`.as('slot'),
+                  sql<string>`cast(${leaseId} as text)`.as('lease_id'),
+                  sql<number>`cast(${expiresAt} as bigint)`.as('expires_at'),
+                ]),
+            )
+        : insert.values({ credential_id: credentialId, slot, lease_id: leaseId, expires_at: expiresAt })
+    )
       .onConflict((oc) =>
         oc
           .columns(['credential_id', 'slot'])
@@ -61,6 +119,7 @@ export function createDatabaseLimits(deps: { db: Kysely<AdminTables>; clock: Clo
 
   return {
     async admitRequest(credentialId) {
+      if (clock.now() - lastSweep >= LIMITS_SWEEP_MS) void sweep(clock.now());
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         const now = clock.now();
         const windowStart = windowStartOf(now);
@@ -82,32 +141,40 @@ export function createDatabaseLimits(deps: { db: Kysely<AdminTables>; clock: Clo
 
     async openStream(credentialId) {
       const now = clock.now();
+      const leaseId = randomUUID();
+      // Most credentials hold few streams: slot 0 is tried blind first, and only when it is held are the held slots
+      // read to skip them (one round trip instead of two for the common case).
+      if (await takeSlot(credentialId, 0, leaseId, now)) return slotRelease(credentialId, 0, leaseId);
       const rows = await db
         .selectFrom('inference_stream_slots')
         .select(['slot', 'expires_at'])
         .where('credential_id', '=', credentialId)
         .execute();
       const held = new Set(rows.filter((r) => Number(r.expires_at) > now).map((r) => Number(r.slot)));
-      const leaseId = randomUUID();
-      for (let slot = 0; slot < settings.maxStreams; slot++) {
+      for (let slot = 1; slot < settings.maxStreams; slot++) {
         if (held.has(slot) || !(await takeSlot(credentialId, slot, leaseId, now))) continue;
-        let released = false;
-        return {
-          async release() {
-            if (released) return;
-            released = true;
-            await db
-              .deleteFrom('inference_stream_slots')
-              .where('credential_id', '=', credentialId)
-              .where('slot', '=', slot)
-              .where('lease_id', '=', leaseId)
-              .execute()
-              // A slot that cannot be given back frees itself when its lease expires.
-              .catch(() => undefined);
-          },
-        };
+        return slotRelease(credentialId, slot, leaseId);
       }
       throw streamRefusal(settings.maxStreams);
     },
   };
+
+  /** The held slot's release: deletes the row if the lease is still ours. */
+  function slotRelease(credentialId: string, slot: number, leaseId: string): StreamSlot {
+    let released = false;
+    return {
+      async release() {
+        if (released) return;
+        released = true;
+        const remove = db
+          .deleteFrom('inference_stream_slots')
+          .where('credential_id', '=', credentialId)
+          .where('slot', '=', slot)
+          .where('lease_id', '=', leaseId);
+        await (postgres ? remove.using(asyncCommit()).execute() : remove.execute())
+          // A slot that cannot be given back frees itself when its lease expires.
+          .catch(() => undefined);
+      },
+    };
+  }
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -14,7 +15,7 @@ import { admit, firstKnownRef, type AdmittedModel } from './admission.ts';
 import { estimateCost } from './cost.ts';
 import type { InferenceLimiter, StreamSlot } from './inference.limits.ts';
 import { rateLimitWaitMs, transportFailure, unreadableAnswer, upstreamRefusal } from './execution.ts';
-import { checkedParameters, checkFit, estimateChatInput, estimateEmbeddingsInput } from './fitting.ts';
+import { checkedParameters, checkFitBounded, estimateChatInput, estimateEmbeddingsInput } from './fitting.ts';
 import type {
   CompletedEmbeddings,
   CompletedTextGeneration,
@@ -26,7 +27,7 @@ import type {
   StreamedTextGeneration,
   StreamSettlement,
 } from './inference.types.ts';
-import { insertUsage, type UsageOutcome } from './usage.store.ts';
+import { createUsageWriter, type UsageOutcome } from './usage.store.ts';
 
 /** Spec-free bound on a non-streamed answer (a long completion or a batch of embeddings fits well inside). */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
@@ -59,6 +60,11 @@ interface Call {
   startedAt: number;
   started: number;
   streamed: boolean;
+  /**
+   * The Account's cost unit, read once the call is admitted and priced, beside the upstream call rather than after
+   * it (one database round trip fewer on the answer's path); null when the model has no price.
+   */
+  costUnit: Promise<string | null> | null;
 }
 
 /**
@@ -70,12 +76,24 @@ interface Call {
  */
 export function createInferenceService(deps: InferenceServiceDeps): InferenceEngine {
   const { db, clock, log, upstream } = deps;
+  const usageRows = createUsageWriter(db);
+  // Cost units once configured, by Account. The unit is configure-once (spec: Endpoints rule 10, "An existing unit
+  // cannot be replaced"; nothing deletes one), so a configured unit is final on every replica and needs no re-read;
+  // an Account without one is asked again on each priced call, so a unit configured elsewhere counts at once.
+  const costUnits = new LRUCache<string, string>({ max: 4096 });
+  async function costUnitOf(accountId: string): Promise<string | null> {
+    const held = costUnits.get(accountId);
+    if (held !== undefined) return held;
+    const unit = await deps.costUnitOf(accountId);
+    if (unit !== null) costUnits.set(accountId, unit);
+    return unit;
+  }
 
   async function settle(call: Call, outcome: UsageOutcome, usage: WireUsage | null, cost: InferenceCost | null): Promise<void> {
     const durationMs = Math.round(performance.now() - call.started);
     const { model } = call.admitted;
     try {
-      await insertUsage(db, {
+      await usageRows.write({
         id: call.id,
         accountId: call.caller.accountId,
         humanId: call.caller.humanId,
@@ -113,8 +131,18 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
   }
 
   async function costOf(call: Call, usage: WireUsage | null): Promise<InferenceCost | null> {
-    if (usage === null || call.admitted.model.composed.pricing === null) return null;
-    return estimateCost(call.admitted.model.composed.pricing, await deps.costUnitOf(call.caller.accountId), usage);
+    const pricing = call.admitted.model.composed.pricing;
+    if (usage === null || pricing === null) return null;
+    return estimateCost(pricing, await (call.costUnit ?? costUnitOf(call.caller.accountId)), usage);
+  }
+
+  /** Starts the cost unit read of a call about to be sent (see `Call.costUnit`). */
+  function readCostUnit(call: Call): void {
+    if (call.admitted.model.composed.pricing === null) return;
+    const read = costUnitOf(call.caller.accountId);
+    // Awaited by costOf once the answer is in; until then a failure must not count as unhandled.
+    read.catch(() => undefined);
+    call.costUnit = read;
   }
 
   /** Records a refusal under its error code and rethrows it. */
@@ -185,7 +213,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
           : typeof declared === 'number'
             ? declared
             : undefined;
-      checkFit(composed, estimateChatInput(counter.counter, input.messages, input.tools), maxOutput);
+      checkFitBounded(composed, counter.counter, (c) => estimateChatInput(c, input.messages, input.tools), maxOutput);
       build = (credential) =>
         adapter.build(
           { baseUrl, model: composed, credential },
@@ -200,7 +228,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
     } else {
       const adapter = endpointFor(provider.declaration.api_format, 'embeddings');
       if (!adapter) throw new AppError('model_unavailable', `${model.ref}: its wire has no embeddings endpoint`);
-      checkFit(composed, estimateEmbeddingsInput(counter.counter, input.input), undefined);
+      checkFitBounded(composed, counter.counter, (c) => estimateEmbeddingsInput(c, input.input), undefined);
       build = (credential) => adapter.build({ baseUrl, model: composed, credential }, { input: input.input });
     }
     const credential = await deps.wireCredential(call.caller.accountId, provider);
@@ -212,6 +240,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
   async function complete(call: Call, request: InferenceRequest, upstreamRequest: UpstreamRequest, signal: AbortSignal) {
     const { provider } = call.admitted;
     let answer;
+    readCostUnit(call);
     try {
       answer = await upstream.send(upstreamRequest, { timeoutMs: deps.timeoutMs, maxBodyBytes: MAX_ANSWER_BYTES, signal });
     } catch (error) {
@@ -251,6 +280,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
     // Taken last, after every refusal that needs no upstream call; a refusal here is not a request and writes no row.
     const slot = await deps.limiter.openStream(call.caller.credentialId);
     let response;
+    readCostUnit(call);
     try {
       response = await upstream.stream(upstreamRequest, { timeoutMs: deps.timeoutMs, maxErrorBodyBytes: MAX_ERROR_BODY_BYTES, signal });
     } catch (error) {
@@ -325,10 +355,15 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
 
   return {
     async infer(caller, request, signal) {
-      // First, before any read: a credential over its rate costs one counter and writes no usage row.
-      await deps.limiter.admitRequest(caller.credentialId);
+      // The rate is counted first in effect: a credential over it writes no usage row and hears nothing else. The
+      // projection read goes out beside the count rather than after it (one round trip less on PostgreSQL); when
+      // the count refuses, that read is simply dropped.
+      const counted = deps.limiter.admitRequest(caller.credentialId);
+      const read = deps.providersOf(caller.accountId);
+      read.catch(() => undefined);
+      await counted;
       const workload = request.input.workload;
-      const providers = await deps.providersOf(caller.accountId);
+      const providers = await read;
       const callOf = (admitted: AdmittedModel): Call => ({
         id: randomUUID(),
         caller,
@@ -336,6 +371,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
         startedAt: clock.now(),
         started: performance.now(),
         streamed: workload === 'text_generation' && request.input.workload === 'text_generation' && request.input.stream,
+        costUnit: null,
       });
       let admitted: AdmittedModel;
       try {

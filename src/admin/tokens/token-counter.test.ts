@@ -70,6 +70,26 @@ describe('token counters', () => {
     for (const text of TEXTS) expect(anchored.count(text)).toBe(Math.ceil((bpe.count(text) * 13) / 10));
   });
 
+  it('atMost bounds every count from the UTF-8 length alone (bpe, anchored, bytes); hub counters have no bound', () => {
+    const specs = [
+      { kind: 'bpe', encoding: 'o200k_base' },
+      { kind: 'bpe', encoding: 'cl100k_base' },
+      { kind: 'anchored', encoding: 'o200k_base', safety_factor: '1.3' },
+    ] as const;
+    const counters_ = [...specs.map((spec) => expectCounter(counters.resolve(spec))), expectCounter(counters.resolve(null))];
+    const bounded = (counter: TextCounter, text: string) => counter.count(text) <= counter.atMost!(Buffer.byteLength(text, 'utf8'));
+    for (const counter of counters_) {
+      expect(counter.atMost, counter.kind).toBeTypeOf('function');
+      for (const text of TEXTS) expect(bounded(counter, text), `${counter.kind}: ${JSON.stringify(text.slice(0, 40))}`).toBe(true);
+      // Single bytes and lone multi-byte characters are where a token per byte is reached.
+      for (const text of ['a', ' ', '\n', 'é', '日', '😀', '\u0000']) expect(bounded(counter, text)).toBe(true);
+      fc.assert(
+        fc.property(fc.string({ unit: 'binary', maxLength: 120 }), (text) => bounded(counter, text)),
+        { numRuns: 200 },
+      );
+    }
+  });
+
   it('[ADM-TOK-4] null is the byte estimate; an unknown encoding is unavailable, never replaced', () => {
     const bytes = expectCounter(counters.resolve(null));
     expect(bytes).toMatchObject({ kind: 'bytes', exact: false });

@@ -23,6 +23,12 @@ export interface TextCounter {
   /** True when the count is the model's own for the supplied text (bpe, hub). */
   readonly exact: boolean;
   count(text: string): number;
+  /**
+   * An upper bound on `count` of any text of `utf8Bytes` UTF-8 bytes, when one exists without reading the text:
+   * fitting skips counting a request whose bound already fits (most requests are far inside a context window).
+   * Absent for hub tokenizers, whose normalizers may expand text (NFKC turns one 3-byte character into several).
+   */
+  readonly atMost?: (utf8Bytes: number) => number;
 }
 
 export type CounterResolution = { available: true; counter: TextCounter } | { available: false; reason: string };
@@ -96,7 +102,11 @@ const bytesCounter: TextCounter = {
   kind: 'bytes',
   exact: false,
   count: (text) => Math.ceil(Buffer.byteLength(text, 'utf8') / BYTES_PER_TOKEN),
+  atMost: (bytes) => Math.ceil(bytes / BYTES_PER_TOKEN),
 };
+
+/** Byte-level BPE (every js-tiktoken encoding): each token stands for at least one byte of the text. */
+const bpeAtMost = (bytes: number) => bytes;
 
 /** The directory of a tokenizer id under `dir`, or undefined when the id would leave it. */
 function tokenizerPath(dir: string, tokenizerId: string): string | undefined {
@@ -161,11 +171,18 @@ export function createTokenCounters(deps: TokenCountersDeps) {
       }
       const encoder = bpeEncoder(spec.encoding);
       if (typeof encoder === 'string') return { available: false, reason: encoder };
-      if (spec.kind === 'bpe') return { available: true, counter: { kind: 'bpe', exact: true, count: (text) => bpeCount(encoder, text) } };
+      if (spec.kind === 'bpe')
+        return { available: true, counter: { kind: 'bpe', exact: true, count: (text) => bpeCount(encoder, text), atMost: bpeAtMost } };
       const factor = spec.safety_factor;
       return {
         available: true,
-        counter: { kind: 'anchored', exact: false, count: (text) => anchoredCount(bpeCount(encoder, text), factor) },
+        counter: {
+          kind: 'anchored',
+          exact: false,
+          count: (text) => anchoredCount(bpeCount(encoder, text), factor),
+          // anchoredCount is monotonic in the count, and the count is at most the bytes.
+          atMost: (bytes) => anchoredCount(bpeAtMost(bytes), factor),
+        },
       };
     },
 

@@ -12,8 +12,27 @@ import {
   type WireProfile,
 } from './wire.types.ts';
 
+const MAX_JOINED_URLS = 1024;
+const joinedUrls = new Map<string, string>();
+
 /** `base` + `path`, keeping the base's own path (`https://h/v1` + `/models` → `https://h/v1/models`). */
 export function joinUrl(base: string, path: string, query?: Record<string, string>): string {
+  if (query === undefined || Object.keys(query).length === 0) {
+    // Every inference call joins its provider's base URL with the same path; parsing two URLs each time showed in
+    // the gateway's profile. Bounded: base URLs are per provider definition.
+    const key = `${base}\n${path}`;
+    let joined = joinedUrls.get(key);
+    if (joined === undefined) {
+      joined = parseJoin(base, path, undefined);
+      if (joinedUrls.size >= MAX_JOINED_URLS) joinedUrls.clear();
+      joinedUrls.set(key, joined);
+    }
+    return joined;
+  }
+  return parseJoin(base, path, query);
+}
+
+function parseJoin(base: string, path: string, query: Record<string, string> | undefined): string {
   const url = new URL(base.endsWith('/') ? base : `${base}/`);
   const joined = new URL(path.replace(/^\//, ''), url);
   for (const [k, v] of Object.entries(query ?? {})) joined.searchParams.set(k, v);
