@@ -168,7 +168,7 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     log,
     ...(deps.modelTestDeadlineMs !== undefined ? { deadlineMs: deps.modelTestDeadlineMs } : {}),
   });
-  const modelTestRate = createModelTestRateLimit({ db, clock });
+  const modelTestRate = createModelTestRateLimit({ db, dialect: deps.dialect, clock });
   const inferenceTimeoutMs = deps.inferenceTimeoutMs ?? INFERENCE_TIMEOUT_MS;
   const inference = createInferenceService({
     db,
