@@ -403,6 +403,28 @@ describe.each(dialects)('model test on %s', (dialect) => {
     expect(show.status).toBe(200);
   });
 
+  it('another edit during the probe wins even when the result changes nothing: availability stale, not noop', async () => {
+    // The model is already valid, so success calls for no change; the version is still checked after the probe.
+    const ref = CHAT.openai;
+    const version = await f.version('openai');
+    f.standins.openai.delay(400);
+    const pending = test(ref, { version });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const hide = await f.h.call('PUT', P('openai', '/model_visibility'), {
+      token: f.h.token,
+      body: { command: { model: 'openai/gpt-4.1-mini', visible: false, expected_lock_version: version } },
+    });
+    expect(hide.status).toBe(200);
+    const reply = await pending;
+    expect(reply.body.model_test).toMatchObject({ outcome: 'succeeded', availability_update: 'stale' });
+    expect(reply.body.model_provider.lock_version).toBe(hide.body.model_provider.lock_version);
+    const show = await f.h.call('PUT', P('openai', '/model_visibility'), {
+      token: f.h.token,
+      body: { command: { model: 'openai/gpt-4.1-mini', visible: true, expected_lock_version: await f.version('openai') } },
+    });
+    expect(show.status).toBe(200);
+  });
+
   it('availability not_found when the policy is gone by the time of the write', async () => {
     const version = await f.version('google');
     // Gemini has no "model gone" code of its own; a compatible server's ErrorInfo reason stands in for one.
