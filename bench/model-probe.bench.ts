@@ -29,7 +29,8 @@ import { percentile } from './stats.ts';
  *
  * Printed: p50 and p99 of each series and the added latency b − a and d − c at p50 and p99 (difference of the
  * percentiles), with the median of the per-round differences; target: added p50 under 2 ms for both. The process's
- * CPU time per request is printed beside them, without a target.
+ * CPU time per request and the SQL statements the platform sent per request (a count the machine's load does not
+ * move; on PostgreSQL each is a network round trip) are printed beside them, without a target.
  *
  * Variables: BENCH_PROBE_SECONDS (measured time, default 30), BENCH_WARMUP_SECONDS (discarded rounds before it,
  * default 1).
@@ -48,6 +49,8 @@ const RESET_EVERY_ROUNDS = 512;
 interface Timing {
   ms: number;
   cpuMs: number;
+  /** Platform requests: the SQL statements the platform sent while serving it. */
+  statements?: number;
 }
 
 interface Exchange extends Timing {
@@ -126,6 +129,11 @@ function report(directName: string, direct: Timing[], platformName: string, plat
     console.log(`${name.padEnd(38)} p50 ${ms(wall(series, 50))}  p99 ${ms(wall(series, 99))}  (CPU p50 ${ms(cpu(series))})`);
   line(directName, direct);
   line(platformName, platform);
+  const statements = platform.map((t) => t.statements ?? 0);
+  const mean = statements.reduce((sum, n) => sum + n, 0) / Math.max(1, statements.length);
+  console.log(
+    `${'  SQL statements per request'.padEnd(38)} mean ${mean.toFixed(2)}  min ${Math.min(...statements)}  max ${Math.max(...statements)}`,
+  );
   console.log(
     `${'  added by the platform'.padEnd(38)} p50 ${ms(addedP50)} (target < ${TARGET_ADDED_P50_MS} ms) ${ok ? 'OK' : 'ABOVE TARGET'}  p99 ${ms(addedP99)}  median of per-round differences ${ms(paired)}  CPU p50 ${ms(cpu(platform) - cpu(direct))}`,
   );
@@ -182,19 +190,24 @@ export async function benchModelProbeLatency(dialect: Dialect): Promise<boolean>
 
     const modelTest = async (): Promise<Timing> => {
       const command = { command: { model: MODEL, expected_lock_version: version } };
-      const answer = await admin('POST', `${PROVIDER}/model_test`, await testerToken(), command);
+      const tester = await testerToken();
+      const before = platform.statements();
+      const answer = await admin('POST', `${PROVIDER}/model_test`, tester, command);
+      const statements = platform.statements() - before;
       const test = answer.json.model_test as { outcome: string; availability_update: string };
       if (test.outcome !== 'succeeded' || !['noop', 'applied'].includes(test.availability_update))
         throw new Error(`model test: ${JSON.stringify(test)}`);
       version = versionIn(answer.json);
-      return answer.timing;
+      return { ...answer.timing, statements };
     };
     const discovery = async (): Promise<Timing> => {
+      const before = platform.statements();
       const answer = await admin('POST', `${PROVIDER}/model_discovery`, owner.platform_token, {
         command: { expected_lock_version: version },
       });
+      const statements = platform.statements() - before;
       if ((answer.json.models as unknown[]).length === 0) throw new Error('discovery listed no models');
-      return answer.timing;
+      return { ...answer.timing, statements };
     };
 
     // One of each through the platform, so the requests it sends can be replayed directly; the discovery also

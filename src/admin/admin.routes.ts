@@ -23,6 +23,7 @@ import { defineRoute, JsonText, registerApiRoutes, type AnyApiRoute } from '../c
 import type { ModelPlane } from './model-plane.ts';
 import { usageRoutes } from './usage/usage.routes.ts';
 import { registerOpenApiRoute } from './openapi.ts';
+import { createStatePrefetch } from './state-prefetch.ts';
 
 /** Base path of the admin API (spec: "All paths are under {base_url}/api/v1/admin"). */
 const ADMIN_BASE = '/api/v1/admin';
@@ -51,6 +52,9 @@ function filterOf(query: { workload?: string | undefined; available?: 'true' | '
  */
 function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
   const tag = 'admin';
+  // The provider-call commands read the Account's state while the caller's credential is looked up (issue 15's
+  // latency target; see state-prefetch.ts).
+  const prefetch = createStatePrefetch((accountId) => plane.readState(accountId));
   return [
     defineRoute({
       method: 'GET',
@@ -145,8 +149,14 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
       requiredCommandFields: ['expected_lock_version'],
       response: discoveryResponseSchema,
       errors: COMMAND_ERRORS,
-      handler: async ({ principal, params, command }) =>
-        plane.discoverModels(principal.accountId, params.provider_id, command.expected_lock_version),
+      beforeAuth: prefetch.start,
+      handler: async ({ principal, params, command, reply }) =>
+        plane.discoverModels(
+          principal.accountId,
+          params.provider_id,
+          command.expected_lock_version,
+          prefetch.take(reply.request, principal),
+        ),
     }),
     defineRoute({
       method: 'POST',
@@ -160,8 +170,16 @@ function adminRoutes(plane: ModelPlane): AnyApiRoute[] {
       requiredCommandFields: ['expected_lock_version'],
       response: modelTestResponseSchema,
       errors: [...COMMAND_ERRORS, 'rate_limited'],
-      handler: async ({ principal, params, command }) =>
-        plane.testModel(principal.accountId, principal.humanId, params.provider_id, command.model, command.expected_lock_version),
+      beforeAuth: prefetch.start,
+      handler: async ({ principal, params, command, reply }) =>
+        plane.testModel(
+          principal.accountId,
+          principal.humanId,
+          params.provider_id,
+          command.model,
+          command.expected_lock_version,
+          prefetch.take(reply.request, principal),
+        ),
     }),
     defineRoute({
       method: 'PUT',

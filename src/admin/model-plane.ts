@@ -168,7 +168,7 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     log,
     ...(deps.modelTestDeadlineMs !== undefined ? { deadlineMs: deps.modelTestDeadlineMs } : {}),
   });
-  const modelTestRate = createModelTestRateLimit({ db, clock });
+  const modelTestRate = createModelTestRateLimit({ db, dialect: deps.dialect, clock });
   const inferenceTimeoutMs = deps.inferenceTimeoutMs ?? INFERENCE_TIMEOUT_MS;
   const inference = createInferenceService({
     db,
@@ -255,8 +255,8 @@ export function createModelPlane(deps: ModelPlaneDeps) {
    * that names exactly those inputs. Every policy write bumps `lock_version` and `updated_at`, every credential
    * write `updated_at` (rotation changes the key id), so equal keys mean equal projections.
    */
-  async function snapshot(accountId: string): Promise<{ state: AccountState; key: string }> {
-    const state = await states.get(accountId);
+  async function snapshot(accountId: string, started?: Promise<AccountState>): Promise<{ state: AccountState; key: string }> {
+    const state = await (started ?? states.get(accountId));
     const { policies, credentials: credentialRows, admission } = state;
     const now = clock.now();
     const parts: string[] = [];
@@ -280,9 +280,13 @@ export function createModelPlane(deps: ModelPlaneDeps) {
     return (await providersWithKey(accountId)).providers;
   }
 
-  async function providersWithKey(accountId: string): Promise<{ key: string; providers: EffectiveProvider[] }> {
+  /** `started`: this request's state read, begun earlier (see readState); the database is read here otherwise. */
+  async function providersWithKey(
+    accountId: string,
+    started?: Promise<AccountState>,
+  ): Promise<{ key: string; providers: EffectiveProvider[] }> {
     const plane = requirePlane();
-    const snap = await snapshot(accountId);
+    const snap = await snapshot(accountId, started);
     const hit = projected.get(accountId);
     if (hit?.key === snap.key) return hit;
     const entry = { key: snap.key, providers: plane.projection.providers(accountId, snap.state) };
@@ -360,6 +364,12 @@ export function createModelPlane(deps: ModelPlaneDeps) {
 
     /** The Account's providers (removed custom ones included, flagged), for commands and the CLI. */
     providersOf,
+
+    /**
+     * Starts the read of an Account's state for a command that will run next (./state-prefetch.ts), to be handed to
+     * that command; the read is the one the command would make itself, started sooner.
+     */
+    readState: (accountId: string): Promise<AccountState> => states.get(accountId),
 
     /**
      * The member plane's inference path (issue 16): selection, admission, fitting, the upstream call and its usage
@@ -487,8 +497,13 @@ export function createModelPlane(deps: ModelPlaneDeps) {
      * `POST …/model_discovery`: the provider's directory read with its saved credential; the invalid marks it calls for
      * are written only after the whole directory arrived, against the submitted version.
      */
-    async discoverModels(accountId: string, providerId: string, expected: number | null): Promise<{ models: DiscoveredModel[] }> {
-      const provider = requireProvider(await providersOf(accountId), providerId);
+    async discoverModels(
+      accountId: string,
+      providerId: string,
+      expected: number | null,
+      started?: Promise<AccountState>,
+    ): Promise<{ models: DiscoveredModel[] }> {
+      const provider = requireProvider((await providersWithKey(accountId, started)).providers, providerId);
       return { models: await discovery.discover(accountId, provider, expected) };
     },
 
@@ -502,8 +517,9 @@ export function createModelPlane(deps: ModelPlaneDeps) {
       providerId: string,
       ref: string,
       expected: number | null,
+      started?: Promise<AccountState>,
     ): Promise<{ model_test: ModelTestResult; model_provider: ProviderRowView }> {
-      const provider = requireProvider(await providersOf(accountId), providerId);
+      const provider = requireProvider((await providersWithKey(accountId, started)).providers, providerId);
       const model = provider.models.find((m) => m.ref === ref && !m.removed && m.composed !== null);
       if (!model) throw unknownModel(provider, ref);
       if (humanId !== null) await modelTestRate.admit(humanId);

@@ -726,6 +726,24 @@ describe.each(dialects)('model discovery on %s', (dialect) => {
       expect(parseDocument(edited?.document ?? '')).toMatchObject({ hidden_models: ['openai/gpt-5'], invalid_models: [] });
       expect(hidden.body.model_provider.lock_version).toBe(edited?.lock_version);
     });
+    it('answers 409 when another edit wins while the directory is in flight, even if the directory calls for no change', async () => {
+      const { token, accountId } = await newAccount('openai');
+      const s = fx.standins.openai;
+      s.setModels((await catalogIds(token, 'openai')).map((id) => ({ id })));
+      s.delay(1500);
+      const inFlight = discover('openai', { token });
+      while (s.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      await send(token, 'PUT', P('openai', '/model_visibility'), {
+        model: 'openai/gpt-5',
+        visible: false,
+        expected_lock_version: await version(token, 'openai'),
+      });
+      const edited = await policy(accountId, 'openai');
+      const reply = await inFlight;
+      expect(reply.status, reply.text).toBe(409);
+      expect(reply.body.error.code).toBe('stale_object');
+      expect(await policy(accountId, 'openai')).toEqual(edited);
+    });
   });
 
   describe('outbound safety', () => {

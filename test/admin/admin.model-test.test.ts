@@ -403,6 +403,41 @@ describe.each(dialects)('model test on %s', (dialect) => {
     expect(show.status).toBe(200);
   });
 
+  it('another edit during the probe wins even when the result changes nothing: availability stale, not noop', async () => {
+    // The model is already valid, so success calls for no change; the version is still checked after the probe.
+    const ref = CHAT.openai;
+    const version = await f.version('openai');
+    f.standins.openai.delay(400);
+    const pending = test(ref, { version });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const hide = await f.h.call('PUT', P('openai', '/model_visibility'), {
+      token: f.h.token,
+      body: { command: { model: 'openai/gpt-4.1-mini', visible: false, expected_lock_version: version } },
+    });
+    expect(hide.status).toBe(200);
+    const reply = await pending;
+    expect(reply.body.model_test).toMatchObject({ outcome: 'succeeded', availability_update: 'stale' });
+    expect(reply.body.model_provider.lock_version).toBe(hide.body.model_provider.lock_version);
+    const show = await f.h.call('PUT', P('openai', '/model_visibility'), {
+      token: f.h.token,
+      body: { command: { model: 'openai/gpt-4.1-mini', visible: true, expected_lock_version: await f.version('openai') } },
+    });
+    expect(show.status).toBe(200);
+  });
+
+  it('a token whose Account was read early is still refused once revoked or demoted (authentication runs on every test)', async () => {
+    const tester = await addHuman(f.h, 'admin');
+    // The first test makes the token's Account known; the second reads it while the credential is looked up.
+    for (let i = 0; i < 2; i++) expect((await test(CHAT.openai, { token: tester.platform })).status).toBe(200);
+    await f.h.platform.ctx.identity.setRole(tester.humanId, 'member');
+    const demoted = await test(CHAT.openai, { token: tester.platform });
+    expect(demoted.status).toBe(403);
+    expect(demoted.body.error.code).toBe('administrator_required');
+    await f.h.platform.ctx.identity.deactivate(tester.humanId);
+    expect((await test(CHAT.openai, { token: tester.platform })).status).toBe(401);
+    expect(f.standins.openai.requests, 'a refused caller reaches no provider').toHaveLength(2);
+  });
+
   it('availability not_found when the policy is gone by the time of the write', async () => {
     const version = await f.version('google');
     // Gemini has no "model gone" code of its own; a compatible server's ErrorInfo reason stands in for one.

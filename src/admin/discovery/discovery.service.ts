@@ -153,6 +153,8 @@ export function createDiscoveryService(deps: DiscoveryDeps) {
           const document = marked(current.document, provider, listed);
           return document ? { enabled: current.enabled, document } : 'noop';
         },
+        // The policy read before the fetch: at the submitted version it saves the re-read (one statement).
+        provider.policy,
       );
       log.info(
         { account_id: accountId, provider_id: provider.id, listed: listed.size, pages_rows: rows.length, outcome },

@@ -113,10 +113,16 @@ export function createModelTestService(deps: ModelTestDeps) {
       ? { absent: () => new AppError('not_found', `provider ${provider.id} has no policy to hold the invalid mark`) }
       : { create: () => 'noop' as const };
     try {
-      const written = await policy.apply(key, expected, absent, (current) =>
-        current.document.invalid_models.includes(ref) === invalid
-          ? 'noop'
-          : { enabled: current.enabled, document: withInvalid(current.document, ref, invalid) },
+      // The policy this request read is handed in: at the submitted version it saves the re-read (one statement).
+      const written = await policy.apply(
+        key,
+        expected,
+        absent,
+        (current) =>
+          current.document.invalid_models.includes(ref) === invalid
+            ? 'noop'
+            : { enabled: current.enabled, document: withInvalid(current.document, ref, invalid) },
+        provider.source === 'removed' ? null : provider.policy,
       );
       return written === 'noop' ? 'noop' : 'applied';
     } catch (error) {

@@ -4,13 +4,19 @@ import type { AdminTables } from '../admin.table.ts';
 import { AppError } from '../../core/errors.ts';
 import type { EffectiveModel, EffectiveProvider } from '../projection/projection.ts';
 import { emptyDocument, parseDocument, serializeDocument, withHidden, withInvalid, type PolicyDocument } from './policy.document.ts';
-import { findPolicy, insertPolicyIfAbsent, updatePolicyIfVersion, type PolicyKey } from './policy.store.ts';
+import { compilePolicyVersionLookup, findPolicy, insertPolicyIfAbsent, updatePolicyIfVersion, type PolicyKey } from './policy.store.ts';
 
 /** Spec "Limits": `expected_lock_version` is an integer from 0 through 2147483647. */
 export const MAX_LOCK_VERSION = 2_147_483_647;
 
 /** What a command wants the policy to become, or `noop` when it already is (the version then stays). */
 export type Mutation = { enabled: boolean; document: PolicyDocument } | 'noop';
+
+/**
+ * A policy as the caller's request already read it (the projection's `policy` of a provider that is not removed, so
+ * `enabled` is the stored flag), with the version that names its document.
+ */
+export type HeldPolicy = NonNullable<EffectiveProvider['policy']>;
 
 /** How a command treats an absent policy (spec: "States and transitions" and Endpoints rule 2). */
 export interface AbsentRule {
@@ -107,20 +113,60 @@ export interface PolicyServiceDeps {
  */
 export function createPolicyService(deps: PolicyServiceDeps) {
   const { db, clock } = deps;
+  const policyVersion = compilePolicyVersionLookup(db);
+
+  /**
+   * The mutation computed from the copy the request already holds, when that copy is at the submitted version: one
+   * statement instead of a read and a write. A change is one conditional UPDATE on that exact version (and row); a
+   * command with nothing to change reads only the version, still checked after the caller's network IO. Undefined
+   * whenever that does not settle it (the version moved, the row is gone, the write would be refused): the caller
+   * then runs the general path, which reads the row afresh and reports exactly as it always does.
+   */
+  async function applyHeld(
+    key: PolicyKey,
+    expected: number,
+    held: HeldPolicy,
+    mutate: (current: { enabled: boolean; document: PolicyDocument }) => Mutation,
+    now: number,
+  ): Promise<'updated' | 'noop' | undefined> {
+    const next = mutate({ enabled: held.enabled, document: held.document });
+    if (next === 'noop') {
+      const current = await policyVersion(key);
+      return current?.lock_version === expected && current.created_at === held.createdAt ? 'noop' : undefined;
+    }
+    if (expected >= MAX_LOCK_VERSION) return undefined;
+    let text: string;
+    try {
+      text = serializeDocument(next.document);
+    } catch (error) {
+      // Over a limit: the general path decides whether that or a stale version is the answer.
+      if (error instanceof AppError && error.code === 'validation_failed') return undefined;
+      throw error;
+    }
+    const written = await updatePolicyIfVersion(db, key, expected, { enabled: next.enabled, document: text }, now, held.createdAt);
+    return written ? 'updated' : undefined;
+  }
 
   /**
    * Applies a mutation under the spec's version rules:
    *  - no policy: null version creates (when the command may), a non-null version is 409; some commands are 404;
    *  - a policy: null is 409, another version is 409, the same value leaves the version unchanged, otherwise the
    *    conditional UPDATE bumps it; zero rows updated → re-read: missing `not_found`, present `stale_object`.
+   * `held` (optional) is the policy as the request read it; see `applyHeld`. `mutate` may be called twice and must
+   * be pure.
    */
   async function apply(
     key: PolicyKey,
     expected: number | null,
     absentRule: AbsentRule,
     mutate: (current: { enabled: boolean; document: PolicyDocument }) => Mutation,
+    held?: HeldPolicy | null,
   ): Promise<'created' | 'updated' | 'noop'> {
     const now = clock.now();
+    if (held && expected !== null && held.lockVersion === expected) {
+      const settled = await applyHeld(key, expected, held, mutate, now);
+      if (settled !== undefined) return settled;
+    }
     const row = await findPolicy(db, key);
     if (!row) {
       if (absentRule.absent) throw absentRule.absent();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { preparedOnPostgres } from '../../core/db/database.ts';
 import type { AdminTables } from '../admin.table.ts';
 import type { PolicyRow } from '../admin.table.ts';
 
@@ -18,6 +19,31 @@ export async function findPolicy(db: Executor, key: PolicyKey): Promise<PolicyRo
     .where('account_id', '=', key.accountId)
     .where('provider_id', '=', key.providerId)
     .executeTakeFirst();
+}
+
+/** Which stored version a policy is at: `lock_version` and the row's `created_at`. */
+export interface PolicyVersion {
+  lock_version: number;
+  created_at: number;
+}
+
+/**
+ * Reads only a policy's version, for the write-time check of a command that found nothing to change: compiled once
+ * and prepared on PostgreSQL, and without the document (up to 2 MiB) that `findPolicy` moves.
+ */
+export function compilePolicyVersionLookup(db: Executor): (key: PolicyKey) => Promise<PolicyVersion | undefined> {
+  const compiled = db
+    .selectFrom('model_provider_policies')
+    .select(['lock_version', 'created_at'])
+    .where('account_id', '=', '')
+    .where('provider_id', '=', '')
+    .compile();
+  preparedOnPostgres(compiled.sql);
+  return async (key) => {
+    const result = await db.executeQuery<PolicyVersion>({ ...compiled, parameters: [key.accountId, key.providerId] });
+    const row = result.rows[0];
+    return row && { lock_version: Number(row.lock_version), created_at: Number(row.created_at) };
+  };
 }
 
 /**
@@ -49,7 +75,8 @@ export async function insertPolicyIfAbsent(
 /**
  * The optimistic-locking idiom (STYLE.md 5): `UPDATE … SET …, lock_version = lock_version + 1 WHERE … AND
  * lock_version = ?`. Returns false when no row matched; the caller re-reads to tell `not_found` from
- * `stale_object`.
+ * `stale_object`. With `createdAt`, the row must also be the one created then (a caller that computed the new
+ * document from a copy it read earlier names that copy's row exactly).
  */
 export async function updatePolicyIfVersion(
   db: Executor,
@@ -57,8 +84,9 @@ export async function updatePolicyIfVersion(
   expectedVersion: number,
   values: { enabled: boolean; document: string },
   now: number,
+  createdAt?: number,
 ): Promise<boolean> {
-  const result = await db
+  let query = db
     .updateTable('model_provider_policies')
     .set((eb) => ({
       enabled: values.enabled ? 1 : 0,
@@ -68,8 +96,9 @@ export async function updatePolicyIfVersion(
     }))
     .where('account_id', '=', key.accountId)
     .where('provider_id', '=', key.providerId)
-    .where('lock_version', '=', expectedVersion)
-    .executeTakeFirst();
+    .where('lock_version', '=', expectedVersion);
+  if (createdAt !== undefined) query = query.where('created_at', '=', createdAt);
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

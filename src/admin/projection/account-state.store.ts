@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Dialect } from '../../core/db/database.ts';
+import { preparedOnPostgres, type Dialect } from '../../core/db/database.ts';
 import type { AdminTables } from '../admin.table.ts';
 import type { AccountState } from './projection.ts';
 
@@ -50,7 +50,8 @@ function stateSql(dialect: Dialect): string {
   ].join('\n');
 }
 
-const SQL: Record<Dialect, string> = { postgres: stateSql('postgres'), sqlite: stateSql('sqlite') };
+// Prepared on PostgreSQL: planning the union was most of the statement's time (see preparedOnPostgres).
+const SQL: Record<Dialect, string> = { postgres: preparedOnPostgres(stateSql('postgres')), sqlite: stateSql('sqlite') };
 
 /** What `loadAccountState` returns: the state, with `document` null for each policy whose version was held. */
 export interface LoadedState extends Omit<AccountState, 'policies'> {

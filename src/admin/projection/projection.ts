@@ -48,7 +48,8 @@ export interface EffectiveProvider {
   source: ProviderSource;
   /** Null for a removed custom provider. */
   declaration: ProviderDeclaration | null;
-  policy: { lockVersion: number; enabled: boolean; document: PolicyDocument } | null;
+  /** `createdAt` with `lockVersion` names the stored document exactly (a recreated row has a new `createdAt`). */
+  policy: { lockVersion: number; createdAt: number; enabled: boolean; document: PolicyDocument } | null;
   credential: {
     materialKind: string | null;
     configured: boolean;
@@ -247,7 +248,10 @@ export function createProjection(deps: ProjectionDeps) {
         id,
         source,
         declaration,
-        policy: row && document ? { lockVersion: row.lock_version, enabled: row.enabled === 1 && source !== 'removed', document } : null,
+        policy:
+          row && document
+            ? { lockVersion: row.lock_version, createdAt: row.created_at, enabled: row.enabled === 1 && source !== 'removed', document }
+            : null,
         credential: credentialOf(accountId, id, declaration?.credentials ?? null, credentials.get(id)),
         unavailableUntil: until !== null && until > deps.now() ? until : null,
         models,

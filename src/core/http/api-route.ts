@@ -86,6 +86,12 @@ export interface ApiRoute<
   response: z.ZodType;
   errors: readonly ErrorCode[];
   rateLimit?: { max: number; timeWindow: number };
+  /**
+   * Called as the request arrives, before authentication, for a read the handler will need that may overlap the
+   * credential lookup (one database round trip fewer in sequence). The caller is not authenticated yet: whatever it
+   * starts must be safe to discard, and the handler uses it only for the principal authentication then returns.
+   */
+  beforeAuth?: (request: FastifyRequest) => void;
   handler(input: RouteInput<P, Q, C, B>): Promise<unknown>;
 }
 
@@ -238,6 +244,7 @@ export function registerApiRoutes(app: FastifyInstance, routes: readonly AnyApiR
       url: fastifyPath(route.path),
       ...(route.rateLimit ? { config: { rateLimit: route.rateLimit } } : {}),
       onRequest: async (request) => {
+        route.beforeAuth?.(request);
         principals.set(request, await authorize(route.auth, deps.auth, request));
       },
       handler: async (request, reply) => {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { preparedOnPostgres } from '../db/database.ts';
 import type { IdentityTables } from './identity.table.ts';
 import type { AccountRow, CredentialRow, HumanRow, NewCredential } from './identity.table.ts';
 
@@ -99,6 +100,8 @@ export type CredentialLookupRow = NonNullable<Awaited<ReturnType<ReturnType<type
 export function compileCredentialLookup(db: Kysely<IdentityTables>): (tokenHash: string) => Promise<CredentialLookupRow | undefined> {
   const compiled = credentialByHashQuery(db, '').compile();
   if (compiled.parameters.length !== 1) throw new Error('credential lookup must have exactly one parameter');
+  // Prepared on PostgreSQL (a join, planned anew on every request otherwise).
+  preparedOnPostgres(compiled.sql);
   return async (tokenHash) => {
     const result = await db.executeQuery<CredentialLookupRow>({ ...compiled, parameters: [tokenHash] });
     return result.rows[0];
