@@ -156,7 +156,9 @@ describe.each(dialects)('inference limits on %s', (dialect) => {
     expect([await rows('inference_rate_windows', gone), await rows('inference_stream_slots', gone)]).toEqual([1, 1]);
     clock.advance(LIMITS_SWEEP_MS);
     await limiter.admitRequest(kept);
-    for (let i = 0; i < 40 && (await rows('inference_rate_windows', gone)) > 0; i++) await sleep(25);
+    // The sweep runs in the background, one table after the other: wait for both deletes.
+    const leftover = async () => (await rows('inference_rate_windows', gone)) + (await rows('inference_stream_slots', gone));
+    for (let i = 0; i < 80 && (await leftover()) > 0; i++) await sleep(25);
     expect(await rows('inference_rate_windows', gone)).toBe(0);
     expect(await rows('inference_stream_slots', gone)).toBe(0);
     expect(await rows('inference_rate_windows', kept)).toBe(1);
