@@ -259,6 +259,45 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
     expect(await test.textContent()).toContain('this connection works');
   });
 
+  it('edits a model definition, removes it, shows the removal entry and restores it; turns the lane off and on', async () => {
+    const { page } = tab;
+    const ref = 'openai/gpt-4o';
+    await signInOwner('#/providers/openai');
+    const entry = () => page.locator(`details[data-model="${ref}"]`);
+    await entry().locator('summary').click();
+    const editor = entry().getByLabel(`Definition of ${ref}`, { exact: true });
+    await editor.waitFor();
+    // JSON too: switching the format converts the text.
+    await entry().getByLabel(`Definition of ${ref} format`).selectOption('json');
+    await expect.poll(() => editor.inputValue()).toMatch(/^\{/);
+    const definition = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
+    await editor.fill(JSON.stringify({ ...definition, model_id: 'gpt-4o-2024-console' }, null, 2));
+    await entry().getByRole('button', { name: 'Save', exact: true }).click();
+    await expect
+      .poll(async () => `${await page.locator('#provider-status').textContent()}${await entry().locator('.field-error').allTextContents()}`)
+      .toContain(`${ref} is saved`);
+    const saved = (await api('GET', P('openai'))).body.configuration.models.find((m: { model: string }) => m.model === ref);
+    expect(saved.definition.model_id).toBe('gpt-4o-2024-console');
+    expect(saved.source).toBe('override');
+
+    await entry().locator('summary').click();
+    await entry().getByRole('button', { name: 'Remove' }).click();
+    await expect.poll(() => page.locator('#provider-status').textContent()).toContain('it can be restored');
+    expect(await entry().locator('summary').textContent()).toContain('removed');
+    await entry().locator('summary').click();
+    await entry().getByRole('button', { name: 'Restore' }).click();
+    await expect.poll(() => page.locator('#provider-status').textContent()).toContain(`${ref} is restored`);
+    const restored = (await api('GET', P('openai'))).body.configuration.models.find((m: { model: string }) => m.model === ref);
+    expect(restored).toMatchObject({ removed: false, source: 'catalog' });
+
+    await page.getByRole('button', { name: 'Turn the lane off' }).click();
+    await expect.poll(() => page.locator('#lane-state').textContent()).toContain('Off');
+    expect((await api('GET', P('openai'))).body.model_provider.enabled).toBe(false);
+    await page.getByRole('button', { name: 'Turn the lane on' }).click();
+    await expect.poll(() => page.locator('#lane-state').textContent()).toContain('On');
+    expect((await api('GET', P('openai'))).body.model_provider.enabled).toBe(true);
+  });
+
   it('shows usage per day and per model as GET /api/v1/admin/usage reports it, and exports it as CSV', async () => {
     const { page } = tab;
     const unit = await api('GET', '/api/v1/admin/account/cost_unit');
@@ -393,5 +432,28 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
     expect(await inPage(page, 'document.activeElement?.id')).toBe('skip');
     await page.keyboard.press('Enter');
     expect(await inPage(page, 'document.activeElement?.id')).toBe('main');
+  });
+
+  it('shows the wait of a model test refused with 429 and does not retry', async () => {
+    const { page } = tab;
+    // Fill the owner's window of 10 tests per three minutes through the API, then try once more in the console.
+    for (let i = 0; i < 10; i++) {
+      const r = await api('POST', P('openai', '/model_test'), {
+        command: { model: GPT, expected_lock_version: await c.f.version('openai') },
+      });
+      if (r.status === 429) break;
+    }
+    await signInOwner('#/providers/openai');
+    const entry = page.locator(`details[data-model="${GPT}"]`);
+    await entry.locator('summary').click();
+    const tests: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/model_test')) tests.push(r.url());
+    });
+    await entry.getByRole('button', { name: 'Test the connection' }).click();
+    const refused = entry.locator('[data-code="rate_limited"]');
+    await refused.waitFor();
+    expect(await refused.textContent()).toMatch(/Too many requests\. Wait \d+ seconds before trying again\./);
+    expect(tests).toHaveLength(1);
   });
 });

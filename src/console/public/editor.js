@@ -44,6 +44,9 @@ export async function parse(text, format) {
  * @returns {string | null}
  */
 export function fieldOf(message) {
+  // `definition: unknown field "x"` names the field in its text rather than its path.
+  const unknown = /unknown field "([^"]+)"/.exec(message);
+  if (unknown?.[1]) return unknown[1];
   const match = /^([A-Za-z0-9_.[\]"'/-]+):\s/.exec(message);
   if (!match?.[1]) return null;
   const path = match[1].replace(/^command\./, '').replace(/^(definition|model_definition)\.?/, '');

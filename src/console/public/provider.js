@@ -303,7 +303,7 @@ export async function render(view, providerId) {
 
   /** @param {ModelEntry} entry */
   async function modelEntry(entry) {
-    const item = h('details', { className: 'card model-entry', 'data-model': entry.model });
+    const item = /** @type {HTMLDetailsElement} */ (h('details', { className: 'card model-entry', 'data-model': entry.model }));
     const testResult = testResults.get(entry.model) ?? h('div', { 'aria-live': 'polite', className: 'test-result' });
     testResults.set(entry.model, testResult);
     item.append(
@@ -339,6 +339,19 @@ export async function render(view, providerId) {
       );
       return item;
     }
+    // The editor and its buttons are built when the entry is first opened: a provider with hundreds of models
+    // then costs one summary line each, not one YAML rendering each.
+    let built = false;
+    item.addEventListener('toggle', () => {
+      if (!item.open || built) return;
+      built = true;
+      void buildEntry(item, entry, testResult);
+    });
+    return item;
+  }
+
+  /** @param {HTMLElement} item @param {ModelEntry} entry @param {HTMLElement} testResult */
+  async function buildEntry(item, entry, testResult) {
     const editor = await definitionEditor({ label: `Definition of ${entry.model}`, value: entry.definition });
     const save = async () => {
       let definition;
@@ -407,7 +420,6 @@ export async function render(view, providerId) {
       ),
       testResult,
     );
-    return item;
   }
 
   /**
