@@ -26,6 +26,7 @@ afterAll(async () => browser?.close());
 
 const GPT = 'openai/gpt-4.1';
 type UsageReport = { cost_unit: string | null; totals: { requests: number }; by_day_and_model: UsageRow[] };
+type ModelEntry = { model: string; source: string; removed: boolean; definition: Record<string, unknown> };
 type UsageRow = {
   day: string;
   model: string;
@@ -274,11 +275,15 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
     await editor.fill(JSON.stringify({ ...definition, model_id: 'gpt-4o-2024-console' }, null, 2));
     await entry().getByRole('button', { name: 'Save', exact: true }).click();
     await expect
-      .poll(async () => `${await page.locator('#provider-status').textContent()}${await entry().locator('.field-error').allTextContents()}`)
+      .poll(
+        async () =>
+          `${await page.locator('#provider-status').textContent()}${(await entry().locator('.field-error').allTextContents()).join(' ')}`,
+      )
       .toContain(`${ref} is saved`);
-    const saved = (await api('GET', P('openai'))).body.configuration.models.find((m: { model: string }) => m.model === ref);
-    expect(saved.definition.model_id).toBe('gpt-4o-2024-console');
-    expect(saved.source).toBe('override');
+    const entryOf = async () => ((await api('GET', P('openai'))).body.configuration.models as ModelEntry[]).find((m) => m.model === ref);
+    const saved = await entryOf();
+    expect(saved?.definition.model_id).toBe('gpt-4o-2024-console');
+    expect(saved?.source).toBe('override');
 
     await entry().locator('summary').click();
     await entry().getByRole('button', { name: 'Remove' }).click();
@@ -287,8 +292,7 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
     await entry().locator('summary').click();
     await entry().getByRole('button', { name: 'Restore' }).click();
     await expect.poll(() => page.locator('#provider-status').textContent()).toContain(`${ref} is restored`);
-    const restored = (await api('GET', P('openai'))).body.configuration.models.find((m: { model: string }) => m.model === ref);
-    expect(restored).toMatchObject({ removed: false, source: 'catalog' });
+    expect(await entryOf()).toMatchObject({ removed: false, source: 'catalog' });
 
     await page.getByRole('button', { name: 'Turn the lane off' }).click();
     await expect.poll(() => page.locator('#lane-state').textContent()).toContain('Off');
