@@ -116,7 +116,7 @@ export async function axeScan(page: Page): Promise<AxeViolation[]> {
   return violations as AxeViolation[];
 }
 
-/** Screenshots of the page at 360 px and 1280 px wide, kept in SCREENSHOT_DIR. */
+/** Full-page screenshots of the page at 360 px and 1280 px wide and its first screen at 1280 px, in SCREENSHOT_DIR. */
 export async function screenshots(page: Page, name: string): Promise<string[]> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const paths: string[] = [];
@@ -127,6 +127,11 @@ export async function screenshots(page: Page, name: string): Promise<string[]> {
     await page.screenshot({ path, fullPage: true });
     paths.push(path);
   }
+  // The first screen at 1280 × 800, as a reader of the README sees it (docs/console-models.png is one of these).
+  await page.setViewportSize({ width: 1280, height: 800 });
+  const view = join(SCREENSHOT_DIR, `${name}-1280-view.png`);
+  await page.screenshot({ path: view });
+  paths.push(view);
   if (before) await page.setViewportSize(before);
   return paths;
 }
