@@ -304,8 +304,6 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
 
   it('shows usage per day and per model as GET /api/v1/admin/usage reports it, and exports it as CSV', async () => {
     const { page } = tab;
-    const unit = await api('GET', '/api/v1/admin/account/cost_unit');
-    if (unit.body.account.cost_unit === null) await api('PUT', '/api/v1/admin/account/cost_unit', { command: { cost_unit: 'USD' } });
     const day = (n: number) => Date.now() - n * 86_400_000;
     for (const [n, model, input, output, cost] of [
       [1, GPT, 1200, 300, '0.0042'],
@@ -330,7 +328,15 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
         startedAt: day(n),
       });
     }
+    // The test Account starts without a cost unit: the console configures it once, then only shows it.
+    expect((await api('GET', '/api/v1/admin/account/cost_unit')).body.account.cost_unit).toBeNull();
     await signInOwner('#/usage');
+    await expect.poll(() => page.locator('#cost-unit').textContent()).toContain('No cost unit is configured');
+    await page.getByRole('textbox', { name: 'Cost unit' }).fill('USD');
+    await page.getByRole('button', { name: 'Configure' }).click();
+    await expect.poll(() => page.locator('#cost-unit').textContent()).toContain('Estimated costs are in USD');
+    expect(await page.getByRole('textbox', { name: 'Cost unit' }).count()).toBe(0);
+    expect((await api('GET', '/api/v1/admin/account/cost_unit')).body.account.cost_unit).toBe('USD');
     await page.locator('#usage-by-day').waitFor();
     const query = new URL(
       (await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name))).find((u) =>
@@ -383,6 +389,47 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
       .poll(() => page.locator('#usage-by-day tbody tr').count())
       .toBe(expected.by_day_and_model.filter((r) => r.model === GPT).length);
     expect(await page.locator('#cost-unit').textContent()).toContain('USD');
+  });
+
+  it('adds costs as exact decimals, quotes CSV cells (formula-looking ones too) and finds the field a 422 names', async () => {
+    const { page } = tab;
+    await page.goto(`${h().url}/console/`);
+    // The page's own modules, imported in the page (same origin, so its CSP allows them).
+    const results = await inPage<Record<string, unknown>>(
+      page,
+      `(async () => {
+        const usage = await import('./usage.js');
+        const editor = await import('./editor.js');
+        return {
+          sum: usage.addDecimal('0.1', '0.2'),
+          sumScale: usage.addDecimal('1.000000000000000001', '2'),
+          unknown: usage.addDecimal('1', null),
+          csv: usage.toCsv({ from: 'a', to: 'b', cost_unit: 'USD', totals: {}, by_day_and_model: [
+            { day: '2026-01-01', model: 'p/x,"y"', requests: 1, failed: 0, input_tokens: 2, output_tokens: 3, cached_input_tokens: 0, cost: null },
+            { day: '2026-01-02', model: '=cmd', requests: 1, failed: 1, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, cost: '0.5' },
+          ] }),
+          field: editor.fieldOf('command.definition.base_url: must be an http(s) URL'),
+          unknownField: editor.fieldOf('command.definition: unknown field "colour"'),
+          none: editor.fieldOf('something went wrong'),
+          line: editor.lineOf('display_name: A\\nbase_url: x\\n', 'base_url'),
+        };
+      })()`,
+    );
+    expect(results).toEqual({
+      sum: '0.3',
+      sumScale: '3.000000000000000001',
+      unknown: null,
+      csv: [
+        'day,model,requests,failed,input_tokens,output_tokens,cached_input_tokens,cost,cost_unit',
+        '2026-01-01,"p/x,""y""",1,0,2,3,0,,USD',
+        '2026-01-02,"=cmd",1,1,0,0,0,0.5,USD',
+        '',
+      ].join('\r\n'),
+      field: 'base_url',
+      unknownField: 'colour',
+      none: null,
+      line: 2,
+    });
   });
 
   it('blocks an injected inline script through its CSP', async () => {
