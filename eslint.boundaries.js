@@ -11,6 +11,7 @@ export const SERVICE_USES = {
   documents: ['grpc'],
   osv: ['grpc'],
   admin: [],
+  console: [],
   member: ['admin'],
   devforge: [],
   mcp: ['devforge'],

@@ -20,4 +20,43 @@ export default tseslint.config(
     },
   },
   boundariesConfig,
+  // The admin console's browser modules (src/console/public) are served as written, with no build: plain JavaScript
+  // with JSDoc types, linted without type information (they are outside tsconfig.json, which is for Node).
+  {
+    files: ['src/console/public/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'navigator',
+          'sessionStorage',
+          'fetch',
+          'Headers',
+          'URL',
+          'URLSearchParams',
+          'Blob',
+          'Node',
+          'Element',
+          'HTMLElement',
+          'Event',
+          'EventListener',
+          'Intl',
+          'console',
+          'setTimeout',
+          'clearTimeout',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: {
+      ...tseslint.configs.disableTypeChecked.rules,
+      'no-undef': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
 );

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { registerModelPlaneRoutes } from '../admin/admin.routes.ts';
+import { registerConsoleRoutes } from '../console/index.ts';
 import { isDatabaseReachable } from '../core/db/database.ts';
 import { createHttpApp, registerHealthRoutes } from '../core/http/server.ts';
 import { registerSessionRoutes } from '../core/identity/sessions.routes.ts';
@@ -27,8 +28,8 @@ export function registerRpcMappings(
 }
 
 /**
- * The REST listener (`PLATFORM_HTTP_PORT`): health and sessions always; the admin API, the member plane and the
- * OpenAPI document with `admin`; the gRPC services' HTTP mappings with `grpc`. Each service registers its own
+ * The REST listener (`PLATFORM_HTTP_PORT`): health and sessions always; the admin API, the member plane, the admin
+ * console (`/console/`) and the OpenAPI document with `admin`; the gRPC services' HTTP mappings with `grpc`. Each service registers its own
  * routes here.
  */
 export async function buildRestApp(ctx: PlatformContext, services: PlatformServices): Promise<FastifyInstance> {
@@ -50,6 +51,8 @@ export async function buildRestApp(ctx: PlatformContext, services: PlatformServi
   if (services.admin) {
     registerModelPlaneRoutes(app, { plane: services.admin, auth: ctx.auth });
     registerMemberRoutes(app, { plane: services.admin, auth: ctx.auth });
+    // The console is the admin API's face (issue 19): served wherever that API is, calling only its public routes.
+    registerConsoleRoutes(app);
   }
   if (services.rpc) registerRpcMappings(app, ctx, services.rpc);
   return app;

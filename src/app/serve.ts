@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { CONSOLE_PATH } from '../console/index.ts';
 import { closeGracefully } from '../core/http/server.ts';
 import { devForgeStateFile } from '../devforge/index.ts';
 import { startMcpServices } from '../mcp/mcp.listener.ts';
@@ -58,7 +59,10 @@ export async function startPlatform(
       const address = rest.server.address();
       const port = typeof address === 'object' && address ? address.port : core.PLATFORM_HTTP_PORT;
       const scheme = core.PLATFORM_TLS_CERT ? 'https' : 'http';
-      listeners.push({ name: 'rest', url: `${scheme}://${hostForUrl(core.PLATFORM_HOST)}:${port}`, close: () => closeGracefully(rest) });
+      const url = `${scheme}://${hostForUrl(core.PLATFORM_HOST)}:${port}`;
+      // The admin console rides on the admin API (issue 19): its URL is printed wherever that API is served.
+      const details = services.admin ? [`console   ${url}${CONSOLE_PATH}`] : [];
+      listeners.push({ name: 'rest', url, details, close: () => closeGracefully(rest) });
     }
     if (services.rpc) listeners.push(await startGrpcListener(ctx, services.rpc));
     if (only.has('mcp') || only.has('devforge')) {

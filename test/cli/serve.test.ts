@@ -30,6 +30,12 @@ describe('platform serve', () => {
       const bearer = /session bearer:\s+(\S+)/.exec(stdout)?.[1];
       const who = await fetch(`${url}/api/v1/sessions/current`, { headers: { authorization: `Bearer ${bearer}` } });
       expect(who.status).toBe(200);
+      // The admin console's URL is printed under the REST listener's, and `npm start` serves it with no build step.
+      const consoleUrl = /console\s+(http:\/\/\S+\/console\/)/.exec(stdout)?.[1];
+      expect(consoleUrl).toBe(`${url}/console/`);
+      const page = await fetch(consoleUrl ?? '');
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
 
       const exit = waitForExit(child);
       child.kill('SIGTERM');

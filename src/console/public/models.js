@@ -1,0 +1,208 @@
+// Models page: the account-effective catalog with filters, each refusal in words, hide/unhide and
+// invalidate/restore with the lock_version the page read (issue 19 item 3).
+import { ADMIN, api, providerPath } from './api.js';
+import { errorBox, h, pageTitle, reasonInWords, replace } from './ui.js';
+
+/**
+ * @typedef {{ ref: string, provider_id: string, model_id: string, display_name: string | null, workload: string,
+ *   available: boolean, visible: boolean, unavailable_reason: string | null }} ModelRow
+ * @typedef {{ id: string, display_name: string | null, lock_version: number | null, enabled: boolean }} ProviderRow
+ */
+
+/** @param {string} label @param {string} id @param {[string, string][]} options */
+function select(label, id, options) {
+  const el = h('select', { id, name: id }, ...options.map(([value, text]) => h('option', { value }, text)));
+  return { el: /** @type {HTMLSelectElement} */ (el), field: h('div', { className: 'field' }, h('label', { for: id }, label), el) };
+}
+
+const YES_NO = /** @type {[string, string][]} */ ([
+  ['', 'Any'],
+  ['true', 'Yes'],
+  ['false', 'No'],
+]);
+
+/**
+ * @param {HTMLElement} view
+ */
+export async function render(view) {
+  const status = h('div', { className: 'status', 'aria-live': 'polite' });
+  const table = h('div', { className: 'table-wrap', 'aria-busy': 'true' }, h('p', { className: 'loading' }, 'Loading models…'));
+  replace(view, pageTitle('Models'), status, table);
+
+  /** @type {ModelRow[]} */
+  let models = [];
+  /** @type {Map<string, ProviderRow>} */
+  let providers = new Map();
+
+  async function load() {
+    table.setAttribute('aria-busy', 'true');
+    const [m, p] = await Promise.all([api('GET', `${ADMIN}/models`), api('GET', `${ADMIN}/model_providers`)]);
+    models = m.models;
+    providers = new Map(p.model_providers.map((/** @type {ProviderRow} */ row) => [row.id, row]));
+    table.removeAttribute('aria-busy');
+  }
+
+  try {
+    await load();
+  } catch (error) {
+    replace(table, errorBox(error));
+    table.removeAttribute('aria-busy');
+    return;
+  }
+
+  const provider = select('Provider', 'f-provider', [
+    ['', 'All providers'],
+    ...[...providers.values()].map((p) => /** @type {[string, string]} */ ([p.id, p.display_name ?? p.id])),
+  ]);
+  const workloads = [...new Set(models.map((m) => m.workload))].sort();
+  const workload = select('Workload', 'f-workload', [
+    ['', 'All workloads'],
+    ...workloads.map((w) => /** @type {[string, string]} */ ([w, w.replace(/_/g, ' ')])),
+  ]);
+  const available = select('Available', 'f-available', YES_NO);
+  const visible = select('Visible', 'f-visible', YES_NO);
+  const search = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'f-search', name: 'search', type: 'search', placeholder: 'provider/model', autocomplete: 'off' })
+  );
+  const count = h('p', { className: 'count', 'aria-live': 'polite' });
+  const filters = h(
+    'form',
+    { className: 'filters', role: 'search', 'aria-label': 'Filter models', onsubmit: (/** @type {Event} */ e) => e.preventDefault() },
+    h('div', { className: 'field grow' }, h('label', { for: 'f-search' }, 'Search by reference'), search),
+    provider.field,
+    workload.field,
+    available.field,
+    visible.field,
+  );
+  view.insertBefore(filters, status);
+  view.insertBefore(count, table);
+  for (const control of [provider.el, workload.el, available.el, visible.el]) control.addEventListener('change', draw);
+  search.addEventListener('input', draw);
+
+  function shown() {
+    const q = search.value.trim().toLowerCase();
+    return models.filter(
+      (m) =>
+        (!q || m.ref.toLowerCase().includes(q) || (m.display_name ?? '').toLowerCase().includes(q)) &&
+        (!provider.el.value || m.provider_id === provider.el.value) &&
+        (!workload.el.value || m.workload === workload.el.value) &&
+        (!available.el.value || String(m.available) === available.el.value) &&
+        (!visible.el.value || String(m.visible) === visible.el.value),
+    );
+  }
+
+  /**
+   * One command on a model with the version this page read; a 409 offers a reload and never retries (rule 2).
+   * @param {ModelRow} model @param {'model_visibility' | 'model_availability'} what @param {boolean} value
+   */
+  async function act(model, what, value) {
+    const p = providers.get(model.provider_id);
+    const field = what === 'model_visibility' ? 'visible' : 'available';
+    replace(status, h('p', { className: 'loading' }, 'Saving…'));
+    try {
+      await api('PUT', providerPath(model.provider_id, `/${what}`), {
+        body: { command: { model: model.ref, [field]: value, expected_lock_version: p?.lock_version ?? null } },
+      });
+      await load();
+      draw();
+      const done = { model_visibility: value ? 'visible again' : 'hidden', model_availability: value ? 'restored' : 'marked invalid' }[
+        what
+      ];
+      replace(status, h('p', { className: 'ok' }, `${model.ref} is ${done}.`));
+    } catch (error) {
+      replace(status, errorBox(error, { reload: () => void reload() }));
+    }
+  }
+
+  async function reload() {
+    replace(status, h('p', { className: 'loading' }, 'Reloading…'));
+    try {
+      await load();
+      draw();
+      replace(status, h('p', { className: 'ok' }, 'Reloaded: the table shows the current state.'));
+    } catch (error) {
+      replace(status, errorBox(error));
+    }
+  }
+
+  function draw() {
+    const rows = shown();
+    count.textContent = `${rows.length} of ${models.length} models`;
+    if (rows.length === 0) {
+      replace(table, h('p', { className: 'empty' }, models.length === 0 ? 'No models are configured.' : 'No model matches these filters.'));
+      return;
+    }
+    const body = h('tbody');
+    for (const m of rows) {
+      const hiddenByAdmin = m.unavailable_reason === 'model_hidden' || (!m.visible && m.unavailable_reason !== 'model_unavailable');
+      const invalid = m.unavailable_reason === 'model_unavailable' || (!m.visible && m.unavailable_reason !== 'model_hidden');
+      body.append(
+        h(
+          'tr',
+          { 'data-ref': m.ref },
+          h(
+            'th',
+            { scope: 'row' },
+            h('span', { className: 'ref' }, m.ref),
+            m.display_name ? h('span', { className: 'sub' }, m.display_name) : null,
+          ),
+          h('td', null, m.workload.replace(/_/g, ' ')),
+          h('td', { 'data-col': 'visible' }, m.visible ? 'Yes' : 'No'),
+          h(
+            'td',
+            { 'data-col': 'available' },
+            h('span', { className: m.available ? 'pill ok' : 'pill off' }, m.available ? 'Available' : 'Unavailable'),
+            m.available ? null : h('span', { className: 'sub' }, reasonInWords(m.unavailable_reason)),
+          ),
+          h(
+            'td',
+            { className: 'actions' },
+            h(
+              'button',
+              {
+                type: 'button',
+                className: 'secondary',
+                'aria-label': `${hiddenByAdmin ? 'Unhide' : 'Hide'} ${m.ref}`,
+                onclick: () => void act(m, 'model_visibility', hiddenByAdmin),
+              },
+              hiddenByAdmin ? 'Unhide' : 'Hide',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                className: 'secondary',
+                'aria-label': `${invalid ? 'Restore' : 'Invalidate'} ${m.ref}`,
+                onclick: () => void act(m, 'model_availability', invalid),
+              },
+              invalid ? 'Restore' : 'Invalidate',
+            ),
+          ),
+        ),
+      );
+    }
+    replace(
+      table,
+      h(
+        'table',
+        { className: 'data stack', id: 'models-table' },
+        h('caption', { className: 'visually-hidden' }, 'Models of the Account'),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            h('th', { scope: 'col' }, 'Model'),
+            h('th', { scope: 'col' }, 'Workload'),
+            h('th', { scope: 'col' }, 'Visible'),
+            h('th', { scope: 'col' }, 'Availability'),
+            h('th', { scope: 'col' }, 'Actions'),
+          ),
+        ),
+        body,
+      ),
+    );
+  }
+  draw();
+}
