@@ -1,17 +1,18 @@
 /**
- * `/mcp` (spec "Endpoints" POST /mcp): bearer validation against the forge, then the SDK's Streamable HTTP
- * transport in stateless form (a transport per request, servers reused from an idle pool, JSON responses), so any
- * replica answers any request. Without a valid bearer: 401 with the challenge real clients follow (forge-facts.md);
- * an expired token is 401 too, never 400 (some clients loop on 400).
+ * `/mcp` (spec "Endpoints" POST /mcp): bearer validation against the forge, then both protocol eras on the one
+ * URL with no session (mcp.transport.ts). GET (the 2025 standalone stream) and DELETE (session end) are 405.
+ *
+ * Without a valid bearer: 401 with the challenge real clients follow (forge-facts.md); an expired token is 401
+ * too, never 400 (some clients loop on 400).
  */
 import { performance } from 'node:perf_hooks';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
 import { createForgeMcpServer } from './tools/forge.tools.ts';
 import type { BearerValidator } from './mcp.auth.ts';
+import { sendWebResponse, toWebRequest } from './mcp.http-bridge.ts';
+import { createMcpServing } from './mcp.transport.ts';
 import { bearerChallenge } from './oauth/oauth.metadata.ts';
 import { applyCors } from './oauth/oauth.routes.ts';
 
@@ -35,21 +36,25 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
   return reply.status(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/** Idle servers kept for reuse: building one (tools and schemas) costs about a millisecond. */
-const MAX_IDLE_SERVERS = 16;
+function methodNotAllowed(reply: FastifyReply): FastifyReply {
+  void reply.header('allow', 'POST');
+  return jsonRpcError(reply, 405, -32000, 'Method not allowed.');
+}
 
 export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): void {
-  // Servers hold no per-user state (the token arrives with each request as `extra.authInfo`), so a server whose
-  // transport has closed serves the next request.
-  const idle: McpServer[] = [];
-  const acquire = (): McpServer =>
-    idle.pop() ??
-    createForgeMcpServer({
-      forgeUrl: deps.forgeUrl,
-      fetch: deps.fetch,
-      log: deps.log,
-      onForgeUnauthorized: (token) => deps.validator.forget(token),
-    });
+  // One handler for the process; it builds a server per request. Servers hold no per-user state: the token
+  // arrives with each request as `authInfo` and reaches the tools as `ctx.http.authInfo`.
+  const serving = createMcpServing({
+    factory: () =>
+      createForgeMcpServer({
+        forgeUrl: deps.forgeUrl,
+        fetch: deps.fetch,
+        log: deps.log,
+        onForgeUnauthorized: (token) => deps.validator.forget(token),
+      }),
+    log: deps.log,
+  });
+  app.addHook('onClose', async () => serving.close());
 
   const unauthorized = (reply: FastifyReply, error?: 'invalid_token'): FastifyReply => {
     void reply.header('www-authenticate', bearerChallenge(deps.serverUrl, deps.scopes, error));
@@ -75,56 +80,44 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     return undefined;
   };
 
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+  const post = async (request: FastifyRequest, reply: FastifyReply) => {
     applyCors(reply);
     const authInfo = await authenticate(request, reply);
     if (!authInfo) return reply;
-    if (request.method !== 'POST') {
-      // Stateless server: no standalone SSE stream (GET) and no session to delete (DELETE).
-      void reply.header('allow', 'POST');
-      return jsonRpcError(reply, 405, -32000, 'Method not allowed.');
-    }
-    const server = acquire();
-    let reusable = true;
-    // No sessionIdGenerator: that is what puts the SDK transport in stateless mode.
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
-    // The reply is written by the transport from here on; headers set so far are copied to the raw response.
-    reply.hijack();
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     const startedAt = performance.now();
-    reply.raw.on('close', () => {
-      // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
-      request.log.info(
-        {
-          method: request.method,
-          path: request.url.split('?')[0],
-          status: reply.raw.statusCode,
-          ms: Math.round(performance.now() - startedAt),
-        },
-        'request completed',
-      );
-      void transport.close().then(() => {
-        if (reusable && idle.length < MAX_IDLE_SERVERS && !idle.includes(server)) idle.push(server);
-      });
-    });
+    const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
+    let served: Awaited<ReturnType<typeof serving.serve>>;
     try {
-      await server.connect(transport);
-      await transport.handleRequest(Object.assign(request.raw, { auth: authInfo }), reply.raw, request.body);
+      served = await serving.serve(webRequest, authInfo, request.body);
     } catch (error) {
       request.log.error({ err: error }, 'MCP request failed');
-      // A server in an unknown state is not reused.
-      reusable = false;
-      void server.close();
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
-      }
+      return jsonRpcError(reply, 500, -32603, 'Internal error');
     }
+    // The body may be an SSE stream that outlives this handler: the reply is written by hand from here on.
+    reply.hijack();
+    const extra: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string') extra[name] = value;
+    const { response } = served;
+    await sendWebResponse(reply.raw, response, extra);
+    await served.finish().catch((error: unknown) => request.log.warn({ err: error }, 'closing an MCP exchange failed'));
+    // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
+    request.log.info(
+      { method: 'POST', path: request.url.split('?')[0], status: response.status, ms: Math.round(performance.now() - startedAt) },
+      'request completed',
+    );
     return reply;
   };
 
   for (const base of deps.bases) {
-    app.route({ method: ['POST', 'GET', 'DELETE'], url: `${base}/mcp`, handler: handle });
+    app.post(`${base}/mcp`, post);
+    app.route({
+      method: ['GET', 'DELETE'],
+      url: `${base}/mcp`,
+      handler: async (_request, reply) => {
+        applyCors(reply);
+        return methodNotAllowed(reply);
+      },
+    });
     app.options(`${base}/mcp`, async (_request, reply) => {
       applyCors(reply);
       return reply.status(204).send();

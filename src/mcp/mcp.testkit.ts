@@ -94,7 +94,7 @@ export async function startTestForge(redirectUris: string[], clock: FakeClock = 
 }
 
 export interface StackOptions {
-  mode: 'passthrough' | 'callback_proxy';
+  mode: 'passthrough' | 'callback_proxy' | 'none';
   stateless?: { secret?: Buffer; previous?: Buffer; replayCacheUrl?: string };
   /** A path under which the public URL lives (`/forge`), to test the path-prefixed variants. */
   serverPath?: string;

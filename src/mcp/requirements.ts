@@ -261,7 +261,7 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'MCP-TRANSPORT',
     source: 'issue item 9',
-    rule: 'the Streamable HTTP transport of the MCP SDK serves /mcp; tools have zod schemas and forge errors become generic tool errors',
+    rule: 'the MCP SDK (v2, @modelcontextprotocol/server) serves /mcp and stdio; tools have zod schemas and forge errors become tool errors',
   },
   { id: 'ERRORS-GENERIC', source: 'spec "Errors"; issue item 10', rule: 'clients get generic messages; details go to the log' },
   { id: 'NO-SECRETS-LOGGED', source: 'issue item 10', rule: 'no token, code, verifier, state or secret is ever logged' },
@@ -326,5 +326,41 @@ export const REQUIREMENTS = defineRequirements([
     id: 'E2E-STATELESS-3',
     source: 'issue "Tests that must exist"',
     rule: 'stateless callback proxy across three server processes behind a round-robin proxy, each step on another replica',
+  },
+  // Issue 17 item 1: both protocol eras on one stateless /mcp
+  {
+    id: 'E2E-SDK-BOTH',
+    source: 'issue 17 item 1, "Tests that must exist"',
+    rule: 'the v1 SDK client and the v2 SDK client (2025 era and 2026-07-28) sign in through the OAuth flow and call tools, on one server and across the stateless replicas',
+  },
+  {
+    id: 'MCP-DISCOVER',
+    source: 'issue 17 item 1; mcp-facts 1.1.2',
+    rule: 'server/discover answers without initialize, naming 2026-07-28 among the supported versions, with resultType, ttlMs and cacheScope',
+  },
+  {
+    id: 'MCP-HEADERS',
+    source: 'issue 17 item 1; mcp-facts 1.1.7',
+    rule: 'a missing or disagreeing Mcp-Method/Mcp-Name is 400 with -32020, an unsupported version 400 with -32022 (data.supported, data.requested), an unknown method 404 with -32601; none reaches the forge',
+  },
+  {
+    id: 'MCP-CACHE',
+    source: 'issue 17 item 1; mcp-facts 1.1.8–9',
+    rule: 'tools/list carries ttlMs and cacheScope (private: the list may vary by authorization), and every 2026-07-28 result resultType; 2025-era answers carry neither',
+  },
+  {
+    id: 'MCP-ERAS',
+    source: 'issue 17 item 1',
+    rule: 'initialize-based 2025-06-18 and 2025-11-25 are served beside 2026-07-28 on the same /mcp, with no session id issued or required',
+  },
+  {
+    id: 'MCP-405',
+    source: 'issue 17 item 1; mcp-facts 1.1.10',
+    rule: 'GET and DELETE on /mcp answer 405 with Allow: POST',
+  },
+  {
+    id: 'MCP-SSE-PROGRESS',
+    source: 'issue 17 item 1',
+    rule: 'a POST is answered with JSON, or with its own SSE stream carrying notifications/progress when the tool call asked for progress, in both eras',
   },
 ]);

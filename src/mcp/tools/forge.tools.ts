@@ -1,10 +1,9 @@
 /**
  * The forge MCP server: tools that call the forge REST API as the signed-in user. Used by the remote server
- * (`/mcp`, where the SDK passes the validated bearer as `extra.authInfo.token`) and by the local stdio server
+ * (`/mcp`, where the SDK passes the validated bearer as `ctx.http.authInfo.token`) and by the local stdio server
  * (src/mcp/local, which passes `getToken`).
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpServer, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import { createForgeApi, ForgeApiError, projectPathId, type ForgeApi, type QueryValue } from './forge.client.ts';
@@ -14,7 +13,7 @@ export interface ForgeMcpServerDeps {
   forgeUrl: string;
   fetch: typeof fetch;
   log: Logger;
-  /** Where the token comes from when the request carries none (stdio). Remote requests use `extra.authInfo.token`. */
+  /** Where the token comes from when the request carries none (stdio). Remote requests use `ctx.http.authInfo.token`. */
   getToken?: () => Promise<string>;
   /** Told when the forge rejects a token, so a validation cache can forget it (issue 3 item 9). */
   onForgeUnauthorized?: (token: string) => void;
@@ -79,33 +78,33 @@ const perPage = z.number().int().min(1).max(100).optional().describe('Items per 
 
 /** Input schemas, built once per process (zod schemas are not free to construct, and servers are made often). */
 const INPUT = {
-  listProjects: {
+  listProjects: z.object({
     search: z.string().max(255).optional().describe('Filter by name'),
     membership: z.boolean().optional().describe('Only projects the user is a member of (default true)'),
     page,
     per_page: perPage,
-  },
-  getProject: { project_id: projectId },
-  listIssues: {
+  }),
+  getProject: z.object({ project_id: projectId }),
+  listIssues: z.object({
     project_id: projectId,
     state: z.enum(['opened', 'closed', 'all']).optional().describe('Issue state (default all)'),
     labels: z.string().max(500).optional().describe('Comma-separated label names'),
     search: z.string().max(255).optional(),
     page,
     per_page: perPage,
-  },
-  createIssue: {
+  }),
+  createIssue: z.object({
     project_id: projectId,
     title: z.string().min(1).max(255),
     description: z.string().max(100_000).optional(),
     labels: z.string().max(500).optional().describe('Comma-separated label names'),
-  },
-  listMergeRequests: {
+  }),
+  listMergeRequests: z.object({
     project_id: projectId,
     state: z.enum(['opened', 'closed', 'merged', 'locked', 'all']).optional(),
     page,
     per_page: perPage,
-  },
+  }),
 };
 
 function ok(value: unknown): CallToolResult {
@@ -118,19 +117,37 @@ function ok(value: unknown): CallToolResult {
  */
 export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
   const api: ForgeApi = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch });
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: {} },
+    // 2026-07-28 cache fields. Private: the list may differ by the caller's authorization (issue 18 narrows it by
+    // token and headers), so no shared cache may answer it for someone else.
+    cacheHints: {
+      'server/discover': { ttlMs: 300_000, cacheScope: 'private' },
+      'tools/list': { ttlMs: 300_000, cacheScope: 'private' },
+    },
+  });
 
   /** Runs a tool body with the caller's token and turns failures into generic tool errors. */
-  const run = async (tool: string, authToken: string | undefined, body: (token: string) => Promise<unknown>): Promise<CallToolResult> => {
-    let token = authToken;
+  const run = async (tool: string, ctx: ServerContext, body: (token: string) => Promise<unknown>): Promise<CallToolResult> => {
+    let token = ctx.http?.authInfo?.token;
     try {
       if (token === undefined && deps.getToken) token = await deps.getToken();
     } catch (error) {
       deps.log.warn({ tool, cause: (error as Error).message }, 'no forge token for a tool call');
     }
     if (token === undefined || token === '') return { isError: true, content: [{ type: 'text', text: GENERIC_ERRORS.no_token }] };
+    // A client that asked for progress (`_meta.progressToken`) hears when the forge call starts and ends; on HTTP
+    // this turns the answer into an SSE stream of its own.
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const progress = async (value: number, message: string) => {
+      if (progressToken !== undefined)
+        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: value, total: 1, message } });
+    };
     try {
-      return ok(await body(token));
+      await progress(0, 'calling the forge');
+      const value = await body(token);
+      await progress(1, 'done');
+      return ok(value);
     } catch (error) {
       if (error instanceof ForgeApiError) {
         deps.log.warn({ tool, forge_status: error.status, kind: error.kind, detail: error.message }, 'forge call of a tool failed');
@@ -145,7 +162,7 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
   server.registerTool(
     'get_current_user',
     { title: 'Current forge user', description: 'The forge user the server acts for.', annotations: { readOnlyHint: true } },
-    async (extra) => run('get_current_user', extra.authInfo?.token, async (token) => userOut(await api.get('/user', token))),
+    async (ctx) => run('get_current_user', ctx, async (token) => userOut(await api.get('/user', token))),
   );
 
   server.registerTool(
@@ -156,8 +173,8 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
       inputSchema: INPUT.listProjects,
       annotations: { readOnlyHint: true },
     },
-    async (args, extra) =>
-      run('list_projects', extra.authInfo?.token, async (token) => {
+    async (args, ctx) =>
+      run('list_projects', ctx, async (token) => {
         const query: Record<string, QueryValue> = {
           search: args.search,
           membership: args.membership ?? true,
@@ -177,10 +194,8 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
       inputSchema: INPUT.getProject,
       annotations: { readOnlyHint: true },
     },
-    async (args, extra) =>
-      run('get_project', extra.authInfo?.token, async (token) =>
-        projectOut(await api.get(`/projects/${projectPathId(args.project_id)}`, token)),
-      ),
+    async (args, ctx) =>
+      run('get_project', ctx, async (token) => projectOut(await api.get(`/projects/${projectPathId(args.project_id)}`, token))),
   );
 
   server.registerTool(
@@ -191,8 +206,8 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
       inputSchema: INPUT.listIssues,
       annotations: { readOnlyHint: true },
     },
-    async (args, extra) =>
-      run('list_issues', extra.authInfo?.token, async (token) => {
+    async (args, ctx) =>
+      run('list_issues', ctx, async (token) => {
         const query: Record<string, QueryValue> = {
           state: args.state,
           labels: args.labels,
@@ -213,8 +228,8 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
       inputSchema: INPUT.createIssue,
       annotations: { readOnlyHint: false, destructiveHint: false },
     },
-    async (args, extra) =>
-      run('create_issue', extra.authInfo?.token, async (token) => {
+    async (args, ctx) =>
+      run('create_issue', ctx, async (token) => {
         const body: Record<string, unknown> = { title: args.title };
         if (args.description !== undefined) body.description = args.description;
         if (args.labels !== undefined) body.labels = args.labels;
@@ -230,8 +245,8 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
       inputSchema: INPUT.listMergeRequests,
       annotations: { readOnlyHint: true },
     },
-    async (args, extra) =>
-      run('list_merge_requests', extra.authInfo?.token, async (token) => {
+    async (args, ctx) =>
+      run('list_merge_requests', ctx, async (token) => {
         const query: Record<string, QueryValue> = { state: args.state, page: args.page, per_page: args.per_page ?? 20 };
         const mrs = await api.get<unknown[]>(`/projects/${projectPathId(args.project_id)}/merge_requests`, token, query);
         return mrs.map(mergeRequestOut);
