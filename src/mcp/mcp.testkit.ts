@@ -18,6 +18,7 @@ import {
   type StartedDevForge,
 } from '../devforge/index.ts';
 import { buildMcpApp, type McpApp, type McpSettings } from './mcp.app.ts';
+import type { McpLimitSettings, McpRequestLimiter } from './mcp.limits.ts';
 import { parseAllowlist } from './oauth/oauth.allowlist.ts';
 import type { FetchedDocument } from './oauth/oauth.client-metadata.ts';
 import type { ReplayCache } from './oauth/oauth.replay.ts';
@@ -118,6 +119,12 @@ export interface StackOptions {
   port?: number;
   /** The fetch the server uses to reach the forge (the benchmark adds network latency). */
   fetch?: typeof fetch;
+  /** `MCP_ALLOWED_ORIGINS`, parsed. */
+  allowedOrigins?: string[];
+  /** `PLATFORM_HOST` as the settings see it (the stack always listens on 127.0.0.1); unset: no Host check. */
+  bindHost?: string;
+  rateLimits?: McpLimitSettings;
+  limiter?: McpRequestLimiter;
 }
 
 export interface Stack {
@@ -167,6 +174,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     trustProxy: options.trustProxy === true ? 'loopback,linklocal,uniquelocal' : (options.trustProxy ?? false),
     bodyLimit: 1024 * 1024,
     ...(options.validationCacheTtlMs !== undefined ? { validationCacheTtlMs: options.validationCacheTtlMs } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+    ...(options.bindHost ? { bindHost: options.bindHost } : {}),
+    // Tests run many requests from 127.0.0.1 with few tokens: high limits unless a test sets its own.
+    rateLimits: options.rateLimits ?? { perTokenPerMinute: 1_000_000, perAddressPerMinute: 1_000_000 },
   };
   const mcp = await buildMcpApp({
     settings,
@@ -175,6 +186,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     fetch: options.fetch ?? globalThis.fetch,
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
+    ...(options.limiter ? { limiter: options.limiter } : {}),
   });
   await mcp.app.listen({ host: '127.0.0.1', port });
   return {

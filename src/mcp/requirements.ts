@@ -363,4 +363,30 @@ export const REQUIREMENTS = defineRequirements([
     source: 'issue 17 item 1',
     rule: 'a POST is answered with JSON, or with its own SSE stream carrying notifications/progress when the tool call asked for progress, in both eras',
   },
+  // Issue 17 item 2: transport safety
+  {
+    id: 'MCP-ORIGIN',
+    source: 'issue 17 item 2; mcp-facts 1.1.10',
+    rule: "an Origin other than MCP_SERVER_URL's own or one in MCP_ALLOWED_ORIGINS, and null, is 403 before the bearer is checked; no Origin passes; CORS echoes only an allowed origin",
+  },
+  {
+    id: 'MCP-HOST',
+    source: 'issue 17 item 2',
+    rule: 'bound to loopback, a Host other than the public host or a loopback name is 403 (DNS rebinding)',
+  },
+  {
+    id: 'MCP-BODY-LIMIT',
+    source: 'issue 17 item 2',
+    rule: 'a body over the limit is 413 and a body that is not JSON is 400, as JSON-RPC errors',
+  },
+  {
+    id: 'MCP-RATE',
+    source: 'issue 17 item 2',
+    rule: 'per-address (before the bearer) and per-token request limits answer 429 with Retry-After',
+  },
+  {
+    id: 'MCP-RATE-SHARED',
+    source: 'issue 17 item 2; ARCHITECTURE "Scale beyond one machine"',
+    rule: 'with PLATFORM_REDIS_URL the /mcp limits are shared by every replica',
+  },
 ]);
