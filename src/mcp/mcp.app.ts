@@ -60,6 +60,10 @@ export interface McpSettings {
   rateLimits?: McpLimitSettings;
   /** `PLATFORM_REDIS_URL`: the `/mcp` rate limits are shared there across replicas. */
   redisUrl?: string;
+  /** `FORGE_ALLOW_QUICK_ACTIONS`. */
+  allowQuickActions?: boolean;
+  /** `FORGE_TIMEOUT_MS`. */
+  forgeTimeoutMs?: number;
 }
 
 /** The defaults of `MCP_RATE_LIMIT_PER_MINUTE` and `MCP_ADDRESS_RATE_LIMIT_PER_MINUTE`. */
@@ -105,6 +109,8 @@ export function mcpSettingsFromConfig(
     bindHost: core.PLATFORM_HOST,
     rateLimits: { perTokenPerMinute: config.MCP_RATE_LIMIT_PER_MINUTE, perAddressPerMinute: config.MCP_ADDRESS_RATE_LIMIT_PER_MINUTE },
     ...(config.PLATFORM_REDIS_URL ? { redisUrl: config.PLATFORM_REDIS_URL } : {}),
+    allowQuickActions: config.FORGE_ALLOW_QUICK_ACTIONS,
+    forgeTimeoutMs: config.FORGE_TIMEOUT_MS,
   };
 }
 
@@ -255,6 +261,8 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       }),
       limiter,
       forgeUrl: settings.forgeUrl,
+      allowQuickActions: settings.allowQuickActions ?? false,
+      forgeTimeoutMs: settings.forgeTimeoutMs ?? 15_000,
       fetch: deps.fetch,
       log,
       serverUrl: settings.mode === 'none' ? undefined : settings.serverUrl,

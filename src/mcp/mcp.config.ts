@@ -94,6 +94,10 @@ export const mcpEnvSpec = {
    * `scheme://host[:port]`. Checked in parseMcpConfig (mcp.guard.ts parses it).
    */
   MCP_ALLOWED_ORIGINS: env.optionalString(),
+  /** Bodies the tools write may hold GitLab quick actions (lines starting with `/`); refused by default. */
+  FORGE_ALLOW_QUICK_ACTIONS: env.boolean(false),
+  /** The deadline of one forge REST request made by a tool, in milliseconds. */
+  FORGE_TIMEOUT_MS: env.integer(15_000, 100, 600_000),
   /** `/mcp` requests per minute per token; 0 turns the limit off. */
   MCP_RATE_LIMIT_PER_MINUTE: env.integer(600, 0, 1_000_000),
   /**

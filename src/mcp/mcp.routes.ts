@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
+import { createForgeApi } from './tools/forge.client.ts';
 import { createForgeMcpServer } from './tools/forge.tools.ts';
 import { tokenCacheKey, type BearerValidator } from './mcp.auth.ts';
 import type { McpGuard } from './mcp.guard.ts';
@@ -29,6 +30,8 @@ export interface McpRouteDeps {
   guard: McpGuard;
   limiter: McpRequestLimiter;
   forgeUrl: string;
+  allowQuickActions: boolean;
+  forgeTimeoutMs: number;
   fetch: typeof fetch;
   log: Logger;
   /** Public base URL for the challenge; undefined when remote OAuth is off (no discovery to point to). */
@@ -66,11 +69,15 @@ function applyMcpCors(reply: FastifyReply, origin: string | undefined): void {
 export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): void {
   // One serving object for the process; it builds a server per request. Servers hold no per-user state: the token
   // arrives with each request as `authInfo` and reaches the tools as `ctx.http.authInfo`.
+  // One forge client for the process; servers are built per request.
+  const api = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, timeoutMs: deps.forgeTimeoutMs });
   const serving = createMcpServing({
     factory: () =>
       createForgeMcpServer({
         forgeUrl: deps.forgeUrl,
         fetch: deps.fetch,
+        api,
+        allowQuickActions: deps.allowQuickActions,
         log: deps.log,
         onForgeUnauthorized: (token) => deps.validator.forget(token),
       }),

@@ -125,6 +125,8 @@ export interface StackOptions {
   bindHost?: string;
   rateLimits?: McpLimitSettings;
   limiter?: McpRequestLimiter;
+  allowQuickActions?: boolean;
+  forgeTimeoutMs?: number;
 }
 
 export interface Stack {
@@ -178,6 +180,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...(options.bindHost ? { bindHost: options.bindHost } : {}),
     // Tests run many requests from 127.0.0.1 with few tokens: high limits unless a test sets its own.
     rateLimits: options.rateLimits ?? { perTokenPerMinute: 1_000_000, perAddressPerMinute: 1_000_000 },
+    ...(options.allowQuickActions !== undefined ? { allowQuickActions: options.allowQuickActions } : {}),
+    ...(options.forgeTimeoutMs !== undefined ? { forgeTimeoutMs: options.forgeTimeoutMs } : {}),
   };
   const mcp = await buildMcpApp({
     settings,
@@ -422,8 +426,13 @@ export async function callTool(serverUrl: string, bearer: string, name: string, 
   }
 }
 
-/** The text of a tool result's first content item, parsed as JSON when it is. */
+/**
+ * What a tool result says: its `structuredContent` (the contract's value, or `{error}` on failure) when it has
+ * one, else the text of its first content item, parsed as JSON when it is.
+ */
 export function toolJson(result: unknown): unknown {
+  const structured = (result as { structuredContent?: unknown }).structuredContent;
+  if (structured !== undefined) return structured;
   const first = ((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined)?.[0];
   const text = first?.text ?? '';
   try {

@@ -389,4 +389,42 @@ export const REQUIREMENTS = defineRequirements([
     source: 'issue 17 item 2; ARCHITECTURE "Scale beyond one machine"',
     rule: 'with PLATFORM_REDIS_URL the /mcp limits are shared by every replica',
   },
+  // Issue 17 item 3: one tool contract
+  {
+    id: 'TOOL-ANNOTATIONS-LOCK',
+    source: 'issue 17 item 3',
+    rule: 'every tool sets readOnlyHint, destructiveHint, idempotentHint and openWorldHint explicitly, locked per tool by a test',
+  },
+  {
+    id: 'TOOL-CONTRACT',
+    source: 'issue 17 item 3',
+    rule: 'every tool has a title, a description saying when to use it, described input fields, an outputSchema; the order is deterministic',
+  },
+  { id: 'TOOL-LIST-BUDGET', source: 'issue 17 item 4', rule: 'the default tools/list answer stays under 32 KB of JSON' },
+  {
+    id: 'TOOL-RESULT',
+    source: 'issue 17 items 3, 6',
+    rule: 'results carry structuredContent and the same object as a compact text rendering marked untrusted; lists are slim unless detail=full; get_server_info names server, toolsets, user and forge version',
+  },
+  {
+    id: 'TOOL-PAGING',
+    source: 'issue 17 item 3',
+    rule: 'list tools answer {items, next_cursor, has_more, total}; paging over several pages loses and repeats nothing and declares the end',
+  },
+  {
+    id: 'TOOL-ERRORS',
+    source: 'issue 17 items 3, 5',
+    rule: 'forge failures are isError results with structuredContent.error {type, status, message, retry_after_seconds?, required_scope?}: 404, 403 insufficient_scope, both 429 flavours with the wait, 5xx, timeout and an HTML answer each map to their type',
+  },
+  {
+    id: 'TOOL-UNTRUSTED',
+    source: 'issue 17 item 3',
+    rule: 'forge text is stripped of invisible and bidirectional-control characters, and the untrusted frame of the text rendering cannot be closed from inside',
+  },
+  {
+    id: 'TOOL-QUICK-ACTIONS',
+    source: 'issue 17 item 3',
+    rule: 'bodies with lines starting with / are refused as validation errors before any forge call unless FORGE_ALLOW_QUICK_ACTIONS=true',
+  },
+  { id: 'TOOL-IDS', source: 'issue 17 item 5', rule: 'a project web URL (or one under it) is accepted wherever a project id is' },
 ]);

@@ -88,6 +88,8 @@ export async function startStdioServer(
   deps: LocalOAuthDeps & {
     settings: Exclude<LocalMcpSettings, { mode: 'none' }>;
     createServer: CreateForgeMcpServer;
+    /** `FORGE_ALLOW_QUICK_ACTIONS` and `FORGE_TIMEOUT_MS`, as /mcp reads them. */
+    toolOptions?: Pick<ForgeMcpServerDeps, 'allowQuickActions' | 'forgeTimeoutMs'>;
     stdin?: Readable | undefined;
     stdout?: Writable | undefined;
   },
@@ -99,6 +101,7 @@ export async function startStdioServer(
   // 2026-07-28 request), so stdio serves the same tools under both revisions, as `/mcp` does.
   const factory = () =>
     deps.createServer({
+      ...deps.toolOptions,
       forgeUrl: settings.forgeUrl,
       fetch: deps.fetch,
       log,
