@@ -96,6 +96,8 @@ export const mcpEnvSpec = {
   MCP_ALLOWED_ORIGINS: env.optionalString(),
   /** Bodies the tools write may hold GitLab quick actions (lines starting with `/`); refused by default. */
   FORGE_ALLOW_QUICK_ACTIONS: env.boolean(false),
+  /** PEM of the CA a self-hosted forge's certificate chains to (added to the public roots and NODE_EXTRA_CA_CERTS). */
+  FORGE_CA_CERT_PATH: env.optionalString(),
   /** The deadline of one forge REST request made by a tool, in milliseconds. */
   FORGE_TIMEOUT_MS: env.integer(15_000, 100, 600_000),
   /** `/mcp` requests per minute per token; 0 turns the limit off. */

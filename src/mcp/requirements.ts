@@ -427,4 +427,10 @@ export const REQUIREMENTS = defineRequirements([
     rule: 'bodies with lines starting with / are refused as validation errors before any forge call unless FORGE_ALLOW_QUICK_ACTIONS=true',
   },
   { id: 'TOOL-IDS', source: 'issue 17 item 5', rule: 'a project web URL (or one under it) is accepted wherever a project id is' },
+  // Issue 17 item 5: the production forge client
+  {
+    id: 'FORGE-SELF-HOSTED',
+    source: 'issue 17 item 5',
+    rule: 'one keep-alive undici pool for tools and OAuth calls; a forge under a path prefix and behind a certificate of a custom CA (FORGE_CA_CERT_PATH, beside NODE_EXTRA_CA_CERTS) is reached; HTTPS_PROXY/NO_PROXY are honoured',
+  },
 ]);
