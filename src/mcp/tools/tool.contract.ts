@@ -20,7 +20,7 @@ import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON }
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import { ForgeApiError, type ForgeApi, type ForgeErrorType } from './forge.client.ts';
-import { renderUntrusted, sanitizeDeep } from './tool.text.ts';
+import { renderUntrusted, sanitizeDeep, sanitizeText } from './tool.text.ts';
 
 /** The contract's error types: the forge's (forge.client.ts) and `internal` for a bug of ours. */
 export type ToolErrorType = ForgeErrorType | 'internal';
@@ -184,7 +184,8 @@ export function toToolError(error: unknown): ToolError {
     return {
       type: error.type,
       status: error.status,
-      message: error.publicMessage,
+      // A validation message is the forge's own text: cleaned like every other forge string.
+      message: sanitizeText(error.publicMessage),
       ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: error.retryAfterSeconds } : {}),
       ...(error.requiredScope !== undefined ? { required_scope: error.requiredScope } : {}),
     };
