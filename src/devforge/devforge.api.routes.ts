@@ -7,7 +7,11 @@ import * as entities from './devforge.api.serializers.ts';
 import type { ApiCaller, ApiError, ApiService, ListFilters } from './devforge.api.service.ts';
 import { baseUrl, bearerToken, param } from './devforge.http.ts';
 import type { DevForgeStore, UserRecord } from './devforge.store.ts';
+import type { DevForgeFaults } from './devforge.faults.ts';
 import type { DevForgeCounters, ProjectRecord } from './devforge.types.ts';
+
+/** What `GET /api/v4/version` reports: a GitLab version whose REST shapes the dev forge follows. */
+export const DEV_FORGE_VERSION = '17.11.0-devforge';
 
 /** Scopes that may read through the API, and those that may also read `/user` (GitLab's API guard). */
 const READ_SCOPES = ['api', 'read_api'] as const;
@@ -103,16 +107,19 @@ function paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): 
 /** Registers `/api/v4/...` in its own scope (own 404 handler, CORS and error handler). */
 export async function registerApiRoutes(
   app: FastifyInstance,
-  deps: { api: ApiService; store: DevForgeStore; counters: DevForgeCounters },
+  deps: { api: ApiService; store: DevForgeStore; counters: DevForgeCounters; faults: DevForgeFaults; now: () => number },
 ): Promise<void> {
   const { api, store, counters } = deps;
   const callers = new WeakMap<FastifyRequest, ApiCaller>();
 
   await app.register(
     async (scope) => {
-      scope.addHook('onRequest', async (request) => {
+      scope.addHook('onRequest', async (request, reply) => {
         if (request.method === 'GET' && request.routeOptions.url === '/api/v4/user') counters.user += 1;
         else counters.api += 1;
+        // Test faults answer before authentication, as a proxy or Rack::Attack in front of the API does.
+        if (await deps.faults.apply(request, reply, deps.now())) return reply;
+        return undefined;
       });
       // GitLab allows any origin on /api/* without credentials (rack-cors in config/application.rb).
       scope.addHook('onSend', async (request, reply, payload) => {
@@ -177,6 +184,12 @@ export async function registerApiRoutes(
         if (!user) throw new Error(`dev forge record refers to missing user ${id}`);
         return user;
       };
+
+      // GitLab's `GET /version` (any authenticated caller).
+      scope.get('/version', async (request, reply) => {
+        if (caller(request).kind === 'anonymous') return reply.code(401).send({ message: '401 Unauthorized' });
+        return { version: DEV_FORGE_VERSION, revision: 'devforge', kas: { enabled: false }, enterprise: false };
+      });
 
       scope.get('/user', async (request, reply) => {
         const user = requireUser(request, reply);

@@ -20,6 +20,7 @@ import { seedSampleProjects } from './devforge.seed.ts';
 import { createSessionManager } from './devforge.session.ts';
 import { createDevForgeStore, hashSecret, snapshotDevForgeStore } from './devforge.store.ts';
 import { readDevForgeState, shownPasswordKey, writeStateText, type DevForgeState } from './devforge.state.ts';
+import { createDevForgeFaults, type DevForgeFaults } from './devforge.faults.ts';
 import type { DevForgeCounters, DevForgeOptions } from './devforge.types.ts';
 import { registerWebRoutes } from './devforge.web.routes.ts';
 
@@ -31,6 +32,8 @@ export interface DevForge {
   app: FastifyInstance;
   /** Requests served per endpoint (mutated in place). */
   counters: DevForgeCounters;
+  /** Test hook: the next REST requests answer with a documented failure (devforge.faults.ts). */
+  faults: Pick<DevForgeFaults, 'add' | 'clear'>;
   /** Test hook: revokes every authorization code, OAuth token and personal access token of a user. */
   revokeAllTokensOf(username: string): void;
   /**
@@ -126,7 +129,8 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
 
   registerWebRoutes(app, { store, sessions });
   await registerOAuthRoutes(app, { oauth, sessions, store, counters });
-  await registerApiRoutes(app, { api, store, counters });
+  const faults = createDevForgeFaults();
+  await registerApiRoutes(app, { api, store, counters, faults, now: () => clock() });
 
   app.setNotFoundHandler(async (_request, reply) => sendPage(reply, notFoundPage()));
   app.setErrorHandler((error: { statusCode?: number }, request, reply) => {
@@ -147,6 +151,7 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   return {
     app,
     counters,
+    faults,
     revokeAllTokensOf(username) {
       const user = userByName(username);
       oauth.revokeAllOf(user.id);

@@ -12,6 +12,8 @@ import { closeGracefully, createHttpApp } from '../core/http/server.ts';
 import type { Logger } from '../core/logger.ts';
 import { createBearerValidator, type BearerValidator } from './mcp.auth.ts';
 import type { McpConfig } from './mcp.config.ts';
+import { createMcpGuard } from './mcp.guard.ts';
+import { createMemoryMcpLimiter, createRedisMcpLimiter, type McpLimitSettings, type McpRequestLimiter } from './mcp.limits.ts';
 import { registerMcpRoutes } from './mcp.routes.ts';
 import type { Allowlist } from './oauth/oauth.allowlist.ts';
 import { createClientMetadataResolver, type FetchedDocument } from './oauth/oauth.client-metadata.ts';
@@ -50,12 +52,27 @@ export interface McpSettings {
   bodyLimit: number;
   /** Bearer validation cache lifetime (ms, at most 60 s; 0 turns the cache off). */
   validationCacheTtlMs?: number;
+  /** Browser origins allowed on `/mcp` besides `serverUrl`'s own (`MCP_ALLOWED_ORIGINS`). */
+  allowedOrigins?: readonly string[];
+  /** The listener's bind address (`PLATFORM_HOST`); on loopback the `Host` header is checked. Unset: no check. */
+  bindHost?: string;
+  /** `/mcp` request limits per minute (`MCP_RATE_LIMIT_PER_MINUTE`, `MCP_ADDRESS_RATE_LIMIT_PER_MINUTE`). */
+  rateLimits?: McpLimitSettings;
+  /** `PLATFORM_REDIS_URL`: the `/mcp` rate limits are shared there across replicas. */
+  redisUrl?: string;
+  /** `FORGE_ALLOW_QUICK_ACTIONS`. */
+  allowQuickActions?: boolean;
+  /** `FORGE_TIMEOUT_MS`. */
+  forgeTimeoutMs?: number;
 }
+
+/** The defaults of `MCP_RATE_LIMIT_PER_MINUTE` and `MCP_ADDRESS_RATE_LIMIT_PER_MINUTE`. */
+const DEFAULT_RATE_LIMITS: McpLimitSettings = { perTokenPerMinute: 600, perAddressPerMinute: 6000 };
 
 /** Resolves settings from the parsed configuration; `forge` overrides the forge when the dev forge runs. */
 export function mcpSettingsFromConfig(
   config: McpConfig,
-  core: Pick<CoreConfig, 'TRUST_PROXY' | 'PLATFORM_BODY_LIMIT_BYTES'>,
+  core: Pick<CoreConfig, 'TRUST_PROXY' | 'PLATFORM_BODY_LIMIT_BYTES' | 'PLATFORM_HOST'>,
   localSecret: Buffer,
   forge?: { forgeUrl: string; appId: string; serverUrl: string },
 ): McpSettings {
@@ -88,6 +105,12 @@ export function mcpSettingsFromConfig(
     localSecret,
     trustProxy: core.TRUST_PROXY,
     bodyLimit: core.PLATFORM_BODY_LIMIT_BYTES,
+    allowedOrigins: config.allowedOrigins,
+    bindHost: core.PLATFORM_HOST,
+    rateLimits: { perTokenPerMinute: config.MCP_RATE_LIMIT_PER_MINUTE, perAddressPerMinute: config.MCP_ADDRESS_RATE_LIMIT_PER_MINUTE },
+    ...(config.PLATFORM_REDIS_URL ? { redisUrl: config.PLATFORM_REDIS_URL } : {}),
+    allowQuickActions: config.FORGE_ALLOW_QUICK_ACTIONS,
+    forgeTimeoutMs: config.FORGE_TIMEOUT_MS,
   };
 }
 
@@ -102,6 +125,8 @@ export interface McpAppDeps {
   replay?: ReplayCache;
   /** TLS key and certificate (PEM), as the other listeners take them from PLATFORM_TLS_CERT/KEY. */
   https?: { key: Buffer; cert: Buffer };
+  /** The `/mcp` rate limiter (default: Redis when `redisUrl` is set, else in-process). */
+  limiter?: McpRequestLimiter;
 }
 
 export interface McpApp {
@@ -220,14 +245,30 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
     });
   }
 
-  registerMcpRoutes(app, {
-    validator,
-    forgeUrl: settings.forgeUrl,
-    fetch: deps.fetch,
-    log,
-    serverUrl: settings.mode === 'none' ? undefined : settings.serverUrl,
-    scopes: settings.scopes,
-    bases,
+  const rateLimits = settings.rateLimits ?? DEFAULT_RATE_LIMITS;
+  const limiter =
+    deps.limiter ??
+    (settings.redisUrl
+      ? createRedisMcpLimiter({ url: settings.redisUrl, clock, log, settings: rateLimits })
+      : createMemoryMcpLimiter({ clock, settings: rateLimits }));
+  await app.register(async (scope) => {
+    registerMcpRoutes(scope, {
+      validator,
+      guard: createMcpGuard({
+        serverUrl: settings.serverUrl,
+        allowedOrigins: settings.allowedOrigins ?? [],
+        bindHost: settings.bindHost ?? '0.0.0.0',
+      }),
+      limiter,
+      forgeUrl: settings.forgeUrl,
+      allowQuickActions: settings.allowQuickActions ?? false,
+      forgeTimeoutMs: settings.forgeTimeoutMs ?? 15_000,
+      fetch: deps.fetch,
+      log,
+      serverUrl: settings.mode === 'none' ? undefined : settings.serverUrl,
+      scopes: settings.scopes,
+      bases,
+    });
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
 
@@ -240,6 +281,7 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       await closeGracefully(app);
       // An injected replay cache belongs to the caller.
       if (replay && !deps.replay) await replay.close();
+      if (!deps.limiter) await limiter.close();
     },
   };
 }

@@ -5,7 +5,7 @@
  * check. An entry is dropped when the forge answers 401 to a tool call; refusals are remembered for the same TTL.
  */
 import { createHash } from 'node:crypto';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';

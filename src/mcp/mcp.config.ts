@@ -5,6 +5,7 @@
  * and logged by the listener at start.
  */
 import { ConfigError, env, invalid, parseEnv, type Env, type EnvValues } from '../core/config.ts';
+import { parseAllowedOrigins } from './mcp.guard.ts';
 import { parseAllowlist, type Allowlist } from './oauth/oauth.allowlist.ts';
 
 /** A URL kept exactly as written (a redirect URI's trailing slash matters for exact matching). */
@@ -88,6 +89,32 @@ export const mcpEnvSpec = {
   FORGE_PERSONAL_ACCESS_TOKEN: env.custom<string | undefined>('a non-empty token', (raw) => raw, undefined, true),
   /** Scopes requested from the forge and advertised to clients. */
   FORGE_OAUTH_SCOPES: scopes,
+  /**
+   * Browser origins allowed on `/mcp` besides `MCP_SERVER_URL`'s own (issue 17 item 2): comma-separated
+   * `scheme://host[:port]`. Checked in parseMcpConfig (mcp.guard.ts parses it).
+   */
+  MCP_ALLOWED_ORIGINS: env.optionalString(),
+  /** Bodies the tools write may hold GitLab quick actions (lines starting with `/`); refused by default. */
+  FORGE_ALLOW_QUICK_ACTIONS: env.boolean(false),
+  /** PEM of the CA a self-hosted forge's certificate chains to (added to the public roots and NODE_EXTRA_CA_CERTS). */
+  FORGE_CA_CERT_PATH: env.optionalString(),
+  /** The deadline of one forge REST request made by a tool, in milliseconds. */
+  FORGE_TIMEOUT_MS: env.integer(15_000, 100, 600_000),
+  /** `/mcp` requests per minute per token; 0 turns the limit off. */
+  MCP_RATE_LIMIT_PER_MINUTE: env.integer(600, 0, 1_000_000),
+  /**
+   * `/mcp` requests per minute per client address; 0 turns the limit off. High by default: a hosted client
+   * (a web assistant) reaches the server from a few addresses for all its users.
+   */
+  MCP_ADDRESS_RATE_LIMIT_PER_MINUTE: env.integer(6000, 0, 10_000_000),
+  /** Where replicas share the `/mcp` rate limits (the same Redis the model plane's limits use); unset: per process. */
+  PLATFORM_REDIS_URL: env.custom<string | undefined>(
+    'a redis:// or rediss:// URL',
+    (raw) => (/^rediss?:\/\/.+/.test(raw) ? raw : invalid),
+    undefined,
+    // A URL may carry a password.
+    true,
+  ),
 } as const;
 
 export type McpEnv = EnvValues<typeof mcpEnvSpec>;
@@ -96,6 +123,8 @@ export type McpEnv = EnvValues<typeof mcpEnvSpec>;
 export type McpConfig = McpEnv & {
   /** The parsed `FORGE_OAUTH_ALLOWED_REDIRECT_URIS`. */
   readonly allowlist: Allowlist;
+  /** The parsed `MCP_ALLOWED_ORIGINS`. */
+  readonly allowedOrigins: readonly string[];
   /** Lines to log at start (allowed but noteworthy settings). */
   readonly notices: readonly string[];
 };
@@ -125,6 +154,12 @@ export function parseMcpConfig(source: Env): McpConfig {
   if (config.OAUTH_STATELESS_PREVIOUS_SECRET !== undefined && config.OAUTH_STATELESS_SECRET === undefined) {
     problems.push('OAUTH_STATELESS_PREVIOUS_SECRET: set only together with OAUTH_STATELESS_SECRET (it is the secret being rotated out)');
   }
+  let allowedOrigins: string[] = [];
+  try {
+    allowedOrigins = parseAllowedOrigins(config.MCP_ALLOWED_ORIGINS);
+  } catch (error) {
+    problems.push(`MCP_ALLOWED_ORIGINS: ${(error as Error).message} (comma-separated origins such as https://app.example.com)`);
+  }
   let allowlist: Allowlist | undefined;
   try {
     allowlist = parseAllowlist(config.FORGE_OAUTH_ALLOWED_REDIRECT_URIS);
@@ -150,5 +185,5 @@ export function parseMcpConfig(source: Env): McpConfig {
   if (config.MCP_SERVER_URL?.startsWith('http://') && !/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(config.MCP_SERVER_URL)) {
     notices.push('MCP_SERVER_URL uses plain http on a non-loopback host: tokens and codes would cross the network unencrypted');
   }
-  return Object.freeze({ ...config, allowlist, notices: Object.freeze(notices) });
+  return Object.freeze({ ...config, allowlist, allowedOrigins: Object.freeze(allowedOrigins), notices: Object.freeze(notices) });
 }

@@ -13,6 +13,7 @@ import type { Logger } from '../core/logger.ts';
 import { devForgeSeed, devForgeSeedFromState, startDevForge } from '../devforge/index.ts';
 import { buildMcpApp, mcpSettingsFromConfig, type McpSettings } from './mcp.app.ts';
 import type { McpConfig } from './mcp.config.ts';
+import { createForgeHttp } from './tools/forge.http.ts';
 
 /** A started listener, in the shape of `RunningListener` (src/app/serve.ts). */
 export interface StartedListener {
@@ -101,17 +102,24 @@ export async function startMcpServices(deps: McpServiceDeps, select: { mcp: bool
       core.PLATFORM_TLS_CERT && core.PLATFORM_TLS_KEY
         ? { cert: readFileSync(core.PLATFORM_TLS_CERT), key: readFileSync(core.PLATFORM_TLS_KEY) }
         : undefined;
+    // A real forge gets the production client: one keep-alive pool, the custom CA, the proxy variables. The dev
+    // forge (and tests) keep the injected fetch.
+    const forgeHttp = mcp.FORGE_URL !== undefined ? createForgeHttp({ caCertPath: mcp.FORGE_CA_CERT_PATH }) : undefined;
     const built = await buildMcpApp({
       settings,
       log: deps.log.child({ service: 'mcp' }),
       clock: deps.clock,
-      fetch: deps.fetch,
+      fetch: forgeHttp?.fetch ?? deps.fetch,
       ...(https ? { https } : {}),
     });
+    const closeBuilt = async () => {
+      await built.close();
+      await forgeHttp?.close();
+    };
     try {
       await built.app.listen({ host, port: mcpPort });
     } catch (error) {
-      await built.close();
+      await closeBuilt();
       throw error;
     }
     const address = built.app.server.address();
@@ -127,7 +135,7 @@ export async function startMcpServices(deps: McpServiceDeps, select: { mcp: bool
       name: 'mcp',
       url,
       details,
-      close: () => built.close(),
+      close: closeBuilt,
     });
     return started;
   } catch (error) {

@@ -1,23 +1,37 @@
 /**
- * `/mcp` (spec "Endpoints" POST /mcp): bearer validation against the forge, then the SDK's Streamable HTTP
- * transport in stateless form (a transport per request, servers reused from an idle pool, JSON responses), so any
- * replica answers any request. Without a valid bearer: 401 with the challenge real clients follow (forge-facts.md);
- * an expired token is 401 too, never 400 (some clients loop on 400).
+ * `/mcp` (spec "Endpoints" POST /mcp). In order, each step answering on its own when it refuses:
+ *
+ * 1. `Origin` and `Host` (mcp.guard.ts): 403, before anything else is looked at;
+ * 2. the per-address rate limit (mcp.limits.ts): 429 with `Retry-After`, before the bearer costs a forge check;
+ * 3. the bearer, validated against the forge: without a valid one 401 with the challenge real clients follow
+ *    (forge-facts.md); an expired token is 401 too, never 400 (some clients loop on 400);
+ * 4. the per-token rate limit: 429 with `Retry-After`;
+ * 5. both protocol eras on the one URL with no session (mcp.transport.ts).
+ *
+ * GET (the 2025 standalone stream) and DELETE (session end) are 405. Errors of these steps, and bodies Fastify
+ * refuses (too large, not JSON), are JSON-RPC error objects.
  */
 import { performance } from 'node:perf_hooks';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
+import { createForgeApi } from './tools/forge.client.ts';
 import { createForgeMcpServer } from './tools/forge.tools.ts';
-import type { BearerValidator } from './mcp.auth.ts';
+import { tokenCacheKey, type BearerValidator } from './mcp.auth.ts';
+import type { McpGuard } from './mcp.guard.ts';
+import { sendWebResponse, toWebRequest } from './mcp.http-bridge.ts';
+import type { LimitKind, McpRequestLimiter } from './mcp.limits.ts';
+import { createMcpServing } from './mcp.transport.ts';
 import { bearerChallenge } from './oauth/oauth.metadata.ts';
-import { applyCors } from './oauth/oauth.routes.ts';
+import { normalizeClientAddress } from './oauth/oauth.rate-limit.ts';
 
 export interface McpRouteDeps {
   validator: BearerValidator;
+  guard: McpGuard;
+  limiter: McpRequestLimiter;
   forgeUrl: string;
+  allowQuickActions: boolean;
+  forgeTimeoutMs: number;
   fetch: typeof fetch;
   log: Logger;
   /** Public base URL for the challenge; undefined when remote OAuth is off (no discovery to point to). */
@@ -35,30 +49,82 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
   return reply.status(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
-/** Idle servers kept for reuse: building one (tools and schemas) costs about a millisecond. */
-const MAX_IDLE_SERVERS = 16;
+/**
+ * CORS for `/mcp`: only an allowed origin is echoed (never `*`: a foreign origin was refused already), with the
+ * headers a browser-based client sends and reads in either protocol era.
+ */
+function applyMcpCors(reply: FastifyReply, origin: string | undefined): void {
+  void reply.header('vary', 'origin');
+  if (origin === undefined) return;
+  void reply.header('access-control-allow-origin', origin);
+  void reply.header('access-control-allow-methods', 'POST, OPTIONS');
+  void reply.header(
+    'access-control-allow-headers',
+    'authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id',
+  );
+  void reply.header('access-control-expose-headers', 'www-authenticate, retry-after, mcp-protocol-version');
+  void reply.header('access-control-max-age', '86400');
+}
 
 export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): void {
-  // Servers hold no per-user state (the token arrives with each request as `extra.authInfo`), so a server whose
-  // transport has closed serves the next request.
-  const idle: McpServer[] = [];
-  const acquire = (): McpServer =>
-    idle.pop() ??
-    createForgeMcpServer({
-      forgeUrl: deps.forgeUrl,
-      fetch: deps.fetch,
-      log: deps.log,
-      onForgeUnauthorized: (token) => deps.validator.forget(token),
-    });
+  // One serving object for the process; it builds a server per request. Servers hold no per-user state: the token
+  // arrives with each request as `authInfo` and reaches the tools as `ctx.http.authInfo`.
+  // One forge client for the process; servers are built per request.
+  const api = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, timeoutMs: deps.forgeTimeoutMs });
+  const serving = createMcpServing({
+    factory: () =>
+      createForgeMcpServer({
+        forgeUrl: deps.forgeUrl,
+        fetch: deps.fetch,
+        api,
+        allowQuickActions: deps.allowQuickActions,
+        log: deps.log,
+        onForgeUnauthorized: (token) => deps.validator.forget(token),
+      }),
+    log: deps.log,
+  });
+  app.addHook('onClose', async () => serving.close());
+
+  // Bodies Fastify refuses before the handler runs answer in JSON-RPC form too.
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) {
+      request.log.error({ err: error }, 'MCP request failed');
+      return jsonRpcError(reply, 500, -32603, 'Internal error');
+    }
+    if (status === 413) return jsonRpcError(reply, 413, -32600, 'Request body too large.');
+    if (status === 415) return jsonRpcError(reply, 415, -32600, 'Content-Type must be application/json.');
+    return jsonRpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON.');
+  });
+
+  const tooMany = (reply: FastifyReply, kind: LimitKind, retryAfterSeconds: number): FastifyReply => {
+    void reply.header('retry-after', String(retryAfterSeconds));
+    return jsonRpcError(reply, 429, -32000, `Too many requests for this ${kind}; retry after ${retryAfterSeconds} s.`);
+  };
 
   const unauthorized = (reply: FastifyReply, error?: 'invalid_token'): FastifyReply => {
     void reply.header('www-authenticate', bearerChallenge(deps.serverUrl, deps.scopes, error));
     return jsonRpcError(reply, 401, -32001, error ? 'The access token is invalid or expired.' : 'Authorization required.');
   };
 
+  /** Origin and Host; answers 403 and returns false when the request must stop here. */
+  const guarded = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    const origin = deps.guard.origin(request.headers.origin);
+    if (origin === false || !deps.guard.host(request.headers.host)) {
+      request.log.info(
+        { origin: request.headers.origin?.slice(0, 200), host: request.headers.host?.slice(0, 200) },
+        'MCP request from a refused origin or host',
+      );
+      void reply.header('vary', 'origin');
+      jsonRpcError(reply, 403, -32000, 'Forbidden: origin or host not allowed.');
+      return false;
+    }
+    applyMcpCors(reply, origin);
+    return true;
+  };
+
   /** Validates the bearer; answers and returns undefined when the request must stop here. */
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply): Promise<AuthInfo | undefined> => {
-    const token = bearerOf(request.headers.authorization);
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined): Promise<AuthInfo | undefined> => {
     if (token === undefined) {
       unauthorized(reply);
       return undefined;
@@ -75,58 +141,53 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     return undefined;
   };
 
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    applyCors(reply);
-    const authInfo = await authenticate(request, reply);
-    if (!authInfo) return reply;
-    if (request.method !== 'POST') {
-      // Stateless server: no standalone SSE stream (GET) and no session to delete (DELETE).
-      void reply.header('allow', 'POST');
-      return jsonRpcError(reply, 405, -32000, 'Method not allowed.');
-    }
-    const server = acquire();
-    let reusable = true;
-    // No sessionIdGenerator: that is what puts the SDK transport in stateless mode.
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
-    // The reply is written by the transport from here on; headers set so far are copied to the raw response.
-    reply.hijack();
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+  const post = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (!guarded(request, reply)) return reply;
+    const byAddress = await deps.limiter.hit('address', normalizeClientAddress(request.ip));
+    if (!byAddress.allowed) return tooMany(reply, 'address', byAddress.retryAfterSeconds);
+    const token = bearerOf(request.headers.authorization);
+    const authInfo = await authenticate(request, reply, token);
+    if (!authInfo || token === undefined) return reply;
+    const byToken = await deps.limiter.hit('token', tokenCacheKey(token));
+    if (!byToken.allowed) return tooMany(reply, 'token', byToken.retryAfterSeconds);
+
     const startedAt = performance.now();
-    reply.raw.on('close', () => {
-      // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
-      request.log.info(
-        {
-          method: request.method,
-          path: request.url.split('?')[0],
-          status: reply.raw.statusCode,
-          ms: Math.round(performance.now() - startedAt),
-        },
-        'request completed',
-      );
-      void transport.close().then(() => {
-        if (reusable && idle.length < MAX_IDLE_SERVERS && !idle.includes(server)) idle.push(server);
-      });
-    });
+    const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
+    let served: Awaited<ReturnType<typeof serving.serve>>;
     try {
-      await server.connect(transport);
-      await transport.handleRequest(Object.assign(request.raw, { auth: authInfo }), reply.raw, request.body);
+      served = await serving.serve(webRequest, authInfo, request.body);
     } catch (error) {
       request.log.error({ err: error }, 'MCP request failed');
-      // A server in an unknown state is not reused.
-      reusable = false;
-      void server.close();
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }));
-      }
+      return jsonRpcError(reply, 500, -32603, 'Internal error');
     }
+    // The body may be an SSE stream that outlives this handler: the reply is written by hand from here on.
+    reply.hijack();
+    const extra: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string') extra[name] = value;
+    const { response } = served;
+    await sendWebResponse(reply.raw, response, extra);
+    await served.finish().catch((error: unknown) => request.log.warn({ err: error }, 'closing an MCP exchange failed'));
+    // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
+    request.log.info(
+      { method: 'POST', path: request.url.split('?')[0], status: response.status, ms: Math.round(performance.now() - startedAt) },
+      'request completed',
+    );
     return reply;
   };
 
   for (const base of deps.bases) {
-    app.route({ method: ['POST', 'GET', 'DELETE'], url: `${base}/mcp`, handler: handle });
-    app.options(`${base}/mcp`, async (_request, reply) => {
-      applyCors(reply);
+    app.post(`${base}/mcp`, post);
+    app.route({
+      method: ['GET', 'DELETE'],
+      url: `${base}/mcp`,
+      handler: async (request, reply) => {
+        if (!guarded(request, reply)) return reply;
+        void reply.header('allow', 'POST');
+        return jsonRpcError(reply, 405, -32000, 'Method not allowed.');
+      },
+    });
+    app.options(`${base}/mcp`, async (request, reply) => {
+      if (!guarded(request, reply)) return reply;
       return reply.status(204).send();
     });
   }

@@ -18,6 +18,7 @@ import {
   type StartedDevForge,
 } from '../devforge/index.ts';
 import { buildMcpApp, type McpApp, type McpSettings } from './mcp.app.ts';
+import type { McpLimitSettings, McpRequestLimiter } from './mcp.limits.ts';
 import { parseAllowlist } from './oauth/oauth.allowlist.ts';
 import type { FetchedDocument } from './oauth/oauth.client-metadata.ts';
 import type { ReplayCache } from './oauth/oauth.replay.ts';
@@ -94,7 +95,7 @@ export async function startTestForge(redirectUris: string[], clock: FakeClock = 
 }
 
 export interface StackOptions {
-  mode: 'passthrough' | 'callback_proxy';
+  mode: 'passthrough' | 'callback_proxy' | 'none';
   stateless?: { secret?: Buffer; previous?: Buffer; replayCacheUrl?: string };
   /** A path under which the public URL lives (`/forge`), to test the path-prefixed variants. */
   serverPath?: string;
@@ -118,6 +119,14 @@ export interface StackOptions {
   port?: number;
   /** The fetch the server uses to reach the forge (the benchmark adds network latency). */
   fetch?: typeof fetch;
+  /** `MCP_ALLOWED_ORIGINS`, parsed. */
+  allowedOrigins?: string[];
+  /** `PLATFORM_HOST` as the settings see it (the stack always listens on 127.0.0.1); unset: no Host check. */
+  bindHost?: string;
+  rateLimits?: McpLimitSettings;
+  limiter?: McpRequestLimiter;
+  allowQuickActions?: boolean;
+  forgeTimeoutMs?: number;
 }
 
 export interface Stack {
@@ -167,6 +176,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     trustProxy: options.trustProxy === true ? 'loopback,linklocal,uniquelocal' : (options.trustProxy ?? false),
     bodyLimit: 1024 * 1024,
     ...(options.validationCacheTtlMs !== undefined ? { validationCacheTtlMs: options.validationCacheTtlMs } : {}),
+    ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+    ...(options.bindHost ? { bindHost: options.bindHost } : {}),
+    // Tests run many requests from 127.0.0.1 with few tokens: high limits unless a test sets its own.
+    rateLimits: options.rateLimits ?? { perTokenPerMinute: 1_000_000, perAddressPerMinute: 1_000_000 },
+    ...(options.allowQuickActions !== undefined ? { allowQuickActions: options.allowQuickActions } : {}),
+    ...(options.forgeTimeoutMs !== undefined ? { forgeTimeoutMs: options.forgeTimeoutMs } : {}),
   };
   const mcp = await buildMcpApp({
     settings,
@@ -175,6 +190,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     fetch: options.fetch ?? globalThis.fetch,
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
+    ...(options.limiter ? { limiter: options.limiter } : {}),
   });
   await mcp.app.listen({ host: '127.0.0.1', port });
   return {
@@ -410,8 +426,13 @@ export async function callTool(serverUrl: string, bearer: string, name: string, 
   }
 }
 
-/** The text of a tool result's first content item, parsed as JSON when it is. */
+/**
+ * What a tool result says: its `structuredContent` (the contract's value, or `{error}` on failure) when it has
+ * one, else the text of its first content item, parsed as JSON when it is.
+ */
 export function toolJson(result: unknown): unknown {
+  const structured = (result as { structuredContent?: unknown }).structuredContent;
+  if (structured !== undefined) return structured;
   const first = ((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined)?.[0];
   const text = first?.text ?? '';
   try {

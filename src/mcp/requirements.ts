@@ -261,7 +261,7 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'MCP-TRANSPORT',
     source: 'issue item 9',
-    rule: 'the Streamable HTTP transport of the MCP SDK serves /mcp; tools have zod schemas and forge errors become generic tool errors',
+    rule: 'the MCP SDK (v2, @modelcontextprotocol/server) serves /mcp and stdio; tools have zod schemas and forge errors become tool errors',
   },
   { id: 'ERRORS-GENERIC', source: 'spec "Errors"; issue item 10', rule: 'clients get generic messages; details go to the log' },
   { id: 'NO-SECRETS-LOGGED', source: 'issue item 10', rule: 'no token, code, verifier, state or secret is ever logged' },
@@ -326,5 +326,111 @@ export const REQUIREMENTS = defineRequirements([
     id: 'E2E-STATELESS-3',
     source: 'issue "Tests that must exist"',
     rule: 'stateless callback proxy across three server processes behind a round-robin proxy, each step on another replica',
+  },
+  // Issue 17 item 1: both protocol eras on one stateless /mcp
+  {
+    id: 'E2E-SDK-BOTH',
+    source: 'issue 17 item 1, "Tests that must exist"',
+    rule: 'the v1 SDK client and the v2 SDK client (2025 era and 2026-07-28) sign in through the OAuth flow and call tools, on one server and across the stateless replicas',
+  },
+  {
+    id: 'MCP-DISCOVER',
+    source: 'issue 17 item 1; mcp-facts 1.1.2',
+    rule: 'server/discover answers without initialize, naming 2026-07-28 among the supported versions, with resultType, ttlMs and cacheScope',
+  },
+  {
+    id: 'MCP-HEADERS',
+    source: 'issue 17 item 1; mcp-facts 1.1.7',
+    rule: 'a missing or disagreeing Mcp-Method/Mcp-Name is 400 with -32020, an unsupported version 400 with -32022 (data.supported, data.requested), an unknown method 404 with -32601; none reaches the forge',
+  },
+  {
+    id: 'MCP-CACHE',
+    source: 'issue 17 item 1; mcp-facts 1.1.8–9',
+    rule: 'tools/list carries ttlMs and cacheScope (private: the list may vary by authorization), and every 2026-07-28 result resultType; 2025-era answers carry neither',
+  },
+  {
+    id: 'MCP-ERAS',
+    source: 'issue 17 item 1',
+    rule: 'initialize-based 2025-06-18 and 2025-11-25 are served beside 2026-07-28 on the same /mcp, with no session id issued or required',
+  },
+  {
+    id: 'MCP-405',
+    source: 'issue 17 item 1; mcp-facts 1.1.10',
+    rule: 'GET and DELETE on /mcp answer 405 with Allow: POST',
+  },
+  {
+    id: 'MCP-SSE-PROGRESS',
+    source: 'issue 17 item 1',
+    rule: 'a POST is answered with JSON, or with its own SSE stream carrying notifications/progress when the tool call asked for progress, in both eras',
+  },
+  // Issue 17 item 2: transport safety
+  {
+    id: 'MCP-ORIGIN',
+    source: 'issue 17 item 2; mcp-facts 1.1.10',
+    rule: "an Origin other than MCP_SERVER_URL's own or one in MCP_ALLOWED_ORIGINS, and null, is 403 before the bearer is checked; no Origin passes; CORS echoes only an allowed origin",
+  },
+  {
+    id: 'MCP-HOST',
+    source: 'issue 17 item 2',
+    rule: 'bound to loopback, a Host other than the public host or a loopback name is 403 (DNS rebinding)',
+  },
+  {
+    id: 'MCP-BODY-LIMIT',
+    source: 'issue 17 item 2',
+    rule: 'a body over the limit is 413 and a body that is not JSON is 400, as JSON-RPC errors',
+  },
+  {
+    id: 'MCP-RATE',
+    source: 'issue 17 item 2',
+    rule: 'per-address (before the bearer) and per-token request limits answer 429 with Retry-After',
+  },
+  {
+    id: 'MCP-RATE-SHARED',
+    source: 'issue 17 item 2; ARCHITECTURE "Scale beyond one machine"',
+    rule: 'with PLATFORM_REDIS_URL the /mcp limits are shared by every replica',
+  },
+  // Issue 17 item 3: one tool contract
+  {
+    id: 'TOOL-ANNOTATIONS-LOCK',
+    source: 'issue 17 item 3',
+    rule: 'every tool sets readOnlyHint, destructiveHint, idempotentHint and openWorldHint explicitly, locked per tool by a test',
+  },
+  {
+    id: 'TOOL-CONTRACT',
+    source: 'issue 17 item 3',
+    rule: 'every tool has a title, a description saying when to use it, described input fields, an outputSchema; the order is deterministic',
+  },
+  { id: 'TOOL-LIST-BUDGET', source: 'issue 17 item 4', rule: 'the default tools/list answer stays under 32 KB of JSON' },
+  {
+    id: 'TOOL-RESULT',
+    source: 'issue 17 items 3, 6',
+    rule: 'results carry structuredContent and the same object as a compact text rendering marked untrusted; lists are slim unless detail=full; get_server_info names server, toolsets, user and forge version',
+  },
+  {
+    id: 'TOOL-PAGING',
+    source: 'issue 17 item 3',
+    rule: 'list tools answer {items, next_cursor, has_more, total}; paging over several pages loses and repeats nothing and declares the end',
+  },
+  {
+    id: 'TOOL-ERRORS',
+    source: 'issue 17 items 3, 5',
+    rule: 'forge failures are isError results with structuredContent.error {type, status, message, retry_after_seconds?, required_scope?}: 404, 403 insufficient_scope, both 429 flavours with the wait, 5xx, timeout and an HTML answer each map to their type',
+  },
+  {
+    id: 'TOOL-UNTRUSTED',
+    source: 'issue 17 item 3',
+    rule: 'forge text is stripped of invisible and bidirectional-control characters, and the untrusted frame of the text rendering cannot be closed from inside',
+  },
+  {
+    id: 'TOOL-QUICK-ACTIONS',
+    source: 'issue 17 item 3',
+    rule: 'bodies with lines starting with / are refused as validation errors before any forge call unless FORGE_ALLOW_QUICK_ACTIONS=true',
+  },
+  { id: 'TOOL-IDS', source: 'issue 17 item 5', rule: 'a project web URL (or one under it) is accepted wherever a project id is' },
+  // Issue 17 item 5: the production forge client
+  {
+    id: 'FORGE-SELF-HOSTED',
+    source: 'issue 17 item 5',
+    rule: 'one keep-alive undici pool for tools and OAuth calls; a forge under a path prefix and behind a certificate of a custom CA (FORGE_CA_CERT_PATH, beside NODE_EXTRA_CA_CERTS) is reached; HTTPS_PROXY/NO_PROXY are honoured',
   },
 ]);

@@ -1,12 +1,19 @@
 /**
- * End to end with the official MCP SDK client (its OAuthClientProvider and StreamableHTTPClientTransport) and
+ * End to end with the official MCP SDK clients (their OAuth client providers and Streamable HTTP transports) and
  * headless Chromium: passthrough, callback proxy, and stateless callback proxy across three server processes behind
- * a round-robin proxy. Each ends with a tool call that reaches the dev forge with the user's token.
+ * a round-robin proxy. Each ends with a tool call that reaches the dev forge with the user's token. Three clients
+ * sign in against the same `/mcp`: the v1 SDK client (2025 `initialize`), the v2 client in its default 2025 era,
+ * and the v2 client pinned to 2026-07-28 (`server/discover`, the per-request envelope, no `initialize`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2Transport,
+  UnauthorizedError as V2UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -28,23 +35,78 @@ import { launchChromium, MemoryOAuthProvider, signInWithChromium, startCallbackL
 
 const browser: Browser | undefined = await launchChromium();
 
-/** Runs the SDK client's whole OAuth dance against `serverUrl` and returns a connected client plus what it saw. */
-async function connectWithOAuth(serverUrl: string, forge: TestForge) {
+/** Which SDK client signs in, and in which protocol era. */
+type ClientKind = 'v1' | 'v2-legacy' | 'v2-modern';
+const CLIENT_KINDS: readonly ClientKind[] = ['v1', 'v2-legacy', 'v2-modern'];
+
+/** The part of either SDK client the tests use. */
+interface ConnectedClient {
+  callTool(name: string, args?: Record<string, unknown>): Promise<unknown>;
+  /** `legacy` (2025 `initialize`) or `modern` (2026-07-28). */
+  era: string | undefined;
+  /** The protocol version the client and server settled on. */
+  protocolVersion: string | undefined;
+  close(): Promise<void>;
+}
+
+/** One client of `kind` on a fresh transport; `connect` rejects with the SDK's UnauthorizedError without a token. */
+function clientOf(kind: ClientKind, serverUrl: string, provider: MemoryOAuthProvider) {
+  const url = new URL(`${serverUrl}/mcp`);
+  if (kind === 'v1') {
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    return {
+      connect: async (): Promise<ConnectedClient> => {
+        await client.connect(transport);
+        return {
+          callTool: (name, args = {}) => client.callTool({ name, arguments: args }),
+          era: 'legacy',
+          protocolVersion: transport.protocolVersion,
+          close: () => client.close(),
+        };
+      },
+      finishAuth: (params: URLSearchParams) => transport.finishAuth(params.get('code') ?? ''),
+      Unauthorized: UnauthorizedError,
+    };
+  }
+  const transport = new V2Transport(url, { authProvider: provider });
+  const client = new V2Client(
+    { name: 'e2e', version: '1.0.0' },
+    kind === 'v2-modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  return {
+    connect: async (): Promise<ConnectedClient> => {
+      await client.connect(transport);
+      return {
+        callTool: (name, args = {}) => client.callTool({ name, arguments: args }),
+        era: client.getProtocolEra(),
+        protocolVersion: client.getNegotiatedProtocolVersion(),
+        close: () => client.close(),
+      };
+    },
+    finishAuth: (params: URLSearchParams) => transport.finishAuth(params),
+    Unauthorized: V2UnauthorizedError,
+  };
+}
+
+/** Runs a client's whole OAuth dance against `serverUrl` and returns a connected client plus what it saw. */
+async function connectWithOAuth(serverUrl: string, forge: TestForge, kind: ClientKind = 'v1') {
   const listener = await startCallbackListener();
   const provider = new MemoryOAuthProvider(listener.url);
   try {
-    const first = new Client({ name: 'e2e', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${serverUrl}/mcp`), { authProvider: provider });
-    await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const first = clientOf(kind, serverUrl, provider);
+    await expect(first.connect()).rejects.toBeInstanceOf(first.Unauthorized);
     const authorizationUrl = provider.authorizationUrl;
     if (!authorizationUrl || !browser) throw new Error('no authorization URL');
     const signIn = await signInWithChromium(browser, authorizationUrl, forge.user);
     const hit = await listener.next();
     expect(hit.error).toBeNull();
     expect(hit.state).toBe(provider.lastState);
-    await transport.finishAuth(hit.code ?? '');
-    const client = new Client({ name: 'e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${serverUrl}/mcp`), { authProvider: provider }));
+    const params = new URLSearchParams({ code: hit.code ?? '', state: hit.state ?? '', ...(hit.iss ? { iss: hit.iss } : {}) });
+    await first.finishAuth(params);
+    const client = await clientOf(kind, serverUrl, provider).connect();
+    expect(client.era).toBe(kind === 'v2-modern' ? 'modern' : 'legacy');
+    if (kind === 'v2-modern') expect(client.protocolVersion).toBe('2026-07-28');
     return { client, provider, hit, authorizationUrl, signIn };
   } finally {
     await listener.close();
@@ -56,46 +118,52 @@ afterAll(async () => {
 });
 
 describe.skipIf(!browser)('remote OAuth end to end (SDK client + Chromium)', () => {
-  it('[E2E-PASSTHROUGH] passthrough: the forge redirects straight to the client; a tool call reaches the forge', async () => {
-    // The client's loopback callback must be registered at the forge in passthrough mode; the listener port is
-    // not known in advance, and the forge lets only the port of loopback IP literals vary.
-    const stack = await startStack({ mode: 'passthrough', forgeRedirectUris: ['http://127.0.0.1:1/callback'] });
-    try {
-      const { client, hit, authorizationUrl, signIn } = await connectWithOAuth(stack.serverUrl, stack.forge);
-      expect(authorizationUrl.href.startsWith(`${stack.serverUrl}/authorize?`)).toBe(true);
-      expect(signIn.consentText).toBeUndefined();
-      expect(hit.iss).toBeNull();
-      const usersBefore = stack.forge.forge.counters.user;
-      const me = await client.callTool({ name: 'get_current_user', arguments: {} });
-      expect(toolJson(me)).toMatchObject({ username: stack.forge.user.username });
-      expect(stack.forge.forge.counters.user).toBe(usersBefore + 1);
-      await client.close();
-    } finally {
-      await stack.close();
-    }
-  });
+  it.each(CLIENT_KINDS)(
+    '[E2E-PASSTHROUGH] [E2E-SDK-BOTH] passthrough with the %s client: the forge redirects straight to the client; a tool call reaches the forge',
+    async (kind) => {
+      // The client's loopback callback must be registered at the forge in passthrough mode; the listener port is
+      // not known in advance, and the forge lets only the port of loopback IP literals vary.
+      const stack = await startStack({ mode: 'passthrough', forgeRedirectUris: ['http://127.0.0.1:1/callback'] });
+      try {
+        const { client, hit, authorizationUrl, signIn } = await connectWithOAuth(stack.serverUrl, stack.forge, kind);
+        expect(authorizationUrl.href.startsWith(`${stack.serverUrl}/authorize?`)).toBe(true);
+        expect(signIn.consentText).toBeUndefined();
+        expect(hit.iss).toBeNull();
+        const usersBefore = stack.forge.forge.counters.user;
+        const me = await client.callTool('get_current_user');
+        expect(toolJson(me)).toMatchObject({ username: stack.forge.user.username });
+        expect(stack.forge.forge.counters.user).toBe(usersBefore + 1);
+        await client.close();
+      } finally {
+        await stack.close();
+      }
+    },
+  );
 
-  it('[E2E-PROXY] callback proxy: consent page, forge sign-in, proxy code; a tool call reaches the forge', async () => {
-    const stack = await startStack({ mode: 'callback_proxy' });
-    try {
-      const { client, hit, signIn } = await connectWithOAuth(stack.serverUrl, stack.forge);
-      expect(signIn.consentText).toContain('E2E MCP Client');
-      expect(signIn.consentText).toContain('this device');
-      expect(hit.iss).toBe(stack.serverUrl);
-      const usersBefore = stack.forge.forge.counters.user;
-      const me = await client.callTool({ name: 'get_current_user', arguments: {} });
-      expect(toolJson(me)).toMatchObject({ username: stack.forge.user.username });
-      expect(stack.forge.forge.counters.user).toBe(usersBefore + 1);
-      const issue = await client.callTool({
-        name: 'create_issue',
-        arguments: { project_id: `${stack.forge.user.username}/hello-forge`, title: 'From the SDK client' },
-      });
-      expect(toolJson(issue)).toMatchObject({ title: 'From the SDK client' });
-      await client.close();
-    } finally {
-      await stack.close();
-    }
-  });
+  it.each(CLIENT_KINDS)(
+    '[E2E-PROXY] [E2E-SDK-BOTH] callback proxy with the %s client: consent page, forge sign-in, proxy code; a tool call reaches the forge',
+    async (kind) => {
+      const stack = await startStack({ mode: 'callback_proxy' });
+      try {
+        const { client, hit, signIn } = await connectWithOAuth(stack.serverUrl, stack.forge, kind);
+        expect(signIn.consentText).toContain('E2E MCP Client');
+        expect(signIn.consentText).toContain('this device');
+        expect(hit.iss).toBe(stack.serverUrl);
+        const usersBefore = stack.forge.forge.counters.user;
+        const me = await client.callTool('get_current_user');
+        expect(toolJson(me)).toMatchObject({ username: stack.forge.user.username });
+        expect(stack.forge.forge.counters.user).toBe(usersBefore + 1);
+        const issue = await client.callTool('create_issue', {
+          project_id: `${stack.forge.user.username}/hello-forge`,
+          title: `From the ${kind} SDK client`,
+        });
+        expect(toolJson(issue)).toMatchObject({ title: `From the ${kind} SDK client` });
+        await client.close();
+      } finally {
+        await stack.close();
+      }
+    },
+  );
 });
 
 /** Starts `platform serve --only mcp` as a child process and waits until it answers. */
@@ -166,32 +234,35 @@ describe.skipIf(!browser)('stateless callback proxy across three processes', () 
     await forge?.forge.close();
   });
 
-  it('[E2E-STATELESS-3] [STATELESS-REPLICAS] every step lands on another replica and the flow completes', async () => {
-    const start = proxy.served.length;
-    const { client, hit, signIn } = await connectWithOAuth(proxy.url, forge);
-    expect(signIn.consentText).toContain('E2E MCP Client');
-    expect(hit.iss).toBe(proxy.url);
-    const usersBefore = forge.forge.counters.user;
-    const me = await client.callTool({ name: 'get_current_user', arguments: {} });
-    expect(toolJson(me)).toMatchObject({ username: forge.user.username });
-    expect(forge.forge.counters.user).toBe(usersBefore + 1);
-    await client.close();
-    const steps = proxy.served.slice(start);
-    const flowSteps = steps.filter((s) => ['/register', '/authorize', '/callback', '/token', '/mcp'].includes(s.path));
-    for (let i = 1; i < flowSteps.length; i += 1)
-      expect(flowSteps[i]?.target, `${flowSteps[i]?.method} ${flowSteps[i]?.path}`).not.toBe(flowSteps[i - 1]?.target);
-    const keySteps = steps.filter((s) => ['/register', '/authorize', '/callback', '/token'].includes(s.path));
-    expect(keySteps.map((s) => `${s.method} ${s.path}`)).toEqual([
-      'POST /register',
-      'GET /authorize',
-      'POST /authorize',
-      'GET /callback',
-      'POST /token',
-    ]);
-    for (let i = 1; i < steps.length; i += 1)
-      expect(steps[i]?.target, `${steps[i]?.method} ${steps[i]?.path}`).not.toBe(steps[i - 1]?.target);
-    for (let i = 1; i < keySteps.length; i += 1) expect(keySteps[i]?.target).not.toBe(keySteps[i - 1]?.target);
-    expect(new Set(keySteps.map((s) => s.target)).size).toBe(3);
-    expect(steps.some((s) => s.path === '/mcp')).toBe(true);
-  });
+  it.each(['v1', 'v2-modern'] as const)(
+    '[E2E-STATELESS-3] [STATELESS-REPLICAS] [E2E-SDK-BOTH] with the %s client every step lands on another replica and the flow completes',
+    async (kind) => {
+      const start = proxy.served.length;
+      const { client, hit, signIn } = await connectWithOAuth(proxy.url, forge, kind);
+      expect(signIn.consentText).toContain('E2E MCP Client');
+      expect(hit.iss).toBe(proxy.url);
+      const usersBefore = forge.forge.counters.user;
+      const me = await client.callTool('get_current_user');
+      expect(toolJson(me)).toMatchObject({ username: forge.user.username });
+      expect(forge.forge.counters.user).toBe(usersBefore + 1);
+      await client.close();
+      const steps = proxy.served.slice(start);
+      const flowSteps = steps.filter((s) => ['/register', '/authorize', '/callback', '/token', '/mcp'].includes(s.path));
+      for (let i = 1; i < flowSteps.length; i += 1)
+        expect(flowSteps[i]?.target, `${flowSteps[i]?.method} ${flowSteps[i]?.path}`).not.toBe(flowSteps[i - 1]?.target);
+      const keySteps = steps.filter((s) => ['/register', '/authorize', '/callback', '/token'].includes(s.path));
+      expect(keySteps.map((s) => `${s.method} ${s.path}`)).toEqual([
+        'POST /register',
+        'GET /authorize',
+        'POST /authorize',
+        'GET /callback',
+        'POST /token',
+      ]);
+      for (let i = 1; i < steps.length; i += 1)
+        expect(steps[i]?.target, `${steps[i]?.method} ${steps[i]?.path}`).not.toBe(steps[i - 1]?.target);
+      for (let i = 1; i < keySteps.length; i += 1) expect(keySteps[i]?.target).not.toBe(keySteps[i - 1]?.target);
+      expect(new Set(keySteps.map((s) => s.target)).size).toBe(3);
+      expect(steps.some((s) => s.path === '/mcp')).toBe(true);
+    },
+  );
 });

@@ -1,11 +1,13 @@
 /**
- * The client side of the end-to-end tests: the official MCP SDK client with an in-memory OAuthClientProvider, a
- * loopback callback listener (as native MCP clients run), and headless Chromium doing what a user does on the
- * consent page and the forge's pages.
+ * The client side of the end-to-end tests: the official MCP SDK clients — v1 (`@modelcontextprotocol/sdk`, the
+ * 2025 `initialize` handshake) and v2 (`@modelcontextprotocol/client`, either era) — with one in-memory OAuth
+ * client provider that fits both, a loopback callback listener (as native MCP clients run), and headless Chromium
+ * doing what a user does on the consent page and the forge's pages.
  */
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
+import type { OAuthClientProvider as V2OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Browser } from 'playwright-core';
@@ -70,10 +72,11 @@ export async function startCallbackListener(): Promise<{ url: string; next(): Pr
   };
 }
 
-/** An OAuthClientProvider keeping everything in memory, as an MCP client's credential store would. */
-export class MemoryOAuthProvider implements OAuthClientProvider {
+/** An OAuthClientProvider (of both SDKs) keeping everything in memory, as an MCP client's credential store would. */
+export class MemoryOAuthProvider implements OAuthClientProvider, V2OAuthClientProvider {
   authorizationUrl: URL | undefined;
   lastState: string | undefined;
+  private discovery: OAuthDiscoveryState | undefined;
   private info: OAuthClientInformationMixed | undefined;
   private saved: OAuthTokens | undefined;
   private verifier = '';
@@ -128,6 +131,15 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
 
   codeVerifier(): string {
     return this.verifier;
+  }
+
+  // v2 binds the code exchange to the authorization server discovery found before the redirect (SEP-2352).
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
   }
 }
 

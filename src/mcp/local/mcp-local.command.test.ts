@@ -202,7 +202,7 @@ describe('platform mcp commands', () => {
     expect(tools.tools.map((t) => t.name)).toContain('get_current_user');
     const first = await client.callTool({ name: 'get_current_user', arguments: {} });
     expect(first.isError).toBeFalsy();
-    expect(JSON.stringify(first.content)).toContain('"username\\": \\"dev\\"');
+    expect(JSON.stringify(first.content)).toContain('"username\\":\\"dev\\"');
     expect(opener.visits).toHaveLength(1);
 
     // The user revokes the application at the forge: the call fails once, the next one signs in again.

@@ -64,6 +64,8 @@ export function registerMcpLocalCommands(
       const running = await startStdioServer({
         settings,
         createServer: deps.createServer ?? createForgeMcpServer,
+        // The same tool contract as /mcp: quick actions and the forge deadline follow the same variables.
+        toolOptions: { allowQuickActions: config.mcp.FORGE_ALLOW_QUICK_ACTIONS, forgeTimeoutMs: config.mcp.FORGE_TIMEOUT_MS },
         fetch: fetchFn,
         clock,
         log,

@@ -94,7 +94,8 @@ describe('platform mcp through the real CLI', () => {
     const { client, stderr } = await connect(oauthEnv());
     const result = await client.callTool({ name: 'get_current_user', arguments: {} });
     expect(result.isError).toBeFalsy();
-    expect(JSON.parse(text(result))).toMatchObject({ username: 'dev' });
+    expect(result.structuredContent).toMatchObject({ username: 'dev' });
+    expect(text(result)).toContain('<forge-data untrusted="true">');
     expect(stderr()).not.toContain(set.access_token);
     expect(forge.counters.token).toBe(1); // the sign-in only: no refresh, no new sign-in
   });
@@ -104,7 +105,8 @@ describe('platform mcp through the real CLI', () => {
     await createTokenFile({ path: tokenPath, log: silentLogger() }).write({ ...set, expires_at: Date.now() - 1000 });
     const { client } = await connect(oauthEnv());
     const result = await client.callTool({ name: 'get_current_user', arguments: {} });
-    expect(JSON.parse(text(result))).toMatchObject({ username: 'dev' });
+    expect(result.structuredContent).toMatchObject({ username: 'dev' });
+    expect(text(result)).toContain('<forge-data untrusted="true">');
     const renewed = await createTokenFile({ path: tokenPath, log: silentLogger() }).read();
     expect(renewed?.refresh_token).not.toBe(set.refresh_token);
     expect(renewed!.expires_at).toBeGreaterThan(Date.now() + 7000 * 1000);
@@ -116,7 +118,8 @@ describe('platform mcp through the real CLI', () => {
     const token = forge.createPersonalAccessToken('dev', ['api']);
     const { client } = await connect(childEnv({ FORGE_PERSONAL_ACCESS_TOKEN: token }));
     const result = await client.callTool({ name: 'get_current_user', arguments: {} });
-    expect(JSON.parse(text(result))).toMatchObject({ username: 'dev' });
+    expect(result.structuredContent).toMatchObject({ username: 'dev' });
+    expect(text(result)).toContain('<forge-data untrusted="true">');
     expect(forge.counters.token).toBe(0);
   });
 

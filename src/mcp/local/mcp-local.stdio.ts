@@ -5,8 +5,8 @@
  * which must write to standard error.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { ForgeMcpServerDeps } from '../tools/forge.tools.ts';
@@ -88,6 +88,8 @@ export async function startStdioServer(
   deps: LocalOAuthDeps & {
     settings: Exclude<LocalMcpSettings, { mode: 'none' }>;
     createServer: CreateForgeMcpServer;
+    /** `FORGE_ALLOW_QUICK_ACTIONS` and `FORGE_TIMEOUT_MS`, as /mcp reads them. */
+    toolOptions?: Pick<ForgeMcpServerDeps, 'allowQuickActions' | 'forgeTimeoutMs'>;
     stdin?: Readable | undefined;
     stdout?: Writable | undefined;
   },
@@ -95,15 +97,19 @@ export async function startStdioServer(
   const { settings, log } = deps;
   const abort = new AbortController();
   const provider = localTokenProvider(settings, { ...deps, signal: abort.signal });
-  const server = deps.createServer({
-    forgeUrl: settings.forgeUrl,
-    fetch: deps.fetch,
-    log,
-    getToken: () => provider.getToken(),
-    // A 401 (e.g. the user revoked the application at the forge) makes the next call refresh or sign in again
-    // instead of reusing the dead token until it expires.
-    onForgeUnauthorized: (token) => provider.invalidate(token),
-  });
+  // serveStdio builds a server from this factory for the era the client opens with (a 2025 `initialize` or a
+  // 2026-07-28 request), so stdio serves the same tools under both revisions, as `/mcp` does.
+  const factory = () =>
+    deps.createServer({
+      ...deps.toolOptions,
+      forgeUrl: settings.forgeUrl,
+      fetch: deps.fetch,
+      log,
+      getToken: () => provider.getToken(),
+      // A 401 (e.g. the user revoked the application at the forge) makes the next call refresh or sign in again
+      // instead of reusing the dead token until it expires.
+      onForgeUnauthorized: (token) => provider.invalidate(token),
+    });
   const stdin = deps.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin, deps.stdout ?? process.stdout);
 
@@ -115,14 +121,17 @@ export async function startStdioServer(
   const close = (): Promise<void> => {
     closing ??= (async () => {
       abort.abort();
-      await server.close().catch((error: unknown) => log.warn({ err: error }, 'closing the MCP server failed'));
+      await handle.close().catch((error: unknown) => log.warn({ err: error }, 'closing the MCP server failed'));
       resolveClosed();
     })();
     return closing;
   };
 
-  await server.connect(transport);
-  // The SDK transport does not watch for the end of stdin; the MCP stdio transport ends a session that way.
+  const handle = serveStdio(factory, {
+    transport,
+    onerror: (error) => log.debug({ reason: error.message }, 'stdio MCP error'),
+  });
+  // The MCP stdio transport ends a session when stdin ends.
   stdin.once('end', () => void close());
   log.info({ forge: settings.forgeUrl, auth: settings.mode }, 'forge MCP server on stdio');
 

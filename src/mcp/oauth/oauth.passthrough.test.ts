@@ -138,7 +138,7 @@ describe('discovery', () => {
   let root: Stack;
   let prefixed: Stack;
   beforeAll(async () => {
-    root = await startStack({ mode: 'callback_proxy' });
+    root = await startStack({ mode: 'callback_proxy', allowedOrigins: ['https://inspector.example'] });
     prefixed = await startStack({ mode: 'callback_proxy', serverPath: '/forge' });
   });
   afterAll(async () => {
@@ -224,7 +224,8 @@ describe('discovery', () => {
         headers: { ...origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
       });
       expect(preflight.status, path).toBe(204);
-      expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+      // /mcp echoes an allowed origin (MCP_ALLOWED_ORIGINS) instead of `*`: it refuses foreign ones (MCP-ORIGIN).
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(path === '/mcp' ? origin.origin : '*');
       expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
     }
     const failedToken = await token(root.url, { grant_type: 'nope' });

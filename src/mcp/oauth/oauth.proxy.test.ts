@@ -91,19 +91,25 @@ describe('callback proxy mode (stateful)', () => {
     expect(me.isError).toBeFalsy();
     expect(toolJson(me)).toMatchObject({ username: user().username });
     expect(stack.forge.forge.counters.user).toBe(userBefore + 1);
-    const projects = toolJson(await callTool(stack.serverUrl, bearer, 'list_projects')) as { path_with_namespace: string }[];
+    // List tools answer a page: {items, next_cursor, has_more, total}.
+    const projects = (toolJson(await callTool(stack.serverUrl, bearer, 'list_projects')) as { items: { path_with_namespace: string }[] })
+      .items;
     expect(projects.map((p) => p.path_with_namespace)).toContain(`${user().username}/hello-forge`);
-    const issues = toolJson(
-      await callTool(stack.serverUrl, bearer, 'list_issues', { project_id: `${user().username}/hello-forge`, state: 'opened' }),
-    ) as { title: string }[];
+    const issues = (
+      toolJson(
+        await callTool(stack.serverUrl, bearer, 'list_issues', { project_id: `${user().username}/hello-forge`, state: 'opened' }),
+      ) as { items: { title: string }[] }
+    ).items;
     expect(issues.length).toBeGreaterThan(0);
     const created = toolJson(
       await callTool(stack.serverUrl, bearer, 'create_issue', { project_id: `${user().username}/hello-forge`, title: 'Made over MCP' }),
     ) as { title: string; author: string };
     expect(created).toMatchObject({ title: 'Made over MCP', author: user().username });
-    const mrs = toolJson(
-      await callTool(stack.serverUrl, bearer, 'list_merge_requests', { project_id: `${user().username}/hello-forge` }),
-    ) as unknown[];
+    const mrs = (
+      toolJson(await callTool(stack.serverUrl, bearer, 'list_merge_requests', { project_id: `${user().username}/hello-forge` })) as {
+        items: unknown[];
+      }
+    ).items;
     expect(mrs.length).toBeGreaterThan(0);
     expect(
       toolJson(await callTool(stack.serverUrl, bearer, 'get_project', { project_id: `${user().username}/hello-forge` })),
@@ -460,7 +466,9 @@ describe('callback proxy mode (stateful)', () => {
     // Still cached as valid: the tool call reaches the forge, which answers 401; the entry is dropped.
     const after = await callTool(stack.serverUrl, bearer, 'get_current_user');
     expect(after.isError).toBe(true);
-    expect(toolJson(after)).toBe('The forge did not accept the credentials. Sign in again.');
+    expect(toolJson(after)).toEqual({
+      error: { type: 'forbidden', status: 401, message: 'The forge did not accept the credentials. Sign in again.' },
+    });
     const next = await postMcp(stack.serverUrl, bearer, INITIALIZE);
     expect(next.status).toBe(401);
     expect(next.headers.get('www-authenticate')).toContain('error="invalid_token"');

@@ -1,51 +1,174 @@
 /**
- * The forge REST API (`{FORGE_URL}/api/v4`) as the MCP tools call it, with the user's own token. Errors are typed
- * by kind so tools can answer generically; the response body of a failure is never passed on.
+ * The forge REST API (`{FORGE_URL}/api/v4`) as the MCP tools call it, with the user's own token. Every failure is
+ * mapped here, once, to one {@link ForgeApiError} whose `type` is the tool contract's error type (tool.contract.ts):
+ *
+ * | forge answer | type |
+ * | --- | --- |
+ * | 400, 422 | `validation` (the forge's message kept: it says which argument) |
+ * | 401 | `forbidden` (status 401: the token is no longer accepted; sign in again) |
+ * | 403 `{"error":"insufficient_scope","scope":…}` | `insufficient_scope` with `required_scope` |
+ * | other 403 | `forbidden` |
+ * | 404 | `not_found` (GitLab's answer for missing and for invisible alike) |
+ * | 405, 409, 412 | `conflict` |
+ * | 429 `text/plain` with `Retry-After`/`RateLimit-Reset` (Rack::Attack) | `rate_limited` with the wait |
+ * | 429 JSON `{"message":{"error":…}}` (application limit, no headers) | `rate_limited`, 60 s (GitLab's application limits count per minute) |
+ * | 5xx, unreachable, a body that is not JSON, an HTML page (a proxy or a sign-in page) | `upstream` |
+ * | no answer within `timeoutMs` (`FORGE_TIMEOUT_MS`) | `timeout` |
+ *
+ * Bodies of failures never reach the client except the validation message, which is the forge's own text about
+ * the request; everything else goes to the server log.
  */
 
-export type ForgeApiErrorKind = 'unauthorized' | 'forbidden' | 'not_found' | 'invalid' | 'unavailable';
+export type ForgeErrorType =
+  'not_found' | 'forbidden' | 'insufficient_scope' | 'validation' | 'conflict' | 'rate_limited' | 'upstream' | 'timeout';
 
 export class ForgeApiError extends Error {
-  readonly kind: ForgeApiErrorKind;
+  readonly type: ForgeErrorType;
+  /** The forge's HTTP status; 0 when there was no answer. */
   readonly status: number;
+  /** What the client may be told (generic, or the forge's validation message). */
+  readonly publicMessage: string;
+  readonly retryAfterSeconds: number | undefined;
+  readonly requiredScope: string | undefined;
 
-  constructor(kind: ForgeApiErrorKind, status: number, message: string) {
-    super(message);
+  constructor(
+    type: ForgeErrorType,
+    status: number,
+    detail: string,
+    extra: { publicMessage?: string; retryAfterSeconds?: number; requiredScope?: string } = {},
+  ) {
+    super(detail);
     this.name = 'ForgeApiError';
-    this.kind = kind;
+    this.type = type;
     this.status = status;
+    this.publicMessage = extra.publicMessage ?? GENERIC_MESSAGES[type];
+    this.retryAfterSeconds = extra.retryAfterSeconds;
+    this.requiredScope = extra.requiredScope;
   }
 }
 
+/** The generic texts per type (issue 3 item 10: details only in the log). */
+const GENERIC_MESSAGES: Record<ForgeErrorType, string> = {
+  not_found: 'Not found on the forge, or not visible to the signed-in user.',
+  forbidden: 'The forge refused this operation for the signed-in user.',
+  insufficient_scope: 'The access token lacks the scope this operation needs; sign in again with that scope.',
+  validation: 'The forge rejected the request as invalid.',
+  conflict: 'The forge reported a conflict with the current state.',
+  rate_limited: 'The forge is rate limiting these requests; retry after the wait.',
+  upstream: 'The forge could not be reached or answered unexpectedly. Try again later.',
+  timeout: 'The forge did not answer in time. Try again later.',
+};
+
 export type QueryValue = string | number | boolean | undefined;
+
+/** One page of an offset-paginated list (GitLab's `x-next-page`, `x-total`). */
+export interface ForgePage<T> {
+  items: T[];
+  /** The next page number, or undefined on the last page. */
+  nextPage: number | undefined;
+  /** `x-total`, absent above 10,000 records and on keyset lists. */
+  total: number | undefined;
+}
 
 export interface ForgeApi {
   get<T>(path: string, token: string, query?: Record<string, QueryValue>): Promise<T>;
+  page<T>(path: string, token: string, query: Record<string, QueryValue>): Promise<ForgePage<T>>;
   post<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
 }
 
-function kindOf(status: number): ForgeApiErrorKind {
-  if (status === 401) return 'unauthorized';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 400 || status === 409 || status === 422) return 'invalid';
-  return 'unavailable';
+/** The wait a 429 asks for: `Retry-After` (seconds or a date), else `RateLimit-Reset` (unix seconds), else 60 s. */
+function retryAfterOf(headers: Headers, nowMs: number): number {
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter !== null) {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.max(1, Math.ceil(seconds));
+    const date = Date.parse(retryAfter);
+    if (!Number.isNaN(date)) return Math.max(1, Math.ceil((date - nowMs) / 1000));
+  }
+  const reset = Number(headers.get('ratelimit-reset'));
+  if (Number.isFinite(reset) && reset > 0) return Math.max(1, Math.ceil(reset - nowMs / 1000));
+  return 60;
 }
 
-/** A REST client for `{forgeUrl}/api/v4`; `fetch` is injected so tests and the benchmark can count calls. */
-export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; timeoutMs?: number }): ForgeApi {
+/** The forge's own text about a refused request (`{"message": …}` or Grape's `{"error": …}`), flattened and cut. */
+function validationMessage(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { message, error } = body as { message?: unknown; error?: unknown };
+  const value = message ?? error;
+  if (value === undefined) return undefined;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.slice(0, 500);
+}
+
+async function bodyOf(response: Response): Promise<{ json: unknown; text: string }> {
+  const text = await response.text().catch(() => '');
+  try {
+    return { json: JSON.parse(text) as unknown, text };
+  } catch {
+    return { json: undefined, text };
+  }
+}
+
+function isHtml(response: Response): boolean {
+  return /^\s*text\/html/i.test(response.headers.get('content-type') ?? '');
+}
+
+/** Maps a failed answer to its error (the table above). */
+async function errorOf(response: Response, what: string, nowMs: number): Promise<ForgeApiError> {
+  const { status } = response;
+  if (isHtml(response)) {
+    await response.body?.cancel();
+    return new ForgeApiError('upstream', status, `forge answered ${status} with an HTML page to ${what}`, {
+      publicMessage: 'The forge answered with an HTML page instead of its API (a proxy or a sign-in page?). Check FORGE_URL.',
+    });
+  }
+  const { json } = await bodyOf(response);
+  const detail = `forge answered ${status} to ${what}`;
+  if (status === 429)
+    return new ForgeApiError('rate_limited', status, detail, { retryAfterSeconds: retryAfterOf(response.headers, nowMs) });
+  if (status === 400 || status === 422) {
+    const message = validationMessage(json);
+    return new ForgeApiError('validation', status, detail, message ? { publicMessage: `The forge rejected the request: ${message}` } : {});
+  }
+  if (status === 401)
+    return new ForgeApiError('forbidden', status, detail, { publicMessage: 'The forge did not accept the credentials. Sign in again.' });
+  if (status === 403) {
+    const body = json as { error?: unknown; scope?: unknown } | undefined;
+    if (body?.error === 'insufficient_scope')
+      return new ForgeApiError('insufficient_scope', status, detail, typeof body.scope === 'string' ? { requiredScope: body.scope } : {});
+    return new ForgeApiError('forbidden', status, detail);
+  }
+  if (status === 404) return new ForgeApiError('not_found', status, detail);
+  if (status === 405 || status === 409 || status === 412) return new ForgeApiError('conflict', status, detail);
+  return new ForgeApiError('upstream', status, detail);
+}
+
+function intHeader(headers: Headers, name: string): number | undefined {
+  const raw = headers.get(name);
+  if (raw === null || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  return Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
+/**
+ * A REST client for `{forgeUrl}/api/v4`. `forgeUrl` may carry a path prefix (a self-hosted forge under
+ * `https://example.com/gitlab`). `fetch` is injected so tests and the benchmark can count calls.
+ */
+export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; timeoutMs?: number; now?: () => number }): ForgeApi {
   const base = `${deps.forgeUrl.replace(/\/+$/, '')}/api/v4`;
   const timeoutMs = deps.timeoutMs ?? 15_000;
+  const now = deps.now ?? Date.now;
 
-  const call = async <T>(
+  const send = async (
     method: string,
     path: string,
     token: string,
     query?: Record<string, QueryValue>,
     body?: Record<string, unknown>,
-  ): Promise<T> => {
+  ): Promise<Response> => {
     const url = new URL(`${base}${path}`);
     for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const what = `${method} ${path}`;
     let response: Response;
     try {
       response = await deps.fetch(url, {
@@ -60,26 +183,35 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw new ForgeApiError('unavailable', 0, `forge unreachable: ${(error as Error).message}`);
+      const name = (error as Error).name;
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw new ForgeApiError('timeout', 0, `forge did not answer ${what} within ${timeoutMs} ms`);
+      throw new ForgeApiError('upstream', 0, `forge unreachable for ${what}: ${(error as Error).message}`);
     }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new ForgeApiError(kindOf(response.status), response.status, `forge answered ${response.status} to ${method} ${path}`);
-    }
+    if (!response.ok) throw await errorOf(response, what, now());
+    if (isHtml(response)) throw await errorOf(response, what, now());
+    return response;
+  };
+
+  const json = async <T>(response: Response, what: string): Promise<T> => {
     try {
       return (await response.json()) as T;
-    } catch {
-      throw new ForgeApiError('unavailable', response.status, `forge answered ${method} ${path} with a body that is not JSON`);
+    } catch (error) {
+      if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError')
+        throw new ForgeApiError('timeout', response.status, `forge body of ${what} did not arrive within ${timeoutMs} ms`);
+      throw new ForgeApiError('upstream', response.status, `forge answered ${what} with a body that is not JSON`);
     }
   };
 
   return {
-    get: (path, token, query) => call('GET', path, token, query),
-    post: (path, token, body) => call('POST', path, token, undefined, body),
+    get: async (path, token, query) => json(await send('GET', path, token, query), `GET ${path}`),
+    post: async (path, token, body) => json(await send('POST', path, token, undefined, body), `POST ${path}`),
+    async page<T>(path: string, token: string, query: Record<string, QueryValue>) {
+      const response = await send('GET', path, token, query);
+      const items = await json<unknown>(response, `GET ${path}`);
+      if (!Array.isArray(items))
+        throw new ForgeApiError('upstream', response.status, `forge answered GET ${path} with a body that is not a list`);
+      return { items: items as T[], nextPage: intHeader(response.headers, 'x-next-page'), total: intHeader(response.headers, 'x-total') };
+    },
   };
-}
-
-/** A project id as the REST API takes it in a path: a number, or a URL-encoded `namespace/path`. */
-export function projectPathId(id: string | number): string {
-  return encodeURIComponent(String(id));
 }

@@ -1,0 +1,135 @@
+/**
+ * The production forge client (issue 17 item 5) against a self-hosted-looking forge: the dev forge behind an HTTPS
+ * reverse proxy that serves it under `/gitlab` with a certificate from a test CA. The tools reach it only when
+ * `FORGE_CA_CERT_PATH` names that CA; web URLs under the prefix name the project.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevForge, type StartedDevForge } from '../../devforge/index.ts';
+import { captureLogger, toolJson } from '../mcp.testkit.ts';
+import { createForgeHttp, type ForgeHttp } from './forge.http.ts';
+import { createForgeMcpServer } from './forge.tools.ts';
+
+/** A test CA's self-signed certificate for 127.0.0.1 (it is its own CA). */
+function testCertificate(): { key: Buffer; cert: Buffer; certPath: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'forge-tls-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=Forge Test CA',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')), certPath: join(dir, 'cert.pem') };
+}
+
+describe('a forge behind a path prefix and a custom CA', () => {
+  let forge: StartedDevForge;
+  let proxy: Server;
+  let forgeUrl = '';
+  let certPath = '';
+  let pat = '';
+  const opened: ForgeHttp[] = [];
+
+  beforeAll(async () => {
+    forge = await startDevForge({
+      users: [{ id: 1, username: 'sam', name: 'Sam Self', email: 'sam@example.test', password: 'pw-selfhosted-1' }],
+      applications: [],
+    });
+    pat = forge.createPersonalAccessToken('sam', ['api']);
+    const tls = testCertificate();
+    certPath = tls.certPath;
+    const target = new URL(forge.url);
+    // `/gitlab/...` → the dev forge's `/...`, as a reverse proxy in front of a relative-URL GitLab does.
+    proxy = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+      if (!req.url?.startsWith('/gitlab/')) {
+        res.writeHead(404).end();
+        return;
+      }
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url.slice('/gitlab'.length), headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.writeHead(502).end());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const address = proxy.address();
+    forgeUrl = `https://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/gitlab`;
+  });
+  afterAll(async () => {
+    for (const http of opened) await http.close();
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+    await forge.close();
+  });
+
+  async function connect(http: ForgeHttp) {
+    opened.push(http);
+    const server = createForgeMcpServer({ forgeUrl, fetch: http.fetch, log: captureLogger().logger, getToken: async () => pat });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(clientSide);
+    return client;
+  }
+
+  it('[FORGE-SELF-HOSTED] tools reach the forge under its prefix with FORGE_CA_CERT_PATH; web URLs under the prefix work', async () => {
+    const client = await connect(createForgeHttp({ caCertPath: certPath, env: {} }));
+    try {
+      expect(toolJson(await client.callTool({ name: 'get_current_user', arguments: {} }))).toMatchObject({ username: 'sam' });
+      const byUrl = await client.callTool({ name: 'get_project', arguments: { project_id: `${forgeUrl}/sam/hello-forge/-/issues/1` } });
+      expect(toolJson(byUrl)).toMatchObject({ path_with_namespace: 'sam/hello-forge' });
+      const issues = toolJson(await client.callTool({ name: 'list_issues', arguments: { project_id: 'sam/hello-forge' } })) as {
+        items: unknown[];
+      };
+      expect(issues.items.length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('[FORGE-SELF-HOSTED] without the CA the certificate is refused: an upstream tool error, not a crash', async () => {
+    const client = await connect(createForgeHttp({ env: {} }));
+    try {
+      const refused = await client.callTool({ name: 'get_current_user', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(toolJson(refused)).toMatchObject({ error: { type: 'upstream', status: 0 } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('[FORGE-SELF-HOSTED] a CA file that is not PEM stops the start with one clear line', () => {
+    const bad = join(mkdtempSync(join(tmpdir(), 'forge-ca-')), 'ca.pem');
+    writeFileSync(bad, 'not a certificate');
+    expect(() => createForgeHttp({ caCertPath: bad })).toThrow(/FORGE_CA_CERT_PATH: .* holds no PEM certificate/);
+    expect(() => createForgeHttp({ caCertPath: '/nonexistent/ca.pem' })).toThrow(/FORGE_CA_CERT_PATH: cannot read/);
+  });
+});
