@@ -11,7 +11,7 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { EncodedMessage } from '../grpc/index.ts';
 import type { OsvConfig } from './osv.config.ts';
-import { compareIds, type CorpusIndex, type VulnEntry } from './osv.index.ts';
+import { compareIds, type CorpusIndex } from './osv.index.ts';
 import type { IndexSource } from './osv.loader.ts';
 import type { MatchPage } from './osv.paging.ts';
 import { encodePageToken, FIRST_PAGE_TOKEN, matchQuery, parseBatch, parseQuery, parseVulnId, type ParsedQuery } from './osv.query.ts';
@@ -130,25 +130,23 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
   }
 
   async function hydrate(
-    vulns: readonly VulnEntry[],
+    page: MatchPage,
     form: AnswerForm | undefined,
   ): Promise<{ records: (VulnJson | EncodedMessage)[]; cutAfter: string | undefined }> {
+    const index = page.index;
+    const ids = index === undefined ? [] : page.records.map((rec) => index.recordId(rec));
     let stored: Map<string, StoredAnswer>;
     try {
-      stored = await findLiveAnswers(
-        db,
-        vulns.map((v) => v.id),
-        form ?? 'json',
-      );
+      stored = await findLiveAnswers(db, ids, form ?? 'json');
     } catch (error) {
       throw new AppError('internal', 'error getting vulnerabilities', { cause: error });
     }
     const records: (VulnJson | EncodedMessage)[] = [];
     let size = 0;
     let lastId: string | undefined;
-    for (const v of vulns) {
+    for (const id of ids) {
       // A record withdrawn or replaced since the index was refreshed is skipped, as OSV.dev skips missing ones.
-      const answer = stored.get(v.id);
+      const answer = stored.get(id);
       if (answer === undefined) continue;
       // The JSON size on both transports, so a page ends at the same record whichever one asks.
       const length = answer.size;
@@ -157,8 +155,8 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
         return { records, cutAfter: lastId };
       }
       size += length;
-      lastId = v.id;
-      records.push(element(v.id, answer, form));
+      lastId = id;
+      records.push(element(id, answer, form));
     }
     return { records, cutAfter: undefined };
   }
@@ -173,7 +171,7 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     const deadline = budget(config.OSV_QUERY_TIMEOUT_MS, options);
     const index = await readyIndex(deadline);
     const page = matchOne(index, q, config.OSV_QUERY_PAGE_SIZE, deadline);
-    const { records, cutAfter } = await hydrate(page.vulns, form);
+    const { records, cutAfter } = await hydrate(page, form);
     const out: EncodedVulnerabilityList = {};
     if (records.length > 0) out.vulns = records;
     const next = token(q, cutAfter ?? page.cursor);
@@ -206,10 +204,10 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
         continue;
       }
       const page = matchOne(index, q, Math.min(config.OSV_BATCH_PAGE_SIZE, budgetLeft), deadline);
-      budgetLeft -= page.vulns.length;
+      budgetLeft -= page.records.length;
       const item: BatchResultJson = {};
       // Batch hydration is only `{id, modified}`, answered from memory (§3).
-      if (page.vulns.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
+      if (page.records.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
       const next = token(q, page.cursor);
       if (next !== undefined) item.next_page_token = next;
       results.push(item);
