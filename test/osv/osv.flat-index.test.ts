@@ -142,91 +142,95 @@ function queriesFor(row: IndexRowData, random: () => number): unknown[] {
 }
 
 describe('[OSV-MATCH-EVENTS] [OSV-MATCH-STRING] [OSV-DEDUP] [OSV-PAGES] [OSV-REFRESH] the flat index agrees with the plain matcher', () => {
-  it(`on ${RECORDS} synthetic records and ${QUERIES} sampled queries over every ecosystem, before and after refreshes`, () => {
-    const corpus = new SyntheticCorpus({ records: RECORDS, samples: 500 });
-    const random = rng(7);
-    const index = new CorpusIndex();
-    const reference = new Reference();
-    const rowsById = new Map<string, IndexRowData[]>();
-    const modifiedById = new Map<string, string>();
-    for (const record of corpus.records()) {
-      const rows = computeIndexRows(record);
-      rowsById.set(record.id, rows);
-      modifiedById.set(record.id, record.modified);
-      index.applyVuln(record.id, record.modified, rows);
-      reference.apply(record.id, rows);
-    }
-    index.seal();
-    expect(index.stats().vulns).toBe(rowsById.size);
-
-    // Queries: per ecosystem an equal share of rows, then the corpus' own samples (hits, misses, purls, popular).
-    const byEcosystem = new Map<string, IndexRowData[]>();
-    for (const rows of rowsById.values())
-      for (const row of rows) {
-        const key = row.kind === 'C' ? 'commit' : row.ecosystem;
-        const list = byEcosystem.get(key) ?? [];
-        if (list.length < 5000) list.push(row);
-        byEcosystem.set(key, list);
-      }
-    const requests: unknown[] = [];
-    const perEcosystem = Math.ceil((QUERIES * 0.8) / byEcosystem.size);
-    for (const rows of byEcosystem.values()) {
-      const before = requests.length;
-      while (requests.length - before < perEcosystem) requests.push(...queriesFor(rows[Math.floor(random() * rows.length)]!, random));
-    }
-    for (const pool of corpus.pools.values())
-      requests.push(...pool.slice(0, Math.ceil((QUERIES * 0.2) / corpus.pools.size)).map((s) => s.query));
-    requests.push({ package: { ecosystem: 'npm', name: 'no-such-package' }, version: '1.0.0' }, { commit: 'ab'.repeat(20) });
-
-    const parsed: ParsedQuery[] = [];
-    for (const request of requests) {
-      try {
-        parsed.push(parseQuery(request));
-      } catch {
-        // Invalid requests (an unparseable purl) have no answer to compare.
-      }
-    }
-    const queried = new Set(parsed.flatMap((q) => (q.kind === 'package' ? [ecosystemBase(q.ecosystem)] : [q.kind])));
-    for (const ecosystem of byEcosystem.keys())
-      expect(queried, ecosystem).toContain(ecosystem === 'commit' ? 'commit' : ecosystemBase(ecosystem));
-
-    const compare = (label: string, queries: readonly ParsedQuery[]) => {
-      let hits = 0;
-      for (const [i, q] of queries.entries()) {
-        const want = reference.query(q);
-        expect(flatIds(index, q), `${label} ${JSON.stringify(q)}`).toEqual(want);
-        if (i % 10 === 0) expect(pagedIds(index, q, 7), `${label} paged ${JSON.stringify(q)}`).toEqual(want);
-        if (want.length > 0) hits++;
-      }
-      // The sample has to exercise matching, not only misses.
-      expect(hits, label).toBeGreaterThan(queries.length / 10);
-    };
-    compare('built', parsed);
-
-    // Refresh: records replaced by other records' rows, withdrawn, and brought back.
-    const ids = [...rowsById.keys()];
-    const refresh = (share: number) => {
-      for (const id of ids) {
-        const r = random();
-        if (r < share / 2) {
-          index.applyVuln(id, modifiedById.get(id)!, null);
-          reference.apply(id, null);
-        } else if (r < share) {
-          const other = rowsById.get(ids[Math.floor(random() * ids.length)]!)!;
-          index.applyVuln(id, '2030-01-01T00:00:00Z', other);
-          reference.apply(id, other);
-        }
+  it(
+    `on ${RECORDS} synthetic records and ${QUERIES} sampled queries over every ecosystem, before and after refreshes`,
+    () => {
+      const corpus = new SyntheticCorpus({ records: RECORDS, samples: 500 });
+      const random = rng(7);
+      const index = new CorpusIndex();
+      const reference = new Reference();
+      const rowsById = new Map<string, IndexRowData[]>();
+      const modifiedById = new Map<string, string>();
+      for (const record of corpus.records()) {
+        const rows = computeIndexRows(record);
+        rowsById.set(record.id, rows);
+        modifiedById.set(record.id, record.modified);
+        index.applyVuln(record.id, record.modified, rows);
+        reference.apply(record.id, rows);
       }
       index.seal();
-    };
-    refresh(0.02);
-    compare('after a small refresh', parsed.slice(0, Math.max(500, parsed.length / 4)));
-    // Large enough that the rows of replaced records are compacted away.
-    refresh(0.6);
-    compare('after a large refresh', parsed.slice(0, Math.max(500, parsed.length / 4)));
-    for (const id of ids.slice(0, 50)) {
-      const entry = index.vuln(id);
-      if (entry !== undefined) expect(entry.id).toBe(id);
-    }
-  }, 600_000);
+      expect(index.stats().vulns).toBe(rowsById.size);
+
+      // Queries: per ecosystem an equal share of rows, then the corpus' own samples (hits, misses, purls, popular).
+      const byEcosystem = new Map<string, IndexRowData[]>();
+      for (const rows of rowsById.values())
+        for (const row of rows) {
+          const key = row.kind === 'C' ? 'commit' : row.ecosystem;
+          const list = byEcosystem.get(key) ?? [];
+          if (list.length < 5000) list.push(row);
+          byEcosystem.set(key, list);
+        }
+      const requests: unknown[] = [];
+      const perEcosystem = Math.ceil((QUERIES * 0.8) / byEcosystem.size);
+      for (const rows of byEcosystem.values()) {
+        const before = requests.length;
+        while (requests.length - before < perEcosystem) requests.push(...queriesFor(rows[Math.floor(random() * rows.length)]!, random));
+      }
+      for (const pool of corpus.pools.values())
+        requests.push(...pool.slice(0, Math.ceil((QUERIES * 0.2) / corpus.pools.size)).map((s) => s.query));
+      requests.push({ package: { ecosystem: 'npm', name: 'no-such-package' }, version: '1.0.0' }, { commit: 'ab'.repeat(20) });
+
+      const parsed: ParsedQuery[] = [];
+      for (const request of requests) {
+        try {
+          parsed.push(parseQuery(request));
+        } catch {
+          // Invalid requests (an unparseable purl) have no answer to compare.
+        }
+      }
+      const queried = new Set(parsed.flatMap((q) => (q.kind === 'package' ? [ecosystemBase(q.ecosystem)] : [q.kind])));
+      for (const ecosystem of byEcosystem.keys())
+        expect(queried, ecosystem).toContain(ecosystem === 'commit' ? 'commit' : ecosystemBase(ecosystem));
+
+      const compare = (label: string, queries: readonly ParsedQuery[]) => {
+        let hits = 0;
+        for (const [i, q] of queries.entries()) {
+          const want = reference.query(q);
+          expect(flatIds(index, q), `${label} ${JSON.stringify(q)}`).toEqual(want);
+          if (i % 10 === 0) expect(pagedIds(index, q, 7), `${label} paged ${JSON.stringify(q)}`).toEqual(want);
+          if (want.length > 0) hits++;
+        }
+        // The sample has to exercise matching, not only misses.
+        expect(hits, label).toBeGreaterThan(queries.length / 10);
+      };
+      compare('built', parsed);
+
+      // Refresh: records replaced by other records' rows, withdrawn, and brought back.
+      const ids = [...rowsById.keys()];
+      const refresh = (share: number) => {
+        for (const id of ids) {
+          const r = random();
+          if (r < share / 2) {
+            index.applyVuln(id, modifiedById.get(id)!, null);
+            reference.apply(id, null);
+          } else if (r < share) {
+            const other = rowsById.get(ids[Math.floor(random() * ids.length)]!)!;
+            index.applyVuln(id, '2030-01-01T00:00:00Z', other);
+            reference.apply(id, other);
+          }
+        }
+        index.seal();
+      };
+      refresh(0.02);
+      compare('after a small refresh', parsed.slice(0, Math.max(500, parsed.length / 4)));
+      // Large enough that the rows of replaced records are compacted away.
+      refresh(0.6);
+      compare('after a large refresh', parsed.slice(0, Math.max(500, parsed.length / 4)));
+      for (const id of ids.slice(0, 50)) {
+        const entry = index.vuln(id);
+        if (entry !== undefined) expect(entry.id).toBe(id);
+      }
+    },
+    RECORDS > 100_000 ? 3_600_000 : 600_000,
+  );
 });
