@@ -140,6 +140,12 @@ export class CorpusIndex {
   recRowStart = new Int32Array(1024);
   /** -1: not live (withdrawn, removed or never applied). */
   recRowCount = new Int32Array(1024).fill(-1);
+  /**
+   * `modified` as a protobuf Timestamp, filled by the QueryBatch writer on first use (osv.batch-answer.ts): seconds
+   * (NaN: not computed yet) and nanos (-1: the text is not canonical, so the writer takes its general path).
+   */
+  recSeconds = new Float64Array(1024).fill(NaN);
+  recNanos = new Int32Array(1024);
 
   // Rows, by row number (append-only; rows of replaced records stay until `seal` compacts them).
   rowRec = new Int32Array(1024);
@@ -494,6 +500,12 @@ export class CorpusIndex {
     this.recModified = growInt32(this.recModified, need);
     this.recRowStart = growInt32(this.recRowStart, need);
     this.recRowCount = growInt32(this.recRowCount, need, -1);
+    if (need > this.recSeconds.length) {
+      const seconds = new Float64Array(this.recModified.length).fill(NaN);
+      seconds.set(this.recSeconds);
+      this.recSeconds = seconds;
+      this.recNanos = growInt32(this.recNanos, this.recModified.length);
+    }
   }
 
   /**
@@ -508,6 +520,7 @@ export class CorpusIndex {
     const rec = known !== -1 ? known : this.ids.intern(id);
     this.growRecords(rec + 1);
     this.recModified[rec] = this.strings.intern(modified);
+    this.recSeconds[rec] = NaN;
     this.recRowStart[rec] = this.rowCount;
     this.recRowCount[rec] = rows.length;
     this.liveVulns++;

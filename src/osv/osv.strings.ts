@@ -141,6 +141,16 @@ export class StringTable {
     return at + end - start;
   }
 
+  /** Whether `id`'s text is written into JSON as it is (printable ASCII without `"` and `\\`). */
+  isPlainJson(id: number): boolean {
+    const bytes = this.bytes;
+    for (let i = this.starts[id]!; i < this.starts[id + 1]!; i++) {
+      const b = bytes[i]!;
+      if (b < 0x20 || b > 0x7e || b === 0x22 || b === 0x5c) return false;
+    }
+    return true;
+  }
+
   /** Byte order of two ids' texts. */
   compare(a: number, b: number): number {
     if (a === b) return 0;

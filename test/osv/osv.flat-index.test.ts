@@ -16,6 +16,8 @@ import { compareIds, CorpusIndex } from '../../src/osv/osv.index.ts';
 import { plainRow, RowMatcher, type PlainRow } from '../../src/osv/osv.matcher.ts';
 import { matchQuery, parseQuery, type ParsedQuery } from '../../src/osv/osv.query.ts';
 import { computeIndexRows, type IndexRowData } from '../../src/osv/osv.rows.ts';
+import { encodeBatchItem, encodeBatchResult } from '../../src/osv/osv.batch-answer.ts';
+import type { EncodedMessage } from '../../src/grpc/index.ts';
 
 const RECORDS = Number(process.env.OSV_DIFF_RECORDS ?? 20_000);
 const QUERIES = Number(process.env.OSV_DIFF_QUERIES ?? 4_000);
@@ -233,4 +235,64 @@ describe('[OSV-MATCH-EVENTS] [OSV-MATCH-STRING] [OSV-DEDUP] [OSV-PAGES] [OSV-REF
     },
     RECORDS > 100_000 ? 3_600_000 : 600_000,
   );
+});
+
+describe('[OSV-API-SHAPES] QueryBatch items written from the index', () => {
+  it('are the bytes of the general writer on both transports, for plain and unusual ids, timestamps and tokens', () => {
+    const index = new CorpusIndex();
+    const modified = [
+      '2024-01-01T00:00:00Z',
+      '2024-02-29T23:59:59.123Z',
+      '2021-05-06T07:08:09.123456Z',
+      '2021-05-06T07:08:09.123456789Z',
+      '1970-01-01T00:00:00Z',
+      '0001-01-01T00:00:00Z',
+      '2024-01-01T00:00:00.000Z',
+      '2024-01-01T01:00:00+01:00',
+    ];
+    const ids = [
+      'A-1',
+      'A-2',
+      'A-3',
+      'A-4',
+      'GHSA-aaaa-bbbb-cccc',
+      'PYSEC-2021-1',
+      'Ünïcode-1',
+      'quote"and\\slash',
+      'tab\tid',
+      'x'.repeat(100),
+    ];
+    const rows = (id: string): IndexRowData[] => [
+      { seq: 0, kind: 'E', ecosystem: 'npm', name: id.startsWith('A-') ? 'plain' : `p-${id.length % 2}`, coarseMin: null, coarseMax: null },
+    ];
+    ids.forEach((id, i) => index.applyVuln(id, modified[i % modified.length]!, rows(id)));
+    const bytes = (m: EncodedMessage) => Buffer.from(m.json ?? m.wire ?? new Uint8Array());
+    for (const name of ['plain', 'p-0', 'p-1']) {
+      const page = matchQuery(index, { kind: 'package', ecosystem: 'npm', name, version: '', after: undefined }, UNLIMITED);
+      for (const form of ['json', 'wire'] as const)
+        for (const token of [undefined, 'UDpHSFNB', 'weird"token']) {
+          for (let n = 0; n <= page.records.length; n++) {
+            const records = page.records.slice(0, n);
+            const general = encodeBatchResult(
+              { ...(n > 0 ? { vulns: records.map((rec) => index.entry(rec)) } : {}), ...(token ? { next_page_token: token } : {}) },
+              form,
+            );
+            expect(bytes(encodeBatchItem(index, records, token, form)).equals(bytes(general)), `${form} ${name} ${n} ${token}`).toBe(true);
+          }
+        }
+    }
+    // Each id with each timestamp, one at a time (a record's modified changes on refresh).
+    for (const time of modified)
+      for (const id of ids) {
+        index.applyVuln(id, time, rows(id));
+        const rec = index.ids.find(id);
+        for (const form of ['json', 'wire'] as const)
+          expect(
+            bytes(encodeBatchItem(index, [rec], undefined, form)).equals(
+              bytes(encodeBatchResult({ vulns: [{ id, modified: time }] }, form)),
+            ),
+            `${form} ${id} ${time}`,
+          ).toBe(true);
+      }
+  });
 });
