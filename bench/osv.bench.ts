@@ -10,11 +10,16 @@
 //     generated codec (@bufbuild/protobuf) with the runtime's text encoding and with Node's; a Query answer's cost per
 //     record converted by the generated codec and spliced from stored forms (src/grpc/spliced-answers.ts); a
 //     QueryBatch(1000) answer written by the generated codec and by its fast path (src/osv/osv.batch-answer.ts).
-// Targets (issue 6): import ≥ 10,000 records/s on SQLite; index < 1.5 GiB for 500,000 records; Query p99 < 5 ms;
-// QueryBatch(1000) p50 < 100 ms. Not part of `npm test`. Prints the figures only.
+// Targets (issue 20), each on an idle machine and while a second process keeps one core busy (a CPU loop, `node -e
+// 'for(;;);'`, started by this benchmark; "busy" below): Query p99 < 5 ms over HTTP and gRPC; popular packages p99
+// < 20 ms; QueryBatch(1000) p50 < 30 ms; the replica's longest GC pause during the latency runs < 10 ms (perf_hooks
+// 'gc' entries, observed inside `platform serve` through a `--import` preload); import ≥ 10,000 records/s into SQLite
+// while busy; replica RSS < 600 MiB at 500,000 records and < 2 GiB at 2,000,000 (`--records 2000000`). Every figure
+// line carries the load average. `--skip-scan` leaves out the naive scan, `--skip-serve` the served latency runs.
+// Not part of `npm test`. Prints the figures only.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
@@ -41,9 +46,10 @@ import { encodeBatchResult, type BatchResultJson } from '../src/osv/osv.batch-an
 import { validateOsvRecord } from '../src/osv/osv.schema.ts';
 import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/osv/ecosystems/index.ts';
 import { importRecords } from '../src/osv/osv.importer.ts';
-import { compareIds } from '../src/osv/osv.index.ts';
+import { compareIds, CorpusIndex } from '../src/osv/osv.index.ts';
 import { buildIndex, staticIndexSource } from '../src/osv/osv.loader.ts';
-import { normalizeRepo } from '../src/osv/osv.rows.ts';
+import { plainRow, type PlainRow } from '../src/osv/osv.matcher.ts';
+import { computeIndexRows, normalizeRepo } from '../src/osv/osv.rows.ts';
 import type { OsvAffected, OsvRecord } from '../src/osv/osv.schema.ts';
 import { matchQuery, parseQuery } from '../src/osv/osv.query.ts';
 import { createOsvService } from '../src/osv/osv.service.ts';
@@ -78,8 +84,56 @@ function stats(ms: number[]): { p50: number; p99: number; mean: number } {
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 const lines: string[] = [];
 function report(line: string): void {
+  const load = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   lines.push(line);
-  console.log(line);
+  console.log(`${line} [load ${load}]`);
+}
+
+/**
+ * The "busy" condition: a second process that keeps one core busy with a CPU loop, for as long as `work` runs. (A
+ * second import would also do, but its load comes and goes with its batches; the loop is steady.)
+ */
+async function whileBusy<T>(work: () => Promise<T>): Promise<T> {
+  const loop = spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' });
+  try {
+    return await work();
+  } finally {
+    const exited = once(loop, 'exit');
+    loop.kill('SIGKILL');
+    await exited;
+  }
+}
+
+type Condition = 'idle' | 'busy';
+const CONDITIONS: readonly Condition[] = ['idle', 'busy'];
+
+/** Runs `work` in a condition. */
+function inCondition<T>(condition: Condition, work: () => Promise<T>): Promise<T> {
+  return condition === 'busy' ? whileBusy(work) : work();
+}
+
+/**
+ * One full collection (`gc()`): the shortest wall time of five (on the shared machine the longer ones are time the
+ * process waited for a core), the CPU time of all its threads for that one, and the heap left after it.
+ */
+function fullCollection(): { ms: number; cpuMs: number; heapMiB: number } {
+  settle();
+  let best = Infinity;
+  let cpuMs = NaN;
+  for (let i = 0; i < 5; i++) {
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    gc?.();
+    const ms = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    if (ms < best) {
+      best = ms;
+      cpuMs = (used.user + used.system) / 1000;
+    }
+  }
+  return { ms: gc ? best : NaN, cpuMs, heapMiB: process.memoryUsage().heapUsed / MiB };
 }
 
 async function writeCorpus(dir: string): Promise<{ path: string; samples: SampleQuery[]; heavy: SampleQuery[]; ms: number }> {
@@ -196,11 +250,13 @@ async function timed(list, fn) {
 async function latency(
   label: string,
   transport: 'http' | 'grpc',
-  target: string,
-  token: string,
+  platform: PlatformProcess,
   queries: Record<string, unknown>[],
   heavy: Record<string, unknown>[],
 ): Promise<void> {
+  const target = transport === 'http' ? platform.http : platform.grpc;
+  const token = platform.token;
+  const gcFrom = platform.gcMark();
   const require = createRequire(import.meta.url);
   const modules = {
     grpc: require.resolve('@grpc/grpc-js'),
@@ -218,6 +274,11 @@ async function latency(
   });
   await worker.terminate();
   if (result.error) throw new Error(`${label} client: ${result.error}`);
+  const pauses = platform.gcSince(gcFrom);
+  report(
+    `replica GC during the ${label} runs: longest pause ${fmt(pauses.longest)} ms (${pauses.longestKind}), ${pauses.major} full collections ` +
+      `(longest ${fmt(pauses.longestMajor)} ms), ${pauses.count} collections in all, ${fmt(pauses.total, 0)} ms together`,
+  );
   const s = stats(result.single);
   report(`Query over ${label}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, mean ${fmt(s.mean)} ms (${SINGLE_QUERIES} mixed queries)`);
   const h = stats(result.popular);
@@ -238,8 +299,38 @@ interface PlatformProcess {
   settledMs: number;
   /** The server's resident memory now, in bytes (from /proc). */
   rss(): number;
+  /** A position in the replica's GC log. */
+  gcMark(): number;
+  /** The replica's collections since `mark` (perf_hooks 'gc' entries). */
+  gcSince(mark: number): GcSummary;
   stop(): Promise<void>;
 }
+
+interface GcSummary {
+  count: number;
+  major: number;
+  longest: number;
+  longestKind: string;
+  longestMajor: number;
+  total: number;
+}
+
+/**
+ * Loaded into `platform serve` with `--import` (a data: URL, so it is no file of the platform): every collection's
+ * perf_hooks 'gc' entry, appended to the file named by OSV_BENCH_GC_LOG as `kind duration` lines. The duration is
+ * the pause of the main thread from the GC's prologue to its epilogue (for a full collection, its final atomic pause).
+ */
+const GC_OBSERVER = `data:text/javascript,${encodeURIComponent(`
+import { PerformanceObserver } from 'node:perf_hooks';
+import { appendFileSync } from 'node:fs';
+const path = process.env.OSV_BENCH_GC_LOG;
+const kinds = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak callbacks' };
+new PerformanceObserver((list) => {
+  let text = '';
+  for (const entry of list.getEntries()) text += (kinds[entry.detail?.kind] ?? 'other') + ' ' + entry.duration + '\\n';
+  appendFileSync(path, text);
+}).observe({ entryTypes: ['gc'] });
+`)}`;
 
 /**
  * `platform serve --only admin,grpc` on the benchmark's SQLite file, in its own process, as `npm start` runs it. Its
@@ -248,20 +339,27 @@ interface PlatformProcess {
  */
 async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<PlatformProcess> {
   const started = performance.now();
-  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'platform.js'), 'serve', '--only', 'admin,grpc'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: sqliteUrl,
-      PLATFORM_DATA_DIR: dir,
-      PLATFORM_HOST: '127.0.0.1',
-      PLATFORM_HTTP_PORT: '0',
-      PLATFORM_GRPC_PORT: '0',
-      // The default level: a line per request, as a production replica logs.
-      LOG_LEVEL: 'info',
+  const gcLog = join(dir, 'replica-gc.log');
+  writeFileSync(gcLog, '');
+  const child = spawn(
+    process.execPath,
+    ['--import', GC_OBSERVER, join(import.meta.dirname, '..', 'bin', 'platform.js'), 'serve', '--only', 'admin,grpc'],
+    {
+      env: {
+        OSV_BENCH_GC_LOG: gcLog,
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATABASE_URL: sqliteUrl,
+        PLATFORM_DATA_DIR: dir,
+        PLATFORM_HOST: '127.0.0.1',
+        PLATFORM_HTTP_PORT: '0',
+        PLATFORM_GRPC_PORT: '0',
+        // The default level: a line per request, as a production replica logs.
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
@@ -298,6 +396,26 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
     readyMs: ready - started,
     settledMs: settled - ready,
     rss: () => Number(/VmRSS:\s+(\d+) kB/u.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
+    gcMark: () => readFileSync(gcLog, 'utf8').length,
+    gcSince(mark) {
+      const summary: GcSummary = { count: 0, major: 0, longest: 0, longestKind: 'none', longestMajor: 0, total: 0 };
+      for (const line of readFileSync(gcLog, 'utf8').slice(mark).split('\n')) {
+        const [kind, duration] = line.split(' ');
+        const ms = Number(duration);
+        if (kind === undefined || !Number.isFinite(ms)) continue;
+        summary.count++;
+        summary.total += ms;
+        if (kind === 'major') {
+          summary.major++;
+          summary.longestMajor = Math.max(summary.longestMajor, ms);
+        }
+        if (ms > summary.longest) {
+          summary.longest = ms;
+          summary.longestKind = kind;
+        }
+      }
+      return summary;
+    },
     async stop() {
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
@@ -346,6 +464,20 @@ function scanAffected(a: OsvAffected, ecosystem: string, name: string, version: 
   return false;
 }
 
+/** The synthetic corpus' rows as plain objects by key and name (the baseline of the full-collection figure). */
+function objectIndex(): Map<string, PlainRow[]> {
+  const lists = new Map<string, PlainRow[]>();
+  for (const record of new SyntheticCorpus({ records: RECORDS }).records()) {
+    for (const data of computeIndexRows(record)) {
+      const key = `${data.ecosystem}\u0000${data.name}`;
+      const list = lists.get(key);
+      if (list === undefined) lists.set(key, [plainRow(data)]);
+      else list.push(plainRow(data));
+    }
+  }
+  return lists;
+}
+
 /**
  * Steps 2 and 3, in this process: the index (build time, memory), matching and the service without a transport,
  * and the naive scan. Its own function so that the index is unreachable once it returns.
@@ -365,8 +497,24 @@ async function inProcess(
   const after = process.memoryUsage();
   report(`index build: ${fmt(buildMs / 1000, 1)} s for ${JSON.stringify(index.stats())}`);
   report(
-    `index memory: heap +${fmt((after.heapUsed - before.heapUsed) / MiB, 0)} MiB, RSS +${fmt((after.rss - before.rss) / MiB, 0)} MiB (RSS now ${fmt(after.rss / MiB, 0)} MiB)`,
+    `index memory: heap +${fmt((after.heapUsed - before.heapUsed) / MiB, 0)} MiB, array buffers +${fmt((after.arrayBuffers - before.arrayBuffers) / MiB, 0)} MiB ` +
+      `(typed storage ${fmt(index.byteSize() / MiB, 0)} MiB), RSS +${fmt((after.rss - before.rss) / MiB, 0)} MiB (RSS now ${fmt(after.rss / MiB, 0)} MiB)`,
   );
+  const flat = fullCollection();
+  report(
+    `full collection (gc()) with the flat index live: ${fmt(flat.ms)} ms wall (${fmt(flat.cpuMs)} ms CPU), heap ${fmt(flat.heapMiB, 0)} MiB`,
+  );
+  if (RECORDS <= 500_000 && !process.argv.includes('--skip-baseline')) {
+    // Baseline in the same run: the same rows as one plain object each, grouped by package (the layout before
+    // issue 20), and the same full collection with it live.
+    const objects = objectIndex();
+    const baseline = fullCollection();
+    report(
+      `full collection with the same rows as plain objects live (baseline: the former layout, ${objects.size} lists): ${fmt(baseline.ms)} ms wall (${fmt(baseline.cpuMs)} ms CPU), ` +
+        `heap ${fmt(baseline.heapMiB, 0)} MiB; flat / objects = ${fmt(flat.ms / baseline.ms, 3)}`,
+    );
+    objects.clear();
+  }
 
   // In-process matching (no transport, no hydration) for the sampled queries.
   const parsed = queries.map((q) => parseQuery(q));
@@ -412,6 +560,10 @@ async function inProcess(
   report(
     `QueryBatch(1000) in-process: p50 ${fmt(sb.p50)} ms, p99 ${fmt(sb.p99)} ms (${Math.round(entries / BATCHES)} {id, modified} entries per answer)`,
   );
+  if (process.argv.includes('--skip-scan')) {
+    await handle.close();
+    return;
+  }
   // 3. Naive linear scan over the same records, in this process.
   const scan: ScanRecord[] = [];
   for await (const chunk of readSources(await listSourceFiles([corpus.path, ...BULK]))) {
@@ -593,7 +745,80 @@ async function codecFigures(): Promise<void> {
   );
 }
 
+/**
+ * `--only index`: the flat index built straight from the synthetic generator in this process (no database): build
+ * time, typed storage, heap, RSS, a full collection, and matching latency for the sampled queries. The quick way to
+ * see how the index grows (`--records 2000000`).
+ */
+function indexOnly(): void {
+  settle();
+  const before = process.memoryUsage();
+  const corpus = new SyntheticCorpus({ records: RECORDS });
+  const index = new CorpusIndex();
+  let rowsMs = 0;
+  let applyMs = 0;
+  const started = performance.now();
+  for (const record of corpus.records()) {
+    const t = performance.now();
+    const rows = computeIndexRows(record);
+    const t2 = performance.now();
+    index.applyVuln(record.id, record.modified, rows);
+    rowsMs += t2 - t;
+    applyMs += performance.now() - t2;
+  }
+  const t3 = performance.now();
+  index.seal();
+  applyMs += performance.now() - t3;
+  const totalMs = performance.now() - started;
+  settle();
+  const after = process.memoryUsage();
+  report(
+    `flat index of ${RECORDS} synthetic records: ${fmt(totalMs / 1000, 1)} s to generate, compute rows and apply them (computing rows ${fmt(rowsMs / 1000, 1)} s, building the index from them ${fmt(applyMs / 1000, 1)} s); ${JSON.stringify(index.stats())}`,
+  );
+  report(
+    `flat index memory: typed storage ${fmt(index.byteSize() / MiB, 0)} MiB, heap +${fmt((after.heapUsed - before.heapUsed) / MiB, 0)} MiB, ` +
+      `RSS ${fmt(after.rss / MiB, 0)} MiB (process)`,
+  );
+  const full = fullCollection();
+  report(
+    `full collection (gc()) with the index live: ${fmt(full.ms)} ms wall (${fmt(full.cpuMs)} ms CPU), heap ${fmt(full.heapMiB, 0)} MiB`,
+  );
+  if (RECORDS <= 500_000 && !process.argv.includes('--skip-baseline')) {
+    const objects = objectIndex();
+    const baseline = fullCollection();
+    report(
+      `full collection with the same rows as plain objects live (baseline: the former layout): ${fmt(baseline.ms)} ms wall (${fmt(baseline.cpuMs)} ms CPU), ` +
+        `heap ${fmt(baseline.heapMiB, 0)} MiB; flat / objects = ${fmt(full.ms / baseline.ms, 3)} wall, ${fmt(full.cpuMs / baseline.cpuMs, 3)} CPU`,
+    );
+    objects.clear();
+  }
+  const parsed = queryMix(corpus.mix(5000)).map((q) => parseQuery(q));
+  const times: number[] = [];
+  for (let round = 0; round < 2; round++)
+    for (const q of parsed) {
+      const t = performance.now();
+      matchQuery(index, q, { pageSize: 3000, deadline: Infinity, now: Date.now });
+      if (round === 1) times.push(performance.now() - t);
+    }
+  const m = stats(times);
+  report(`matching in-process: p50 ${fmt(m.p50, 4)} ms, p99 ${fmt(m.p99, 4)} ms over ${parsed.length} sampled queries`);
+  const popular = (corpus.pools.get('popular') ?? []).map((s) => parseQuery(s.query));
+  const heavy: number[] = [];
+  for (const q of popular) {
+    const t = performance.now();
+    matchQuery(index, q, { pageSize: 3000, deadline: Infinity, now: Date.now });
+    heavy.push(performance.now() - t);
+  }
+  const h = stats(heavy);
+  report(`matching in-process, popular packages: p50 ${fmt(h.p50, 3)} ms, p99 ${fmt(h.p99, 3)} ms over ${popular.length} queries`);
+}
+
 async function main(): Promise<void> {
+  if (arg('only') === 'index') {
+    report(`PlatformOSV index figures: ${RECORDS} synthetic records, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`);
+    indexOnly();
+    return;
+  }
   if (arg('only') === 'codec') {
     report(`PlatformOSV codec figures, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`);
     await codecFigures();
@@ -610,11 +835,11 @@ async function main(): Promise<void> {
       `generated ${RECORDS} synthetic records in ${fmt(corpus.ms / 1000, 1)} s; ${corpus.samples.length} sampled queries (50% not affected, 8% unknown packages, 34% hits, 3% popular packages, 3% purls, 2% commits)`,
     );
     const sqliteUrl = `sqlite:${join(dir, 'platform.db')}`;
-    await importInto(sqliteUrl, [corpus.path, ...BULK], 'SQLite');
+    await whileBusy(() => importInto(sqliteUrl, [corpus.path, ...BULK], 'SQLite (busy)'));
     if (PG_URL) {
       const schema = `osv_bench_${process.pid}`;
       try {
-        await importInto(PG_URL, [corpus.path, ...BULK], 'PostgreSQL', schema);
+        await whileBusy(() => importInto(PG_URL, [corpus.path, ...BULK], 'PostgreSQL (busy)', schema));
       } finally {
         const admin = new pg.Client({ connectionString: PG_URL });
         await admin.connect();
@@ -629,8 +854,9 @@ async function main(): Promise<void> {
     // that only the platform's replica holds one while latency is measured.
     const queries = queryMix(corpus.samples);
     await inProcess(sqliteUrl, corpus, queries);
-    await codecFigures();
+    if (!process.argv.includes('--skip-codec')) await codecFigures();
     settle();
+    if (process.argv.includes('--skip-serve')) return;
 
     // 4. Latency against the platform as it runs in production: `platform serve` in a process of its own, measured
     // once it has settled (its replica has built the index, warmed the lookups of large packages and stored the
@@ -643,10 +869,13 @@ async function main(): Promise<void> {
         `platform settled: lookups of large packages warmed and answers of every record stored ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB`,
       );
       const heavy = queryMix(corpus.heavy);
-      await latency('HTTP', 'http', platform.http, platform.token, queries, heavy);
-      await latency('gRPC', 'grpc', platform.grpc, platform.token, queries, heavy);
-
-      report(`server RSS after the latency runs: ${fmt(platform.rss() / MiB, 0)} MiB`);
+      for (const condition of CONDITIONS) {
+        await inCondition(condition, async () => {
+          await latency(`HTTP, ${condition}`, 'http', platform, queries, heavy);
+          await latency(`gRPC, ${condition}`, 'grpc', platform, queries, heavy);
+        });
+        report(`server RSS after the ${condition} latency runs: ${fmt(platform.rss() / MiB, 0)} MiB`);
+      }
     } finally {
       await platform.stop();
     }

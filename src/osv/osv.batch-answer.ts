@@ -11,6 +11,7 @@ import { fromJson, toJson } from '@bufbuild/protobuf';
 import { TimestampSchema } from '@bufbuild/protobuf/wkt';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { EncodedMessage, VulnerabilityListSchema, VulnerabilitySchema } from '../grpc/index.ts';
+import type { CorpusIndex } from './osv.index.ts';
 
 /** One query's answer in a batch as the service computes it: proto3 JSON of `platform.v1.VulnerabilityList`. */
 export interface BatchResultJson {
@@ -161,3 +162,159 @@ export function batchResultJson(result: BatchResultJson): string {
 export function encodeBatchResult(result: BatchResultJson, form: 'json' | 'wire'): EncodedMessage {
   return form === 'json' ? new EncodedMessage(batchResultJson(result), undefined) : new EncodedMessage(undefined, batchResultBytes(result));
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Straight from the index: a batch item written from the index's bytes, with no object or string per entry.
+
+/** Writes `value` (a non-negative integer below 2^53) as a varint at `at`; returns the position after it. */
+function writeVarint(out: Uint8Array, at: number, value: number): number {
+  let v = value;
+  while (v >= 0x80) {
+    out[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  out[at++] = v;
+  return at;
+}
+
+/**
+ * The Timestamp of record `rec`'s `modified`, computed once per record and kept in the index's columns; false when
+ * the text is not canonical or its seconds are negative (those items take the general path).
+ */
+function timestampOf(index: CorpusIndex, rec: number): boolean {
+  if (Number.isNaN(index.recSeconds[rec])) {
+    const text = index.recordModified(rec);
+    let ok = false;
+    try {
+      const ts = parseTimestamp(text);
+      ok = ts.json === text && ts.seconds >= 0;
+      index.recSeconds[rec] = ts.seconds;
+      index.recNanos[rec] = ok ? ts.nanos : -1;
+    } catch {
+      index.recSeconds[rec] = 0;
+      index.recNanos[rec] = -1;
+    }
+    return ok;
+  }
+  return index.recNanos[rec] !== -1;
+}
+
+const JSON_VULNS = Buffer.from('{"vulns":[');
+const JSON_ID = Buffer.from('{"id":"');
+const JSON_MODIFIED = Buffer.from('","modified":"');
+const JSON_ENTRY_END = Buffer.from('"}');
+
+/**
+ * One QueryBatch item, `records` (record numbers of `index`, in answer order) and its page token, in the form its
+ * transport sends: the same bytes as `encodeBatchResult` of the `{id, modified}` entries, written into one buffer of
+ * the exact size from the index's string tables (a popular package's hundreds of entries leave no garbage but that
+ * buffer). Items with an id JSON would escape, or a `modified` the generated codec would rewrite, take
+ * `encodeBatchResult`.
+ */
+export function encodeBatchItem(
+  index: CorpusIndex,
+  records: readonly number[],
+  token: string | undefined,
+  form: 'json' | 'wire',
+): EncodedMessage {
+  const ids = index.ids;
+  let plain = true;
+  for (const rec of records) {
+    if (!timestampOf(index, rec) || ids.byteLength(rec) === 0 || (form === 'json' && !ids.isPlainJson(rec))) {
+      plain = false;
+      break;
+    }
+  }
+  if (!plain) {
+    const result: BatchResultJson = {};
+    if (records.length > 0) result.vulns = records.map((rec) => ({ id: index.recordId(rec), modified: index.recordModified(rec) }));
+    if (token) result.next_page_token = token;
+    return encodeBatchResult(result, form);
+  }
+  return form === 'json'
+    ? new EncodedMessage(itemJson(index, records, token), undefined)
+    : new EncodedMessage(undefined, itemWire(index, records, token));
+}
+
+/** The JSON text of an item (a string, as the RPC layer takes the JSON form; one per item, none per entry). */
+function itemJson(index: CorpusIndex, records: readonly number[], token: string | undefined): string {
+  const tokenText = token ? `"next_page_token":${JSON.stringify(token)}` : '';
+  let size = 2 + Buffer.byteLength(tokenText);
+  if (records.length > 0) {
+    size += JSON_VULNS.length - 1 + 1 + (tokenText === '' ? 0 : 1) + records.length - 1;
+    for (const rec of records)
+      size +=
+        JSON_ID.length +
+        index.ids.byteLength(rec) +
+        JSON_MODIFIED.length +
+        index.strings.byteLength(index.recModified[rec]!) +
+        JSON_ENTRY_END.length;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  if (records.length === 0) return `{${tokenText}}`;
+  at += JSON_VULNS.copy(out, at);
+  for (let i = 0; i < records.length; i++) {
+    const rec = records[i]!;
+    if (i > 0) out[at++] = 0x2c;
+    at += JSON_ID.copy(out, at);
+    at = index.ids.copyTo(rec, out, at);
+    at += JSON_MODIFIED.copy(out, at);
+    at = index.strings.copyTo(index.recModified[rec]!, out, at);
+    at += JSON_ENTRY_END.copy(out, at);
+  }
+  out[at++] = 0x5d;
+  if (tokenText !== '') {
+    out[at++] = 0x2c;
+    at += out.write(tokenText, at);
+  }
+  out[at++] = 0x7d;
+  return out.toString('utf8', 0, at);
+}
+
+function itemWire(index: CorpusIndex, records: readonly number[], token: string | undefined): Uint8Array {
+  const entrySize = (rec: number) => {
+    const seconds = index.recSeconds[rec]!;
+    const nanos = index.recNanos[rec]!;
+    const idLength = index.ids.byteLength(rec);
+    const timestampSize =
+      (seconds === 0 ? 0 : TAG_SIZE.seconds + varintSize(seconds)) + (nanos === 0 ? 0 : TAG_SIZE.nanos + varintSize(nanos));
+    const inner = TAG_SIZE.id + varintSize(idLength) + idLength + TAG_SIZE.modified + varintSize(timestampSize) + timestampSize;
+    return { inner, timestampSize, idLength, seconds, nanos };
+  };
+  const tokenBytes = token ? Buffer.from(token, 'utf8') : undefined;
+  let size = tokenBytes === undefined ? 0 : TAG_SIZE_TOKEN + varintSize(tokenBytes.length) + tokenBytes.length;
+  for (const rec of records) {
+    const { inner } = entrySize(rec);
+    size += TAG_SIZE_VULNS + varintSize(inner) + inner;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const rec of records) {
+    const { inner, timestampSize, idLength, seconds, nanos } = entrySize(rec);
+    at = writeVarint(out, at, (FIELD.vulns << 3) | WireType.LengthDelimited);
+    at = writeVarint(out, at, inner);
+    at = writeVarint(out, at, (FIELD.id << 3) | WireType.LengthDelimited);
+    at = writeVarint(out, at, idLength);
+    at = index.ids.copyTo(rec, out, at);
+    at = writeVarint(out, at, (FIELD.modified << 3) | WireType.LengthDelimited);
+    at = writeVarint(out, at, timestampSize);
+    if (seconds !== 0) {
+      at = writeVarint(out, at, (FIELD.seconds << 3) | WireType.Varint);
+      at = writeVarint(out, at, seconds);
+    }
+    if (nanos !== 0) {
+      at = writeVarint(out, at, (FIELD.nanos << 3) | WireType.Varint);
+      at = writeVarint(out, at, nanos);
+    }
+  }
+  if (tokenBytes !== undefined) {
+    at = writeVarint(out, at, (FIELD.token << 3) | WireType.LengthDelimited);
+    at = writeVarint(out, at, tokenBytes.length);
+    out.set(tokenBytes, at);
+  }
+  return out;
+}
+
+const TAG_SIZE_VULNS = varintSize(FIELD.vulns << 3);
+const TAG_SIZE_TOKEN = varintSize(FIELD.token << 3);

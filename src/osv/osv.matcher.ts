@@ -2,9 +2,48 @@
 // no version → every row; otherwise the ecosystem's comparator (versions list first, then the reverse walk over the
 // sorted events), or string and fuzzy tag matching where there is no comparator or the version does not parse.
 // Walking a package's rows page by page is osv.paging.ts.
+//
+// Two forms of the same rules: `matchesAt` judges a row of the flat index (osv.index.ts), which is what the service
+// runs; `matches` judges a plain row object built from the stored row data (`plainRow`), the reference the
+// differential tests hold the index to (test/osv/osv.flat-index.test.ts).
 import { comparatorFor, type VersionOrder } from './ecosystems/index.ts';
-import type { FuzzyForms, IndexRow } from './osv.index.ts';
-import { eventVersionText, normalizeRepo } from './osv.rows.ts';
+import { KIND_R, KIND_V, type CorpusIndex, type EcoInfo, type IdParseCache } from './osv.index.ts';
+import { eventVersionText, normalizeRepo, type IndexRowData, type RowKind } from './osv.rows.ts';
+import { keyOf } from './osv.strings.ts';
+
+/** Fuzzy forms of a plain row's versions (string mode, §4.2 step 7). */
+export interface FuzzyForms {
+  readonly tags: ReadonlySet<string>;
+  readonly canonical: ReadonlySet<string>;
+}
+
+/** One index row as a plain object: the reference form of `matches`. */
+export interface PlainRow {
+  readonly eco: { readonly name: string; readonly order: VersionOrder | undefined };
+  readonly name: string;
+  readonly kind: RowKind;
+  readonly coarseMin: string | null;
+  readonly coarseMax: string | null;
+  readonly types: string | null;
+  readonly values: readonly string[] | null;
+  readonly versions: readonly string[] | null;
+  fuzzy: FuzzyForms | undefined;
+}
+
+/** The plain row of stored row data. */
+export function plainRow(data: IndexRowData): PlainRow {
+  return {
+    eco: { name: data.ecosystem, order: comparatorFor(data.ecosystem) },
+    name: data.name,
+    kind: data.kind,
+    coarseMin: data.coarseMin,
+    coarseMax: data.coarseMax,
+    types: data.types ?? null,
+    values: data.values ?? null,
+    versions: data.versions ?? null,
+    fuzzy: undefined,
+  };
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Fuzzy tag matching (§4.2 step 7)
@@ -48,18 +87,27 @@ export function stripRepoPrefix(versions: readonly string[], repo: string): stri
   });
 }
 
-/** A row's versions as normalised tags and canonical forms, computed once per row. */
-export function fuzzyForms(row: IndexRow): FuzzyForms {
+/** The normalised tag and canonical form of each version of a row (GIT tags without their repository's prefix). */
+export function versionForms(
+  versions: readonly string[],
+  rowName: string,
+  eco: { readonly name: string },
+): { tags: string[]; canonical: string[] } {
+  const tags = eco.name === 'GIT' ? stripRepoPrefix(versions, rowName) : versions;
+  return { tags: tags.map(normalizeTag), canonical: tags.map(canonicalizeVersion) };
+}
+
+/** A plain row's versions as normalised tags and canonical forms, computed once per row. */
+function fuzzyForms(row: PlainRow): FuzzyForms {
   if (row.fuzzy !== undefined) return row.fuzzy;
-  const versions = row.versions ?? [];
-  const tags = row.eco.name === 'GIT' ? stripRepoPrefix(versions, row.name) : versions;
-  const forms: FuzzyForms = { tags: new Set(tags.map(normalizeTag)), canonical: new Set(tags.map(canonicalizeVersion)) };
+  const { tags, canonical } = versionForms(row.versions ?? [], row.name, row.eco);
+  const forms: FuzzyForms = { tags: new Set(tags), canonical: new Set(canonical) };
   row.fuzzy = forms;
   return forms;
 }
 
 /** String mode: exact membership, then the fuzzy forms. Events are not used (§4.2 step 7). */
-function stringMatch(row: IndexRow, version: string, tag: string, canonical: string): boolean {
+function stringMatch(row: PlainRow, version: string, tag: string, canonical: string): boolean {
   const versions = row.versions;
   if (versions === null || versions.length === 0) return false;
   if (versions.includes(version)) return true;
@@ -70,11 +118,12 @@ function stringMatch(row: IndexRow, version: string, tag: string, canonical: str
 // ---------------------------------------------------------------------------------------------------------------
 // Parsed-version cache
 
-const CACHE_LIMIT = 250_000;
+/** Bounded: the parsed forms are heap objects a full collection marks (the flat index has its own, osv.index.ts). */
+const CACHE_LIMIT = 16_384;
 
 /**
- * Parsed versions per comparator, so the events and versions of popular packages are parsed once rather than on
- * every query. Two generations approximate LRU: when the young map is full it becomes the old one.
+ * Parsed versions per comparator, for plain rows (`matches`), so the events and versions of a package are parsed
+ * once rather than on every row. Two generations approximate LRU: when the young map is full it becomes the old one.
  * Hand-written rather than `lru-cache` because this lookup runs for every event and version a query compares (a
  * popular package: thousands per query, a QueryBatch(1000) millions) and the single-Query p99 over gRPC has little
  * margin (README "Benchmarks"): measured on this machine with 20,000 versions and 5M lookups, 27-38 ns per lookup
@@ -102,7 +151,7 @@ export class ParseCache {
 const caches = new Map<VersionOrder, ParseCache>();
 
 /** The process-wide parse cache of a comparator. */
-export function cacheFor(order: VersionOrder): ParseCache {
+function cacheFor(order: VersionOrder): ParseCache {
   let cache = caches.get(order);
   if (cache === undefined) {
     cache = new ParseCache(order);
@@ -114,12 +163,22 @@ export function cacheFor(order: VersionOrder): ParseCache {
 // ---------------------------------------------------------------------------------------------------------------
 // Row evaluation
 
+/** Parses versions for one comparator: by text (plain rows) or by the index's string id (flat rows). */
+interface Parser<K> {
+  parse(key: K): unknown;
+}
+
 /** A query version prepared for one comparator. */
-interface Prepared {
+interface Prepared<K> {
   order: VersionOrder;
-  cache: ParseCache;
+  cache: Parser<K>;
   parsed: unknown;
   coarse: string | undefined;
+}
+
+/** `Prepared` for the flat index: the coarse key as bytes, compared with the stored bounds in place. */
+interface FlatPrepared extends Prepared<number> {
+  coarseKey: Uint8Array | undefined;
 }
 
 /** Everything about a package query that does not depend on the row, computed once. */
@@ -130,6 +189,15 @@ export interface VersionQuery {
   version: string;
 }
 
+/** The query version's string ids in one index (-1: not in the index, so no stored version equals it). */
+interface QueryIds {
+  exact: number;
+  tag: number;
+  canonical: number;
+  /** The table size when tag and canonical were looked up (fuzzy forms are added to it on first use). */
+  size: number;
+}
+
 export class RowMatcher {
   private readonly version: string;
   private readonly any: boolean;
@@ -137,9 +205,12 @@ export class RowMatcher {
   private readonly crossEcosystem: boolean;
   /** §4.2 step 6: a bare `Alpine` or `Ubuntu` query matches enumerated versions only. */
   private readonly versionsOnly: boolean;
-  /** The query's comparator mode (undefined: string mode, or per-row when the ecosystem is empty). */
-  private readonly prepared: Prepared | undefined;
-  private readonly perOrder = new Map<VersionOrder, Prepared | null>();
+  /** The query's comparator (undefined: string mode, or per row when the ecosystem is empty). */
+  private readonly order: VersionOrder | undefined;
+  private readonly perOrder = new Map<VersionOrder, Prepared<string> | null>();
+  private flatIndex: CorpusIndex | undefined;
+  private readonly flatPerOrder = new Map<VersionOrder, FlatPrepared | null>();
+  private ids: QueryIds | undefined;
   private tagForm: string | undefined;
   private canonicalForm: string | undefined;
 
@@ -149,11 +220,10 @@ export class RowMatcher {
     this.git = query.ecosystem === 'GIT';
     this.crossEcosystem = query.ecosystem === '';
     this.versionsOnly = query.ecosystem === 'Alpine' || query.ecosystem === 'Ubuntu';
-    const order = this.git || this.crossEcosystem || this.any ? undefined : comparatorFor(query.ecosystem);
-    this.prepared = order === undefined ? undefined : (this.prepare(order) ?? undefined);
+    this.order = this.git || this.crossEcosystem || this.any ? undefined : comparatorFor(query.ecosystem);
   }
 
-  private prepare(order: VersionOrder): Prepared | null {
+  private prepare(order: VersionOrder): Prepared<string> | null {
     const known = this.perOrder.get(order);
     if (known !== undefined) return known;
     const cache = cacheFor(order);
@@ -163,7 +233,28 @@ export class RowMatcher {
     return prepared;
   }
 
-  private stringMatch(row: IndexRow): boolean {
+  private flatPrepare(index: CorpusIndex, order: VersionOrder): FlatPrepared | null {
+    if (index !== this.flatIndex) {
+      this.flatIndex = index;
+      this.flatPerOrder.clear();
+      this.ids = undefined;
+    }
+    const known = this.flatPerOrder.get(order);
+    if (known !== undefined) return known;
+    const cache: IdParseCache = index.parseCache(order);
+    // A version the index holds is parsed through its cache (a popular version is parsed once).
+    const id = index.strings.find(this.version);
+    const parsed = id === -1 ? order.parse(this.version) : cache.parse(id);
+    let prepared: FlatPrepared | null = null;
+    if (parsed !== undefined) {
+      const coarse = order.coarse?.(parsed);
+      prepared = { order, cache, parsed, coarse, coarseKey: coarse === undefined ? undefined : keyOf(coarse) };
+    }
+    this.flatPerOrder.set(order, prepared);
+    return prepared;
+  }
+
+  private stringMatch(row: PlainRow): boolean {
     return stringMatch(row, this.version, this.tag(), this.canonical());
   }
 
@@ -186,30 +277,94 @@ export class RowMatcher {
    * True when every row is judged in string mode (a GIT query, an ecosystem without a comparator, or a version
    * its comparator cannot parse), so only rows listing a matching version can match.
    */
-  stringOnly(): boolean {
-    return !this.any && !this.crossEcosystem && (this.git || this.prepared === undefined);
+  stringOnly(index?: CorpusIndex): boolean {
+    if (this.any || this.crossEcosystem) return false;
+    if (this.git || this.order === undefined) return true;
+    return (index === undefined ? this.prepare(this.order) : this.flatPrepare(index, this.order)) === null;
   }
 
-  /** Whether one index row matches the query. */
-  matches(row: IndexRow): boolean {
+  /** Whether one plain row matches the query. */
+  matches(row: PlainRow): boolean {
     if (this.any) return true;
     if (this.git) return this.stringMatch(row);
-    let p: Prepared | undefined;
-    if (this.crossEcosystem) {
-      const order = row.eco.order;
-      p = order === undefined ? undefined : (this.prepare(order) ?? undefined);
-    } else {
-      p = this.prepared;
-    }
+    const order = this.crossEcosystem ? row.eco.order : this.order;
+    const p = order === undefined ? undefined : (this.prepare(order) ?? undefined);
     if (p === undefined) return this.stringMatch(row);
     const sameOrder = row.eco.order === p.order;
     // Coarse prefilter (§4.2 step 6): only where the row's bounds were computed with this comparator.
     if (sameOrder && row.coarseMin !== null && p.coarse !== undefined) {
       if (p.coarse < row.coarseMin || p.coarse > (row.coarseMax as string)) return false;
     }
-    if (row.versions !== null && versionsContain(row.versions, p, sameOrder)) return true;
+    if (row.versions !== null && versionsContain(row.versions.length, (i) => row.versions![i]!, p, sameOrder)) return true;
     if (this.versionsOnly) return false;
-    if (row.types !== null && row.values !== null) return eventsAffect(row.types, row.values, p, sameOrder);
+    if (row.types !== null && row.values !== null) {
+      const { types, values } = row;
+      return eventsAffect(
+        values.length,
+        (i) => types.charCodeAt(i),
+        (i) => eventVersionText(types[i]!, values[i]!),
+        p,
+        sameOrder,
+      );
+    }
+    return false;
+  }
+
+  /** Whether row number `row` of the flat index matches the query: `matches` over the index's columns. */
+  matchesAt(index: CorpusIndex, row: number): boolean {
+    if (this.any) return true;
+    if (this.git) return this.stringMatchAt(index, row);
+    const eco: EcoInfo = index.ecosystems[index.rowEco[row]!]!;
+    const order = this.crossEcosystem ? eco.order : this.order;
+    const p = order === undefined ? undefined : (this.flatPrepare(index, order) ?? undefined);
+    if (p === undefined) return this.stringMatchAt(index, row);
+    const sameOrder = eco.order === p.order;
+    const strings = index.strings;
+    const min = index.rowCoarseMin[row]!;
+    if (sameOrder && min !== -1 && p.coarseKey !== undefined) {
+      if (strings.compareKey(min, p.coarseKey) > 0 || strings.compareKey(index.rowCoarseMax[row]!, p.coarseKey) < 0) return false;
+    }
+    const kind = index.rowKind[row];
+    const start = index.rowItem[row]!;
+    const count = index.rowItemCount[row]!;
+    const items = index.itemStr;
+    if (kind === KIND_V && versionsContain(count, (i) => items[start + i]!, p, sameOrder)) return true;
+    if (this.versionsOnly) return false;
+    if (kind === KIND_R) {
+      const types = index.itemType;
+      return eventsAffect(
+        count,
+        (i) => types[start + i]!,
+        (i) => items[start + i]!,
+        p,
+        sameOrder,
+      );
+    }
+    return false;
+  }
+
+  /** String mode on a flat row: the same membership and fuzzy tests as `stringMatch`, on string ids. */
+  private stringMatchAt(index: CorpusIndex, row: number): boolean {
+    if (index.rowKind[row] !== KIND_V) return false;
+    const start = index.rowItem[row]!;
+    const end = start + index.rowItemCount[row]!;
+    if (end === start) return false;
+    if (index !== this.flatIndex) {
+      this.flatIndex = index;
+      this.flatPerOrder.clear();
+      this.ids = undefined;
+    }
+    const strings = index.strings;
+    const ids = (this.ids ??= { exact: strings.find(this.version), tag: -1, canonical: -1, size: -1 });
+    for (let i = start; i < end; i++) if (index.itemStr[i] === ids.exact) return true;
+    index.ensureForms(row, versionForms);
+    if (ids.size !== strings.size) {
+      // Forms interned since the last look-up may include the query's own.
+      ids.tag = strings.find(this.tag());
+      ids.canonical = strings.find(this.canonical());
+      ids.size = strings.size;
+    }
+    for (let i = start; i < end; i++) if (index.itemTag[i] === ids.tag || index.itemCanon[i] === ids.canonical) return true;
     return false;
   }
 }
@@ -218,20 +373,20 @@ export class RowMatcher {
  * Versions list (§4.2 step 6): a match when a listed version parses and compares equal. Rows keep their parseable
  * versions sorted by their own comparator, so with that comparator this is a binary search.
  */
-function versionsContain(versions: readonly string[], p: Prepared, sorted: boolean): boolean {
+function versionsContain<K>(n: number, key: (i: number) => K, p: Prepared<K>, sorted: boolean): boolean {
   const { order, cache, parsed } = p;
   if (!sorted) {
-    for (const v of versions) {
-      const x = cache.parse(v);
+    for (let i = 0; i < n; i++) {
+      const x = cache.parse(key(i));
       if (x !== undefined && order.compare(x, parsed) === 0) return true;
     }
     return false;
   }
   let lo = 0;
-  let hi = versions.length;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const x = cache.parse(versions[mid] as string);
+    const x = cache.parse(key(mid));
     // Unparseable versions were stored after all parseable ones: they count as "above".
     const c = x === undefined ? 1 : order.compare(x, parsed);
     if (c === 0) return true;
@@ -241,39 +396,44 @@ function versionsContain(versions: readonly string[], p: Prepared, sorted: boole
   return false;
 }
 
-const TYPE_RANK: Record<string, number> = { i: 0, a: 1, f: 2, l: 3 };
+const CODE_I = 'i'.charCodeAt(0);
+const CODE_A = 'a'.charCodeAt(0);
+/** Tie order of event types when a row is sorted for another comparator (letter code → rank). */
+const TYPE_RANK = new Map<number, number>([
+  [CODE_I, 0],
+  [CODE_A, 1],
+  ['f'.charCodeAt(0), 2],
+  ['l'.charCodeAt(0), 3],
+]);
 
 /**
  * Events (§4.2 step 6): walk the sorted events from the last to the first, skip those that do not parse, and let
  * the first event ≤ v decide: `introduced` affects; `last_affected` affects only when equal; `fixed` and `limit`
- * do not. No event ≤ v: not affected.
+ * do not. No event ≤ v: not affected. `type(i)` is the event's letter code, `key(i)` what the parser reads.
  */
-function eventsAffect(types: string, values: readonly string[], p: Prepared, sorted: boolean): boolean {
+function eventsAffect<K>(n: number, type: (i: number) => number, key: (i: number) => K, p: Prepared<K>, sorted: boolean): boolean {
   const { order, cache, parsed } = p;
   let indexes: number[] | undefined;
   if (!sorted) {
     // The row was sorted with another comparator (a query ecosystem of another family): sort for this one.
-    indexes = [];
     const keyed: { i: number; x: unknown }[] = [];
-    for (let i = 0; i < values.length; i++) {
-      const x = cache.parse(eventVersionText(types[i] as string, values[i] as string));
+    for (let i = 0; i < n; i++) {
+      const x = cache.parse(key(i));
       if (x !== undefined) keyed.push({ i, x });
     }
-    keyed.sort(
-      (a, b) => order.compare(a.x, b.x) || (TYPE_RANK[types[a.i] as string] as number) - (TYPE_RANK[types[b.i] as string] as number),
-    );
+    keyed.sort((a, b) => order.compare(a.x, b.x) || TYPE_RANK.get(type(a.i))! - TYPE_RANK.get(type(b.i))!);
     indexes = keyed.map((k) => k.i);
   }
-  const n = indexes === undefined ? values.length : indexes.length;
-  for (let k = n - 1; k >= 0; k--) {
-    const i = indexes === undefined ? k : (indexes[k] as number);
-    const x = cache.parse(eventVersionText(types[i] as string, values[i] as string));
+  const count = indexes === undefined ? n : indexes.length;
+  for (let k = count - 1; k >= 0; k--) {
+    const i = indexes === undefined ? k : indexes[k]!;
+    const x = cache.parse(key(i));
     if (x === undefined) continue;
     const c = order.compare(x, parsed);
     if (c > 0) continue;
-    const type = types[i];
-    if (type === 'i') return true;
-    if (type === 'a') return c === 0;
+    const t = type(i);
+    if (t === CODE_I) return true;
+    if (t === CODE_A) return c === 0;
     return false;
   }
   return false;

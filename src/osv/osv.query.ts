@@ -4,7 +4,7 @@ import { AppError } from '../core/errors.ts';
 import { isKnownEcosystem, normalizePackageName } from './ecosystems/index.ts';
 import type { CorpusIndex } from './osv.index.ts';
 import { RowMatcher } from './osv.matcher.ts';
-import { matchCommit, matchRows, type MatchPage, type PageLimits } from './osv.paging.ts';
+import { EMPTY_PAGE, matchCommit, matchRows, type MatchPage, type PageLimits } from './osv.paging.ts';
 import { PurlError, purlToPackage, UNKNOWN_PURL_TYPE } from './osv.purl.ts';
 import { normalizeRepo } from './osv.rows.ts';
 
@@ -38,7 +38,7 @@ export type ParsedQuery =
 
 /** One page of a parsed query's matches, from its cursor (§4.2): commits by hash, packages by their rows. */
 export function matchQuery(index: CorpusIndex, q: ParsedQuery, limits: Omit<PageLimits, 'after'>): MatchPage {
-  if (q.kind === 'nothing') return { vulns: [], cursor: undefined, timedOut: false };
+  if (q.kind === 'nothing') return EMPTY_PAGE;
   const page: PageLimits = { ...limits, after: q.after };
   if (q.kind === 'commit') return matchCommit(index, q.commit, page);
   const rows = q.ecosystem === '' ? index.nameRows(q.name) : index.packageRows(q.ecosystem, q.name);

@@ -11,11 +11,11 @@ import { AppError } from '../core/errors.ts';
 import type { Logger } from '../core/logger.ts';
 import { EncodedMessage } from '../grpc/index.ts';
 import type { OsvConfig } from './osv.config.ts';
-import { compareIds, type CorpusIndex, type VulnEntry } from './osv.index.ts';
+import { compareIds, type CorpusIndex } from './osv.index.ts';
 import type { IndexSource } from './osv.loader.ts';
 import type { MatchPage } from './osv.paging.ts';
 import { encodePageToken, FIRST_PAGE_TOKEN, matchQuery, parseBatch, parseQuery, parseVulnId, type ParsedQuery } from './osv.query.ts';
-import { encodeBatchResult, type BatchResultJson } from './osv.batch-answer.ts';
+import { encodeBatchItem, encodeBatchResult, type BatchResultJson } from './osv.batch-answer.ts';
 import { aliasEdges, findLiveAnswers, findRecord, type StoredAnswer } from './osv.store.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -130,25 +130,23 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
   }
 
   async function hydrate(
-    vulns: readonly VulnEntry[],
+    page: MatchPage,
     form: AnswerForm | undefined,
   ): Promise<{ records: (VulnJson | EncodedMessage)[]; cutAfter: string | undefined }> {
+    const index = page.index;
+    const ids = index === undefined ? [] : page.records.map((rec) => index.recordId(rec));
     let stored: Map<string, StoredAnswer>;
     try {
-      stored = await findLiveAnswers(
-        db,
-        vulns.map((v) => v.id),
-        form ?? 'json',
-      );
+      stored = await findLiveAnswers(db, ids, form ?? 'json');
     } catch (error) {
       throw new AppError('internal', 'error getting vulnerabilities', { cause: error });
     }
     const records: (VulnJson | EncodedMessage)[] = [];
     let size = 0;
     let lastId: string | undefined;
-    for (const v of vulns) {
+    for (const id of ids) {
       // A record withdrawn or replaced since the index was refreshed is skipped, as OSV.dev skips missing ones.
-      const answer = stored.get(v.id);
+      const answer = stored.get(id);
       if (answer === undefined) continue;
       // The JSON size on both transports, so a page ends at the same record whichever one asks.
       const length = answer.size;
@@ -157,8 +155,8 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
         return { records, cutAfter: lastId };
       }
       size += length;
-      lastId = v.id;
-      records.push(element(v.id, answer, form));
+      lastId = id;
+      records.push(element(id, answer, form));
     }
     return { records, cutAfter: undefined };
   }
@@ -173,7 +171,7 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     const deadline = budget(config.OSV_QUERY_TIMEOUT_MS, options);
     const index = await readyIndex(deadline);
     const page = matchOne(index, q, config.OSV_QUERY_PAGE_SIZE, deadline);
-    const { records, cutAfter } = await hydrate(page.vulns, form);
+    const { records, cutAfter } = await hydrate(page, form);
     const out: EncodedVulnerabilityList = {};
     if (records.length > 0) out.vulns = records;
     const next = token(q, cutAfter ?? page.cursor);
@@ -181,12 +179,18 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     return out;
   }
 
-  async function queryBatch(request: unknown, options: CallOptions | undefined): Promise<BatchVulnerabilityListJson> {
+  /** One batch item: its page of matches (none when it was not run) and its page token. */
+  interface BatchItem {
+    page: MatchPage | undefined;
+    token: string | undefined;
+  }
+
+  async function queryBatch(request: unknown, options: CallOptions | undefined): Promise<BatchItem[]> {
     const queries = parseBatch(request);
-    if (queries.length === 0) return {};
+    if (queries.length === 0) return [];
     const deadline = budget(config.OSV_BATCH_TIMEOUT_MS, options);
     const index = await readyIndex(deadline);
-    const results: BatchResultJson[] = [];
+    const items: BatchItem[] = [];
     let budgetLeft = config.OSV_BATCH_MAX_RESULTS;
     let sliceStart = clock.now();
     for (const q of queries) {
@@ -197,24 +201,19 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
       if (options?.signal?.aborted) throw new AppError('unavailable', 'the call was cancelled');
       if (q.kind !== 'nothing' && clock.now() > deadline) {
         // Not started before the deadline: the client asks again for this item from the start (§3).
-        results.push({ next_page_token: FIRST_PAGE_TOKEN });
+        items.push({ page: undefined, token: FIRST_PAGE_TOKEN });
         continue;
       }
       if (q.kind !== 'nothing' && budgetLeft === 0) {
         // The answer is full: this item resumes where its page token pointed.
-        results.push({ next_page_token: encodePageToken(q.kind, q.after ?? '') });
+        items.push({ page: undefined, token: encodePageToken(q.kind, q.after ?? '') });
         continue;
       }
       const page = matchOne(index, q, Math.min(config.OSV_BATCH_PAGE_SIZE, budgetLeft), deadline);
-      budgetLeft -= page.vulns.length;
-      const item: BatchResultJson = {};
-      // Batch hydration is only `{id, modified}`, answered from memory (§3).
-      if (page.vulns.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
-      const next = token(q, page.cursor);
-      if (next !== undefined) item.next_page_token = next;
-      results.push(item);
+      budgetLeft -= page.records.length;
+      items.push({ page, token: token(q, page.cursor) });
     }
-    return { results };
+    return items;
   }
 
   return {
@@ -222,10 +221,30 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     query: (request, options) => query(request, undefined, options) as Promise<VulnerabilityListJson>,
     queryEncoded: (request, form, options) => query(request, form, options),
 
-    queryBatch: (request, options) => queryBatch(request, options),
+    async queryBatch(request, options) {
+      const items = await queryBatch(request, options);
+      if (items.length === 0) return {};
+      return {
+        results: items.map(({ page, token }) => {
+          const item: BatchResultJson = {};
+          // Batch hydration is only `{id, modified}`, answered from memory (§3).
+          if (page !== undefined && page.records.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
+          if (token !== undefined) item.next_page_token = token;
+          return item;
+        }),
+      };
+    },
     async queryBatchEncoded(request, form, options) {
-      const { results } = await queryBatch(request, options);
-      return results === undefined ? {} : { results: results.map((result) => encodeBatchResult(result, form)) };
+      const items = await queryBatch(request, options);
+      if (items.length === 0) return {};
+      // Each item written from the index's bytes (osv.batch-answer.ts), the same bytes as the JSON above converted.
+      return {
+        results: items.map(({ page, token }) =>
+          page?.index === undefined
+            ? encodeBatchResult(token === undefined ? {} : { next_page_token: token }, form)
+            : encodeBatchItem(page.index, page.records, token, form),
+        ),
+      };
     },
 
     async getVuln(request) {
