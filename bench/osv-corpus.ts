@@ -5,7 +5,7 @@
 import type { OsvAffected, OsvRange, OsvRecord } from '../src/osv/osv.schema.ts';
 
 /** xorshift32: fast, deterministic, good enough to spread data. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;

@@ -10,7 +10,7 @@
 // `OSV_DIFF_RECORDS=500000 OSV_DIFF_QUERIES=20000 npx vitest run test/osv/osv.flat-index.test.ts` (a few minutes and
 // ~3 GiB; docs/osv.md "Operating" gives the last result).
 import { describe, expect, it } from 'vitest';
-import { SyntheticCorpus } from '../../bench/osv-corpus.ts';
+import { rng, SyntheticCorpus } from '../../bench/osv-corpus.ts';
 import { ecosystemBase } from '../../src/osv/ecosystems/index.ts';
 import { compareIds, CorpusIndex } from '../../src/osv/osv.index.ts';
 import { plainRow, RowMatcher, type PlainRow } from '../../src/osv/osv.matcher.ts';
@@ -21,19 +21,6 @@ import type { EncodedMessage } from '../../src/grpc/index.ts';
 
 const RECORDS = Number(process.env.OSV_DIFF_RECORDS ?? 20_000);
 const QUERIES = Number(process.env.OSV_DIFF_QUERIES ?? 4_000);
-
-/** xorshift32, so the sample is the same on every run. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
 
 /** Keys a row is filed under, written from osv-facts.md §4.1 (independently of osv.index.ts). */
 function filingKeys(ecosystem: string): Set<string> {

@@ -1,9 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../../../test/support/tls.ts';
 import { fakeClock } from '../../core/clock.ts';
 import { captureLogger } from '../mcp.testkit.ts';
 import { parseAllowlist } from './oauth.allowlist.ts';
@@ -17,42 +14,13 @@ import {
   type FetchedDocument,
 } from './oauth.client-metadata.ts';
 
-/** A self-signed certificate for 127.0.0.1 made with openssl (the metadata fetch only speaks https). */
-function selfSigned(): { key: Buffer; cert: Buffer } {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-cimd-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
-}
-
 describe('client ID metadata documents', () => {
   let server: Server;
   let base = '';
   let tls: { key: Buffer; cert: Buffer };
   let hits = 0;
   beforeAll(async () => {
-    tls = selfSigned();
+    tls = selfSignedCertificate();
     server = createServer(tls, (request, response) => {
       hits += 1;
       const url = request.url ?? '';

@@ -3,8 +3,7 @@
  * reverse proxy that serves it under `/gitlab` with a certificate from a test CA. The tools reach it only when
  * `FORGE_CA_CERT_PATH` names that CA; web URLs under the prefix name the project.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -13,38 +12,10 @@ import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevForge, type StartedDevForge } from '../../devforge/index.ts';
+import { selfSignedCertificate } from '../../../test/support/tls.ts';
 import { captureLogger, toolJson } from '../mcp.testkit.ts';
 import { createForgeHttp, type ForgeHttp } from './forge.http.ts';
 import { createForgeMcpServer } from './forge.tools.ts';
-
-/** A test CA's self-signed certificate for 127.0.0.1 (it is its own CA). */
-function testCertificate(): { key: Buffer; cert: Buffer; certPath: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'forge-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=Forge Test CA',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')), certPath: join(dir, 'cert.pem') };
-}
 
 describe('a forge behind a path prefix and a custom CA', () => {
   let forge: StartedDevForge;
@@ -60,7 +31,7 @@ describe('a forge behind a path prefix and a custom CA', () => {
       applications: [],
     });
     pat = forge.createPersonalAccessToken('sam', ['api']);
-    const tls = testCertificate();
+    const tls = selfSignedCertificate('Forge Test CA');
     certPath = tls.certPath;
     const target = new URL(forge.url);
     // `/gitlab/...` → the dev forge's `/...`, as a reverse proxy in front of a relative-URL GitLab does.
