@@ -186,7 +186,7 @@ async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
         headers: { 'private-token': pat, 'content-type': 'application/json' },
       });
       if (!response.ok) throw new Error(`forge ${path}: ${response.status}`);
-      return response.json() as Promise<unknown>;
+      return response.json();
     };
     const [project] = (await forgeApi('/projects?membership=true&per_page=1')) as { id: number }[];
     if (!project) throw new Error('no sample project');
