@@ -11,7 +11,6 @@
  * GET (the 2025 standalone stream) and DELETE (session end) are 405. Errors of these steps, and bodies Fastify
  * refuses (too large, not JSON), are JSON-RPC error objects.
  */
-import { performance } from 'node:perf_hooks';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
@@ -198,7 +197,6 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     const tools = surfaceOf(request, reply);
     if (!tools) return reply;
 
-    const startedAt = performance.now();
     const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
     let served: Awaited<ReturnType<typeof serving.serve>>;
     try {
@@ -214,11 +212,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     const { response } = served;
     await sendWebResponse(reply.raw, response, extra);
     await served.finish().catch((error: unknown) => request.log.warn({ err: error }, 'closing an MCP exchange failed'));
-    // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
-    request.log.info(
-      { method: 'POST', path: request.url.split('?')[0], status: response.status, ms: Math.round(performance.now() - startedAt) },
-      'request completed',
-    );
+    // The core's onResponse hook writes the completion line for this hijacked reply too (one line per request).
     return reply;
   };
 
