@@ -16,7 +16,7 @@
  *    (post-load.ts); forge, server and client share this process's two cores. Targets (issue 17): added p50 under
  *    0.5 ms at concurrency 1, at least 35% of the direct rate at concurrency 16, `tools/list` p50 under 0.5 ms.
  *
- * BENCH_SECONDS (default 2) is the measuring time per scenario.
+ * BENCH_SECONDS (default 2) is the measuring time per scenario; `npm run bench:mcp -- --tools` runs section 4 only.
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
