@@ -10,7 +10,7 @@ import { percentile } from './stats.ts';
 const LOADGEN = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
-const { port, path, headers, body, connections, durationMs, warmupMs } = workerData;
+const { port, path, method, headers, body, connections, durationMs, warmupMs } = workerData;
 const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
 const payload = Buffer.from(body);
 const latencies = [];
@@ -20,7 +20,7 @@ let stop = false;
 function once() {
   return new Promise((resolve) => {
     const start = process.hrtime.bigint();
-    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent,
+    const req = http.request({ host: '127.0.0.1', port, path, method: method || 'POST', agent,
       headers: { ...headers, 'content-length': String(payload.length) } }, (res) => {
       res.on('data', () => {});
       res.on('end', () => {
@@ -78,6 +78,8 @@ function mainThreadCpuMs(): number {
 export interface PostTarget {
   port: number;
   path: string;
+  /** Default POST; a direct forge read is a GET with an empty body. */
+  method?: 'POST' | 'GET';
   headers: Record<string, string>;
   body: string | Buffer;
 }

@@ -24,6 +24,7 @@ import { createWindowRateLimiter } from './oauth/oauth.rate-limit.ts';
 import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth/oauth.replay.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { createSealer } from './oauth/oauth.seal.ts';
+import { FULL_SURFACE, type ToolSurface } from './tools/tool.surface.ts';
 import { oauthError, sendOAuthJson } from './oauth/oauth.errors.ts';
 import { createOAuthService, type OAuthMode } from './oauth/oauth.service.ts';
 import { createMemoryFlowStore, createSealedFlowStore, type FlowStore } from './oauth/oauth.stores.ts';
@@ -64,6 +65,8 @@ export interface McpSettings {
   allowQuickActions?: boolean;
   /** `FORGE_TIMEOUT_MS`. */
   forgeTimeoutMs?: number;
+  /** The operator's bound on the tool surface; default: every tool. */
+  toolSurface?: ToolSurface;
 }
 
 /** The defaults of `MCP_RATE_LIMIT_PER_MINUTE` and `MCP_ADDRESS_RATE_LIMIT_PER_MINUTE`. */
@@ -111,6 +114,7 @@ export function mcpSettingsFromConfig(
     ...(config.PLATFORM_REDIS_URL ? { redisUrl: config.PLATFORM_REDIS_URL } : {}),
     allowQuickActions: config.FORGE_ALLOW_QUICK_ACTIONS,
     forgeTimeoutMs: config.FORGE_TIMEOUT_MS,
+    toolSurface: config.toolSurface,
   };
 }
 
@@ -263,6 +267,7 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       forgeUrl: settings.forgeUrl,
       allowQuickActions: settings.allowQuickActions ?? false,
       forgeTimeoutMs: settings.forgeTimeoutMs ?? 15_000,
+      toolSurface: settings.toolSurface ?? FULL_SURFACE,
       fetch: deps.fetch,
       log,
       serverUrl: settings.mode === 'none' ? undefined : settings.serverUrl,

@@ -7,6 +7,8 @@
 import { ConfigError, env, invalid, parseEnv, type Env, type EnvValues } from '../core/config.ts';
 import { parseAllowedOrigins } from './mcp.guard.ts';
 import { parseAllowlist, type Allowlist } from './oauth/oauth.allowlist.ts';
+import { forgeTools } from './tools/forge.tools.ts';
+import { isToolPattern, parseNameList, unmatchedPatterns, type ToolSurface } from './tools/tool.surface.ts';
 
 /** A URL kept exactly as written (a redirect URI's trailing slash matters for exact matching). */
 function exactUrl(): ReturnType<typeof env.custom<string | undefined>> {
@@ -94,6 +96,14 @@ export const mcpEnvSpec = {
    * `scheme://host[:port]`. Checked in parseMcpConfig (mcp.guard.ts parses it).
    */
   MCP_ALLOWED_ORIGINS: env.optionalString(),
+  /** Toolsets served (comma-separated); unset: all. The operator's bound on the tool surface (tools/tool.surface.ts). */
+  FORGE_TOOLSETS: env.optionalString(),
+  /** Tool names or globs served (comma-separated; intersected with the toolsets); unset: all. */
+  FORGE_TOOLS: env.optionalString(),
+  /** Tool names or globs never served (comma-separated). */
+  FORGE_DENIED_TOOLS: env.optionalString(),
+  /** Only read-only tools are served (and callable). */
+  FORGE_READ_ONLY: env.boolean(false),
   /** Bodies the tools write may hold GitLab quick actions (lines starting with `/`); refused by default. */
   FORGE_ALLOW_QUICK_ACTIONS: env.boolean(false),
   /** PEM of the CA a self-hosted forge's certificate chains to (added to the public roots and NODE_EXTRA_CA_CERTS). */
@@ -123,6 +133,8 @@ export type McpEnv = EnvValues<typeof mcpEnvSpec>;
 export type McpConfig = McpEnv & {
   /** The parsed `FORGE_OAUTH_ALLOWED_REDIRECT_URIS`. */
   readonly allowlist: Allowlist;
+  /** The operator's bound on the tool surface (`FORGE_TOOLSETS`, `FORGE_TOOLS`, `FORGE_DENIED_TOOLS`, `FORGE_READ_ONLY`). */
+  readonly toolSurface: ToolSurface;
   /** The parsed `MCP_ALLOWED_ORIGINS`. */
   readonly allowedOrigins: readonly string[];
   /** Lines to log at start (allowed but noteworthy settings). */
@@ -160,6 +172,7 @@ export function parseMcpConfig(source: Env): McpConfig {
   } catch (error) {
     problems.push(`MCP_ALLOWED_ORIGINS: ${(error as Error).message} (comma-separated origins such as https://app.example.com)`);
   }
+  const toolSurface = parseToolSurface(config, problems);
   let allowlist: Allowlist | undefined;
   try {
     allowlist = parseAllowlist(config.FORGE_OAUTH_ALLOWED_REDIRECT_URIS);
@@ -185,5 +198,42 @@ export function parseMcpConfig(source: Env): McpConfig {
   if (config.MCP_SERVER_URL?.startsWith('http://') && !/^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(config.MCP_SERVER_URL)) {
     notices.push('MCP_SERVER_URL uses plain http on a non-loopback host: tokens and codes would cross the network unencrypted');
   }
-  return Object.freeze({ ...config, allowlist, allowedOrigins: Object.freeze(allowedOrigins), notices: Object.freeze(notices) });
+  return Object.freeze({
+    ...config,
+    toolSurface,
+    allowlist,
+    allowedOrigins: Object.freeze(allowedOrigins),
+    notices: Object.freeze(notices),
+  });
+}
+
+/**
+ * The tool surface variables. Names that match nothing are refused at start: a typo in a deny list would
+ * otherwise serve the tool the operator meant to hide, and one in an allow list would silently serve nothing.
+ */
+function parseToolSurface(config: McpEnv, problems: string[]): ToolSurface {
+  const declared = forgeTools();
+  const known: string[] = [...new Set(declared.map((t) => t.toolset))];
+  const toolsets = parseNameList(config.FORGE_TOOLSETS);
+  const unknown = (toolsets ?? []).filter((s) => !known.includes(s));
+  if (unknown.length > 0) problems.push(`FORGE_TOOLSETS: unknown toolsets ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  const tools = parseNameList(config.FORGE_TOOLS);
+  const denied = parseNameList(config.FORGE_DENIED_TOOLS) ?? [];
+  for (const [name, list] of [
+    ['FORGE_TOOLS', tools ?? []],
+    ['FORGE_DENIED_TOOLS', denied],
+  ] as const) {
+    const malformed = list.filter((p) => !isToolPattern(p));
+    if (malformed.length > 0) problems.push(`${name}: not tool names or globs: ${malformed.join(', ')} (comma-separated, a-z 0-9 _ * ?)`);
+    else {
+      const unmatched = unmatchedPatterns(declared, list);
+      if (unmatched.length > 0) problems.push(`${name}: match no tool: ${unmatched.join(', ')}`);
+    }
+  }
+  return Object.freeze({
+    ...(toolsets !== undefined ? { toolsets } : {}),
+    ...(tools !== undefined ? { tools } : {}),
+    denied,
+    readOnly: config.FORGE_READ_ONLY,
+  });
 }

@@ -207,3 +207,18 @@ describe('the SDK clients see progress on either era', () => {
     expect(seen).toEqual({ v1: [0, 1], legacy: [0, 1], modern: [0, 1] });
   });
 });
+
+describe('the answer and its log line', () => {
+  it('[MCP-JSON] a JSON answer is written whole with its length, and the request logs one completion line', async () => {
+    const before = stack.logs.lines.length;
+    const response = await post({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-11-25' });
+    const text = await response.text();
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect((JSON.parse(text) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const completed = stack.logs.lines.slice(before).filter((line) => line.includes('"request completed"'));
+    expect(completed).toHaveLength(1);
+    expect(completed[0]).toContain('"status":200');
+  });
+});

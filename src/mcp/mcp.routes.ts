@@ -11,12 +11,13 @@
  * GET (the 2025 standalone stream) and DELETE (session end) are 405. Errors of these steps, and bodies Fastify
  * refuses (too large, not JSON), are JSON-RPC error objects.
  */
-import { performance } from 'node:perf_hooks';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
 import { createForgeApi } from './tools/forge.client.ts';
-import { createForgeMcpServer } from './tools/forge.tools.ts';
+import type { AnyForgeTool } from './tools/tool.contract.ts';
+import { createForgeMcpServer, declaredTools } from './tools/forge.tools.ts';
+import { narrowTools, parseNameList, selectTools, type SurfaceRequest, type ToolSurface } from './tools/tool.surface.ts';
 import { tokenCacheKey, type BearerValidator } from './mcp.auth.ts';
 import type { McpGuard } from './mcp.guard.ts';
 import { sendWebResponse, toWebRequest } from './mcp.http-bridge.ts';
@@ -32,6 +33,8 @@ export interface McpRouteDeps {
   forgeUrl: string;
   allowQuickActions: boolean;
   forgeTimeoutMs: number;
+  /** The operator's bound on the tool surface. */
+  toolSurface: ToolSurface;
   fetch: typeof fetch;
   log: Logger;
   /** Public base URL for the challenge; undefined when remote OAuth is off (no discovery to point to). */
@@ -60,7 +63,7 @@ function applyMcpCors(reply: FastifyReply, origin: string | undefined): void {
   void reply.header('access-control-allow-methods', 'POST, OPTIONS');
   void reply.header(
     'access-control-allow-headers',
-    'authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id',
+    'authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id, x-mcp-toolsets, x-mcp-tools, x-mcp-exclude-tools, x-mcp-readonly',
   );
   void reply.header('access-control-expose-headers', 'www-authenticate, retry-after, mcp-protocol-version');
   void reply.header('access-control-max-age', '86400');
@@ -71,9 +74,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
   // arrives with each request as `authInfo` and reaches the tools as `ctx.http.authInfo`.
   // One forge client for the process; servers are built per request.
   const api = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, timeoutMs: deps.forgeTimeoutMs });
-  const serving = createMcpServing({
-    factory: () =>
+  // The operator's tools, selected once; a request narrows this list (tools/tool.surface.ts).
+  const bound = selectTools(declaredTools(), deps.toolSurface);
+  const serving = createMcpServing<readonly AnyForgeTool[]>({
+    fallback: bound,
+    factory: (tools) =>
       createForgeMcpServer({
+        tools,
         forgeUrl: deps.forgeUrl,
         fetch: deps.fetch,
         api,
@@ -141,6 +148,43 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     return undefined;
   };
 
+  /** The tools this request may see and call; answers 400 and returns undefined when its narrowing is refused. */
+  const surfaceOf = (request: FastifyRequest, reply: FastifyReply): readonly AnyForgeTool[] | undefined => {
+    const params = request.params as { toolsets?: string } | undefined;
+    const header = (name: string): string | undefined => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(',') : value;
+    };
+    const readonlyHeader = header('x-mcp-readonly')?.trim().toLowerCase();
+    if (readonlyHeader !== undefined && !['true', 'false', '1', '0', ''].includes(readonlyHeader)) {
+      jsonRpcError(reply, 400, -32602, 'X-MCP-Readonly must be true or false.');
+      return undefined;
+    }
+    const fromUrl = params?.toolsets === undefined || params.toolsets === 'all' ? undefined : parseNameList(params.toolsets);
+    const fromHeader = parseNameList(header('x-mcp-toolsets'));
+    // Both given: the request sees the toolsets named by both (each only narrows).
+    const toolsets = fromUrl && fromHeader ? fromUrl.filter((s) => fromHeader.includes(s)) : (fromUrl ?? fromHeader);
+    const tools = parseNameList(header('x-mcp-tools'));
+    const exclude = parseNameList(header('x-mcp-exclude-tools'));
+    const wanted: SurfaceRequest = {
+      ...(toolsets !== undefined ? { toolsets } : {}),
+      ...(tools !== undefined ? { tools } : {}),
+      ...(exclude !== undefined ? { exclude } : {}),
+      readOnly: readonlyHeader === 'true' || readonlyHeader === '1' || request.routeOptions.url?.endsWith('/readonly') === true,
+    };
+    if (fromUrl && fromHeader && toolsets?.length === 0) {
+      jsonRpcError(reply, 400, -32602, 'The URL and X-MCP-Toolsets name no toolset in common.');
+      return undefined;
+    }
+    if (wanted.toolsets === undefined && wanted.tools === undefined && wanted.exclude === undefined && !wanted.readOnly) return bound;
+    const narrowed = narrowTools(bound, wanted);
+    if ('error' in narrowed) {
+      jsonRpcError(reply, 400, -32602, narrowed.error);
+      return undefined;
+    }
+    return narrowed.tools;
+  };
+
   const post = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!guarded(request, reply)) return reply;
     const byAddress = await deps.limiter.hit('address', normalizeClientAddress(request.ip));
@@ -150,12 +194,13 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     if (!authInfo || token === undefined) return reply;
     const byToken = await deps.limiter.hit('token', tokenCacheKey(token));
     if (!byToken.allowed) return tooMany(reply, 'token', byToken.retryAfterSeconds);
+    const tools = surfaceOf(request, reply);
+    if (!tools) return reply;
 
-    const startedAt = performance.now();
     const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
     let served: Awaited<ReturnType<typeof serving.serve>>;
     try {
-      served = await serving.serve(webRequest, authInfo, request.body);
+      served = await serving.serve(webRequest, authInfo, request.body, tools);
     } catch (error) {
       request.log.error({ err: error }, 'MCP request failed');
       return jsonRpcError(reply, 500, -32603, 'Internal error');
@@ -167,26 +212,25 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     const { response } = served;
     await sendWebResponse(reply.raw, response, extra);
     await served.finish().catch((error: unknown) => request.log.warn({ err: error }, 'closing an MCP exchange failed'));
-    // Hijacked replies skip Fastify's completion hook; the same line (path only, no query) is written here.
-    request.log.info(
-      { method: 'POST', path: request.url.split('?')[0], status: response.status, ms: Math.round(performance.now() - startedAt) },
-      'request completed',
-    );
+    // The core's onResponse hook writes the completion line for this hijacked reply too (one line per request).
     return reply;
   };
 
-  for (const base of deps.bases) {
-    app.post(`${base}/mcp`, post);
+  // `/mcp/x/{toolsets}[/readonly]`: the narrowing headers as a URL, for clients that cannot set headers. The same
+  // guards, limits and bearer apply; its OAuth resource is still `{MCP_SERVER_URL}/mcp` (a path prefix of it).
+  const paths = deps.bases.flatMap((base) => [`${base}/mcp`, `${base}/mcp/x/:toolsets`, `${base}/mcp/x/:toolsets/readonly`]);
+  for (const path of paths) {
+    app.post(path, post);
     app.route({
       method: ['GET', 'DELETE'],
-      url: `${base}/mcp`,
+      url: path,
       handler: async (request, reply) => {
         if (!guarded(request, reply)) return reply;
         void reply.header('allow', 'POST');
         return jsonRpcError(reply, 405, -32000, 'Method not allowed.');
       },
     });
-    app.options(`${base}/mcp`, async (request, reply) => {
+    app.options(path, async (request, reply) => {
       if (!guarded(request, reply)) return reply;
       return reply.status(204).send();
     });

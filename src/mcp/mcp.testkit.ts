@@ -22,6 +22,7 @@ import type { McpLimitSettings, McpRequestLimiter } from './mcp.limits.ts';
 import { parseAllowlist } from './oauth/oauth.allowlist.ts';
 import type { FetchedDocument } from './oauth/oauth.client-metadata.ts';
 import type { ReplayCache } from './oauth/oauth.replay.ts';
+import type { ToolSurface } from './tools/tool.surface.ts';
 
 /** The client callback the tests register (loopback; nothing listens there, the redirect is read from the 302). */
 export const CLIENT_CALLBACK = 'http://127.0.0.1:45678/callback';
@@ -127,6 +128,8 @@ export interface StackOptions {
   limiter?: McpRequestLimiter;
   allowQuickActions?: boolean;
   forgeTimeoutMs?: number;
+  /** The operator's bound on the tool surface (FORGE_TOOLSETS & co.). */
+  toolSurface?: ToolSurface;
 }
 
 export interface Stack {
@@ -182,6 +185,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     rateLimits: options.rateLimits ?? { perTokenPerMinute: 1_000_000, perAddressPerMinute: 1_000_000 },
     ...(options.allowQuickActions !== undefined ? { allowQuickActions: options.allowQuickActions } : {}),
     ...(options.forgeTimeoutMs !== undefined ? { forgeTimeoutMs: options.forgeTimeoutMs } : {}),
+    ...(options.toolSurface ? { toolSurface: options.toolSurface } : {}),
   };
   const mcp = await buildMcpApp({
     settings,

@@ -28,8 +28,9 @@ export interface ServedMcp {
   finish(): Promise<void>;
 }
 
-export interface McpServing {
-  serve(request: Request, authInfo: AuthInfo, body: unknown): Promise<ServedMcp>;
+export interface McpServing<S> {
+  /** Serves one request with a server built for `surface` (what the request may see: the tool surface). */
+  serve(request: Request, authInfo: AuthInfo, body: unknown, surface: S): Promise<ServedMcp>;
   close(): Promise<void>;
 }
 
@@ -40,12 +41,19 @@ function asksForProgress(body: unknown): boolean {
   return message.method === 'tools/call' && message.params?._meta?.progressToken !== undefined;
 }
 
-export function createMcpServing(deps: { factory: () => McpServer; log: Logger }): McpServing {
+export function createMcpServing<S>(deps: { factory: (surface: S) => McpServer; fallback: S; log: Logger }): McpServing<S> {
   const onerror = (error: Error) => deps.log.debug({ reason: error.message }, 'MCP request refused or failed');
-  const modern = createMcpHandler(() => deps.factory(), { legacy: 'reject', responseMode: 'auto', onerror });
+  // The modern handler is built once and calls the factory with the request it serves: each request's surface
+  // is found by that request object. The fallback is never expected (the SDK passes the request it was given).
+  const surfaces = new WeakMap<Request, S>();
+  const modern = createMcpHandler((ctx) => deps.factory((ctx.requestInfo && surfaces.get(ctx.requestInfo)) ?? deps.fallback), {
+    legacy: 'reject',
+    responseMode: 'auto',
+    onerror,
+  });
 
-  const legacy = async (request: Request, authInfo: AuthInfo, body: unknown): Promise<ServedMcp> => {
-    const server = deps.factory();
+  const legacy = async (request: Request, authInfo: AuthInfo, body: unknown, surface: S): Promise<ServedMcp> => {
+    const server = deps.factory(surface);
     // No sessionIdGenerator: that is what makes the transport stateless (no Mcp-Session-Id issued or required).
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !asksForProgress(body) });
     transport.onerror = onerror;
@@ -55,8 +63,9 @@ export function createMcpServing(deps: { factory: () => McpServer; log: Logger }
   };
 
   return {
-    async serve(request, authInfo, body) {
-      if (await isLegacyRequest(request, body)) return legacy(request, authInfo, body);
+    async serve(request, authInfo, body, surface) {
+      if (await isLegacyRequest(request, body)) return legacy(request, authInfo, body, surface);
+      surfaces.set(request, surface);
       const response = await modern.fetch(request, { authInfo, parsedBody: body });
       return { response, finish: async () => undefined };
     },

@@ -27,6 +27,8 @@ export interface ForgeMcpServerDeps {
   forgeTimeoutMs?: number;
   /** A forge client to share (the remote server builds one per process, not one per request). */
   api?: ForgeApi;
+  /** The tools to carry, in order (tool.surface.ts selects them); default: every declared tool. */
+  tools?: readonly AnyForgeTool[];
 }
 
 /** Server identity announced to clients. */
@@ -312,9 +314,15 @@ export function declaredToolsets(): Toolset[] {
   return [...new Set(declared.map((t) => t.toolset))];
 }
 
-/** Builds an MCP server carrying every forge tool. */
-export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
+/** The declared tools, built once per process. */
+export function declaredTools(): readonly AnyForgeTool[] {
   declared ??= forgeTools();
+  return declared;
+}
+
+/** Builds an MCP server carrying the forge tools (`deps.tools`, default all). */
+export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
+  const tools = deps.tools ?? declaredTools();
   const api =
     deps.api ??
     createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, ...(deps.forgeTimeoutMs ? { timeoutMs: deps.forgeTimeoutMs } : {}) });
@@ -327,7 +335,7 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
       'tools/list': { ttlMs: 300_000, cacheScope: 'private' },
     },
   });
-  for (const tool of declared)
+  for (const tool of tools)
     registerForgeTool(server, tool, {
       api,
       forgeUrl: deps.forgeUrl,
