@@ -433,4 +433,40 @@ export const REQUIREMENTS = defineRequirements([
     source: 'issue 17 item 5',
     rule: 'one keep-alive undici pool for tools and OAuth calls; a forge under a path prefix and behind a certificate of a custom CA (FORGE_CA_CERT_PATH, beside NODE_EXTRA_CA_CERTS) is reached; HTTPS_PROXY/NO_PROXY are honoured',
   },
+  // Issue 17 item 4: choosing the tool surface
+  {
+    id: 'SURFACE-ENV',
+    source: 'issue 17 item 4',
+    rule: 'FORGE_TOOLSETS, FORGE_TOOLS, FORGE_DENIED_TOOLS (names or globs) and FORGE_READ_ONLY set the operator bound, in declared order; an unknown toolset or an entry matching no tool stops the start',
+  },
+  {
+    id: 'SURFACE-NARROW',
+    source: 'issue 17 item 4',
+    rule: 'a request narrows the bound by toolsets, tools, exclusions and read-only; a tool it hides is refused when called',
+  },
+  {
+    id: 'SURFACE-READONLY',
+    source: 'issue 17 item 4',
+    rule: 'a write tool hidden by read-only mode is absent from tools/list and refused when called, with nothing written to the forge',
+  },
+  {
+    id: 'SURFACE-WIDEN',
+    source: 'issue 17 item 4',
+    rule: 'a request naming a toolset or tool outside the operator bound, or lifting read-only, is refused with 400 and JSON-RPC -32602',
+  },
+  {
+    id: 'SURFACE-HEADER',
+    source: 'issue 17 item 4',
+    rule: 'X-MCP-Toolsets, X-MCP-Tools, X-MCP-Exclude-Tools and X-MCP-Readonly narrow the surface in both protocol eras',
+  },
+  {
+    id: 'SURFACE-URL',
+    source: 'issue 17 item 4',
+    rule: '/mcp/x/{toolsets}[/readonly] narrows the surface for clients that cannot set headers, behind the same guards as /mcp',
+  },
+  {
+    id: 'MCP-JSON',
+    source: 'issue 17 item 1',
+    rule: 'a JSON answer on /mcp is written whole with its Content-Length, and each request logs one completion line',
+  },
 ]);
