@@ -8,6 +8,7 @@
  * server from one noisy client, and is not worth refusing every client while Redis is away.
  */
 import { Redis } from 'ioredis';
+import { countWindowHit } from '../core/redis-window.ts';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
@@ -97,14 +98,7 @@ export function createRedisMcpLimiter(deps: {
       const start = now - (now % MCP_RATE_WINDOW_MS);
       const id = `${prefix}${kind}:${key}:${start}`;
       try {
-        const answers = await redis
-          .multi()
-          .incr(id)
-          .pexpire(id, 2 * MCP_RATE_WINDOW_MS)
-          .exec();
-        const [error, value] = answers?.[0] ?? [new Error('the transaction was discarded'), null];
-        if (error) throw error;
-        return decide(Number(value), limit, start, now);
+        return decide(await countWindowHit(redis, id, MCP_RATE_WINDOW_MS), limit, start, now);
       } catch (error) {
         complain(error);
         return ALLOWED;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { countWindowHit } from '../../core/redis-window.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import {
@@ -70,14 +71,7 @@ export function createRedisLimits(deps: {
       const key = `${prefix}rate:${credentialId}:${windowStart}`;
       let count: number;
       try {
-        const answers = await redis
-          .multi()
-          .incr(key)
-          .pexpire(key, 2 * RATE_WINDOW_MS)
-          .exec();
-        const [error, value] = answers?.[0] ?? [new Error('the transaction was discarded'), null];
-        if (error) throw error;
-        count = Number(value);
+        count = await countWindowHit(redis, key, RATE_WINDOW_MS);
       } catch (error) {
         unreachable(error, 'a request was');
         return;
