@@ -41,7 +41,7 @@
  * BENCH_WARMUP_SECONDS (default 1), BENCH_ROUNDS (section 4, default 2), BENCH_CONNECTIONS (default 64),
  * BENCH_STREAMS (section 3, default 200).
  */
-import { Agent, request, type ClientRequest } from 'node:http';
+import { Agent, request, type ClientRequest, type RequestOptions } from 'node:http';
 import { loadavg } from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import type { PlatformDatabase } from '../src/app/database.ts';
@@ -88,41 +88,43 @@ interface Timing {
   firstDataMs: number;
 }
 
+/** The request both the timed calls and the held-open streams send. */
+function postOptions(agent: Agent, call: Call): RequestOptions {
+  return {
+    host: '127.0.0.1',
+    port: call.port,
+    method: 'POST',
+    path: call.path,
+    agent,
+    headers: { ...call.headers, 'content-length': String(call.body.length) },
+  };
+}
+
 function post(agent: Agent, call: Call): Promise<Timing & { status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: call.port,
-        method: 'POST',
-        path: call.path,
-        agent,
-        headers: { ...call.headers, 'content-length': String(call.body.length) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let firstDataMs = NaN;
-        let seen = '';
-        res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          if (Number.isNaN(firstDataMs)) {
-            // A `data:` line may straddle two chunks; keep a short tail of what came before.
-            seen = (seen + chunk.toString('latin1')).slice(-4096);
-            if (/(^|\n)data:/.test(seen)) firstDataMs = performance.now() - started;
-          }
-        });
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-            ms: performance.now() - started,
-            firstDataMs,
-          }),
-        );
-        res.on('error', reject);
-      },
-    );
+    const req = request(postOptions(agent, call), (res) => {
+      const chunks: Buffer[] = [];
+      let firstDataMs = NaN;
+      let seen = '';
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        if (Number.isNaN(firstDataMs)) {
+          // A `data:` line may straddle two chunks; keep a short tail of what came before.
+          seen = (seen + chunk.toString('latin1')).slice(-4096);
+          if (/(^|\n)data:/.test(seen)) firstDataMs = performance.now() - started;
+        }
+      });
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString('utf8'),
+          ms: performance.now() - started,
+          firstDataMs,
+        }),
+      );
+      res.on('error', reject);
+    });
     req.on('error', reject);
     req.end(call.body);
   });
@@ -278,26 +280,16 @@ async function openStreams(call: Call, count: number, ready: 'headers' | 'data')
       { length: count },
       () =>
         new Promise<ClientRequest>((resolve, reject) => {
-          const req = request(
-            {
-              host: '127.0.0.1',
-              port: call.port,
-              method: 'POST',
-              path: call.path,
-              agent,
-              headers: { ...call.headers, 'content-length': String(call.body.length) },
-            },
-            (res) => {
-              if (res.statusCode !== 200) reject(new Error(`${call.name}: ${res.statusCode}`));
-              if (ready === 'headers') resolve(req);
-              let seen = '';
-              res.on('data', (chunk: Buffer) => {
-                seen += chunk.toString('latin1');
-                if (/(^|\n)data:/.test(seen)) resolve(req);
-              });
-              res.on('error', () => undefined);
-            },
-          );
+          const req = request(postOptions(agent, call), (res) => {
+            if (res.statusCode !== 200) reject(new Error(`${call.name}: ${res.statusCode}`));
+            if (ready === 'headers') resolve(req);
+            let seen = '';
+            res.on('data', (chunk: Buffer) => {
+              seen += chunk.toString('latin1');
+              if (/(^|\n)data:/.test(seen)) resolve(req);
+            });
+            res.on('error', () => undefined);
+          });
           req.on('error', (error) => reject(error));
           req.end(call.body);
         }),
