@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../test/support/shared.ts';
+import { freePort } from '../core/http/free-port.ts';
 import { defaultRedirectUris, runDevForge } from './devforge.command.ts';
 
 interface SeedJson {
@@ -55,18 +56,6 @@ try {
     return stdout.split('\n')[0] ?? '';
   };
   return { child, exited, firstLine, output: () => ({ stdout, stderr }) };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 describe('runDevForge', () => {

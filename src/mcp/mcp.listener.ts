@@ -5,9 +5,9 @@
  * newcomer a complete sign-in to try.
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { Clock } from '../core/clock.ts';
 import type { CoreConfig } from '../core/config.core.ts';
+import { freePort } from '../core/http/free-port.ts';
 import { closeGracefully } from '../core/http/server.ts';
 import type { Logger } from '../core/logger.ts';
 import { devForgeSeed, devForgeSeedFromState, startDevForge } from '../devforge/index.ts';
@@ -37,19 +37,6 @@ export interface McpServiceDeps {
 
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
-}
-
-/** A free TCP port on `host` (used when MCP_PORT=0 and the dev forge must know the callback URL in advance). */
-async function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -5,9 +5,10 @@
  * Test support, not production code, so the ~400-line guide for production files does not apply.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { fakeClock } from '../core/clock.ts';
+import { freePort } from '../core/http/free-port.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import {
   createForgeBrowser,
@@ -47,19 +48,6 @@ export function captureLogger(): CapturedLogs {
     },
   });
   return { lines, text: () => lines.join('\n'), logger: createLogger({ level: 'debug', destination: stream }) };
-}
-
-/** A free port on 127.0.0.1, so a server's public URL is known before it starts (the forge needs it first). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A PKCE pair with its S256 challenge. */

@@ -20,7 +20,6 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  freePort,
   REDIS_URL,
   redisAvailable,
   startRoundRobinProxy,
@@ -30,6 +29,7 @@ import {
   toolJson,
   type TestForge,
 } from '../../src/mcp/mcp.testkit.ts';
+import { freePort } from '../../src/core/http/free-port.ts';
 import { repoRoot } from '../support/shared.ts';
 import { launchChromium, MemoryOAuthProvider, signInWithChromium, startCallbackListener } from './sdk-client.ts';
 

@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeClock } from '../../core/clock.ts';
+import { freePort } from '../../core/http/free-port.ts';
 import { silentLogger } from '../../core/logger.ts';
 import { createForgeBrowser } from '../../devforge/index.ts';
 import {
@@ -16,7 +17,6 @@ import {
   CLIENT_CALLBACK,
   completeFlow,
   consentFields,
-  freePort,
   pkce,
   REDIS_URL,
   redisAvailable,
