@@ -22,6 +22,7 @@ import { tokenCacheKey, type BearerValidator } from './mcp.auth.ts';
 import type { McpGuard } from './mcp.guard.ts';
 import { sendWebResponse, toWebRequest } from './mcp.http-bridge.ts';
 import type { LimitKind, McpRequestLimiter } from './mcp.limits.ts';
+import { createPooledServing, type PooledAnswer } from './mcp.pooled.ts';
 import { createMcpServing } from './mcp.transport.ts';
 import { bearerChallenge } from './oauth/oauth.metadata.ts';
 import { normalizeClientAddress } from './oauth/oauth.rate-limit.ts';
@@ -41,6 +42,11 @@ export interface McpRouteDeps {
   serverUrl: string | undefined;
   scopes: string;
   bases: readonly string[];
+}
+
+/** A name for a tool surface: equal names, equal tools (the declared order is kept by every selection). */
+function surfaceKey(tools: readonly AnyForgeTool[]): string {
+  return tools.map((t) => t.name).join(',');
 }
 
 function bearerOf(header: string | undefined): string | undefined {
@@ -76,21 +82,24 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
   const api = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, timeoutMs: deps.forgeTimeoutMs });
   // The operator's tools, selected once; a request narrows this list (tools/tool.surface.ts).
   const bound = selectTools(declaredTools(), deps.toolSurface);
-  const serving = createMcpServing<readonly AnyForgeTool[]>({
-    fallback: bound,
-    factory: (tools) =>
-      createForgeMcpServer({
-        tools,
-        forgeUrl: deps.forgeUrl,
-        fetch: deps.fetch,
-        api,
-        allowQuickActions: deps.allowQuickActions,
-        log: deps.log,
-        onForgeUnauthorized: (token) => deps.validator.forget(token),
-      }),
-    log: deps.log,
+  const factory = (tools: readonly AnyForgeTool[]) =>
+    createForgeMcpServer({
+      tools,
+      forgeUrl: deps.forgeUrl,
+      fetch: deps.fetch,
+      api,
+      allowQuickActions: deps.allowQuickActions,
+      log: deps.log,
+      onForgeUnauthorized: (token) => deps.validator.forget(token),
+    });
+  const serving = createMcpServing<readonly AnyForgeTool[]>({ fallback: bound, factory, log: deps.log });
+  // Plain 2025-era tools/list and tools/call skip the per-request server (mcp.pooled.ts).
+  const pooled = createPooledServing<readonly AnyForgeTool[]>({ factory, log: deps.log });
+  const boundKey = surfaceKey(bound);
+  app.addHook('onClose', async () => {
+    await pooled.close();
+    await serving.close();
   });
-  app.addHook('onClose', async () => serving.close());
 
   // Bodies Fastify refuses before the handler runs answer in JSON-RPC form too.
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -197,6 +206,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     const tools = surfaceOf(request, reply);
     if (!tools) return reply;
 
+    const fast = pooled.serve(request.headers, request.body, authInfo, tools === bound ? boundKey : surfaceKey(tools), tools);
+    if (fast) {
+      let answer: PooledAnswer;
+      try {
+        answer = await fast;
+      } catch (error) {
+        request.log.error({ err: error }, 'MCP request failed');
+        return jsonRpcError(reply, 500, -32603, 'Internal error');
+      }
+      return reply.status(200).type('application/json').send(answer.body);
+    }
     const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
     let served: Awaited<ReturnType<typeof serving.serve>>;
     try {
