@@ -27,9 +27,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../core/logger.ts';
 
-/** An answer of the pooled path: always 200 with a JSON-RPC response body. */
+/** An answer of the pooled path: the serialized JSON-RPC response, and the result it carries (none for a kept list). */
 export interface PooledAnswer {
   body: string;
+  result?: unknown;
 }
 
 export interface PooledServing<S> {
@@ -143,7 +144,10 @@ export function createPooledServing<S>(deps: { factory: (surface: S) => McpServe
     return entry;
   };
 
-  const answer = (message: JSONRPCMessage): PooledAnswer => ({ body: JSON.stringify(message) });
+  const answer = (message: JSONRPCMessage): PooledAnswer => ({
+    body: JSON.stringify(message),
+    ...('result' in message ? { result: message.result } : {}),
+  });
 
   return {
     serve(headers, body, authInfo, surfaceKey, surface) {

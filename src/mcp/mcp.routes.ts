@@ -44,6 +44,13 @@ export interface McpRouteDeps {
   bases: readonly string[];
 }
 
+/** Whether a tool result is the contract's error for a forge 401 (tool.contract.ts, forge.client.ts). */
+function forgeRefusedToken(result: unknown): boolean {
+  const error = (result as { isError?: unknown; structuredContent?: { error?: { status?: unknown } } } | undefined)?.structuredContent
+    ?.error;
+  return (result as { isError?: unknown } | undefined)?.isError === true && error?.status === 401;
+}
+
 /** A name for a tool surface: equal names, equal tools (the declared order is kept by every selection). */
 function surfaceKey(tools: readonly AnyForgeTool[]): string {
   return tools.map((t) => t.name).join(',');
@@ -121,6 +128,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
   const unauthorized = (reply: FastifyReply, error?: 'invalid_token'): FastifyReply => {
     void reply.header('www-authenticate', bearerChallenge(deps.serverUrl, deps.scopes, error));
     return jsonRpcError(reply, 401, -32001, error ? 'The access token is invalid or expired.' : 'Authorization required.');
+  };
+
+  /**
+   * A tool call the forge answered 401 (the token was revoked or expired after the bearer check): the request is
+   * answered as an invalid bearer, so the client signs in again or refreshes instead of showing a tool error. The
+   * token is already forgotten by the validation cache (`onForgeUnauthorized`), so its next request is refused too.
+   * An SSE answer has started before the tool ran: it keeps the tool's `forbidden` result with status 401.
+   */
+  const forgeUnauthorized = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    request.log.info('the forge refused the bearer on a tool call; answering 401');
+    return unauthorized(reply, 'invalid_token');
   };
 
   /** Origin and Host; answers 403 and returns false when the request must stop here. */
@@ -215,6 +233,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
         request.log.error({ err: error }, 'MCP request failed');
         return jsonRpcError(reply, 500, -32603, 'Internal error');
       }
+      if (forgeRefusedToken(answer.result)) return forgeUnauthorized(request, reply);
       return reply.status(200).type('application/json').send(answer.body);
     }
     const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
@@ -225,11 +244,20 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
       request.log.error({ err: error }, 'MCP request failed');
       return jsonRpcError(reply, 500, -32603, 'Internal error');
     }
+    let { response } = served;
+    if (response.headers.get('content-type')?.startsWith('application/json')) {
+      // A JSON answer is complete: a tool call the forge refused the token for is answered as above.
+      const text = await response.text();
+      if (text.includes('"status":401') && forgeRefusedToken((JSON.parse(text) as { result?: unknown }).result)) {
+        await served.finish().catch(() => undefined);
+        return forgeUnauthorized(request, reply);
+      }
+      response = new Response(text, { status: response.status, headers: response.headers });
+    }
     // The body may be an SSE stream that outlives this handler: the reply is written by hand from here on.
     reply.hijack();
     const extra: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string') extra[name] = value;
-    const { response } = served;
     await sendWebResponse(reply.raw, response, extra);
     await served.finish().catch((error: unknown) => request.log.warn({ err: error }, 'closing an MCP exchange failed'));
     // The core's onResponse hook writes the completion line for this hijacked reply too (one line per request).

@@ -5,7 +5,7 @@
  * | forge answer | type |
  * | --- | --- |
  * | 400, 422 | `validation` (the forge's message kept: it says which argument) |
- * | 401 | `forbidden` (status 401: the token is no longer accepted; sign in again) |
+ * | 401 | `forbidden` with status 401 and a message saying to sign in again (the token was revoked or expired); on `/mcp` the request itself is answered HTTP 401 `invalid_token` instead (mcp.routes.ts), so the client re-authenticates |
  * | 403 `{"error":"insufficient_scope","scope":…}` | `insufficient_scope` with `required_scope` |
  * | other 403 | `forbidden` |
  * | 404 | `not_found` (GitLab's answer for missing and for invisible alike) |
@@ -131,7 +131,9 @@ async function errorOf(response: Response, what: string, nowMs: number): Promise
     return new ForgeApiError('validation', status, detail, message ? { publicMessage: `The forge rejected the request: ${message}` } : {});
   }
   if (status === 401)
-    return new ForgeApiError('forbidden', status, detail, { publicMessage: 'The forge did not accept the credentials. Sign in again.' });
+    return new ForgeApiError('forbidden', status, detail, {
+      publicMessage: 'The forge no longer accepts the access token (revoked or expired). Sign in again.',
+    });
   if (status === 403) {
     const body = json as { error?: unknown; scope?: unknown } | undefined;
     if (body?.error === 'insufficient_scope')
