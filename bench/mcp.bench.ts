@@ -172,7 +172,8 @@ function mcpTarget(port: number, bearer: string, method: string, params: Record<
 }
 
 async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
-  const stack = await startStack({ mode: 'none', validationCacheTtlMs: 60_000 });
+  // The forge client as production builds it (one undici pool; the tools on its request API).
+  const stack = await startStack({ mode: 'none', validationCacheTtlMs: 60_000, productionForgeClient: true });
   const lines: string[] = [];
   let pass = true;
   try {

@@ -14,7 +14,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
-import { createForgeApi } from './tools/forge.client.ts';
+import { createForgeApi, type ForgeSend } from './tools/forge.client.ts';
 import type { AnyForgeTool } from './tools/tool.contract.ts';
 import { createForgeMcpServer, declaredTools } from './tools/forge.tools.ts';
 import { narrowTools, parseNameList, selectTools, type SurfaceRequest, type ToolSurface } from './tools/tool.surface.ts';
@@ -37,6 +37,8 @@ export interface McpRouteDeps {
   /** The operator's bound on the tool surface. */
   toolSurface: ToolSurface;
   fetch: typeof fetch;
+  /** The tools' REST transport (forge.http.ts `send`); default: `fetch`. */
+  forgeSend?: ForgeSend;
   log: Logger;
   /** Public base URL for the challenge; undefined when remote OAuth is off (no discovery to point to). */
   serverUrl: string | undefined;
@@ -86,7 +88,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
   // One serving object for the process; it builds a server per request. Servers hold no per-user state: the token
   // arrives with each request as `authInfo` and reaches the tools as `ctx.http.authInfo`.
   // One forge client for the process; servers are built per request.
-  const api = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, timeoutMs: deps.forgeTimeoutMs });
+  const api = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, send: deps.forgeSend, timeoutMs: deps.forgeTimeoutMs });
   // The operator's tools, selected once; a request narrows this list (tools/tool.surface.ts).
   const bound = selectTools(declaredTools(), deps.toolSurface);
   const factory = (tools: readonly AnyForgeTool[]) =>

@@ -120,6 +120,17 @@ export interface ForgeApi {
   post<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
 }
 
+/** What the client needs of an HTTP request: a `Response` for a method, URL, headers and an optional JSON body. */
+export type ForgeSend = (
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) => Promise<Response>;
+
+/** A `ForgeSend` over a `fetch` (tests and the dev forge inject one); redirects are never followed. */
+export function sendWithFetch(fetchFn: typeof fetch): ForgeSend {
+  return (url, init) => fetchFn(url, { ...init, redirect: 'manual' });
+}
+
 /** The wait a 429 asks for: `Retry-After` (seconds or a date), else `RateLimit-Reset` (unix seconds), else 60 s. */
 function retryAfterOf(headers: Headers, nowMs: number): number {
   const retryAfter = headers.get('retry-after');
@@ -200,10 +211,18 @@ function intHeader(headers: Headers, name: string): number | undefined {
  * A REST client for `{forgeUrl}/api/v4`. `forgeUrl` may carry a path prefix (a self-hosted forge under
  * `https://example.com/gitlab`). `fetch` is injected so tests and the benchmark can count calls.
  */
-export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; timeoutMs?: number; now?: () => number }): ForgeApi {
+export function createForgeApi(deps: {
+  forgeUrl: string;
+  fetch: typeof fetch;
+  /** The production transport (forge.http.ts: undici's request API on the keep-alive pool); default: `fetch`. */
+  send?: ForgeSend | undefined;
+  timeoutMs?: number;
+  now?: () => number;
+}): ForgeApi {
   const base = `${deps.forgeUrl.replace(/\/+$/, '')}/api/v4`;
   const timeoutMs = deps.timeoutMs ?? 15_000;
   const now = deps.now ?? Date.now;
+  const transport = deps.send ?? sendWithFetch(deps.fetch);
 
   const send = async (
     method: string,
@@ -217,7 +236,7 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
     const what = `${method} ${path}`;
     let response: Response;
     try {
-      response = await deps.fetch(url, {
+      response = await transport(url, {
         method,
         headers: {
           authorization: `Bearer ${token}`,
@@ -225,7 +244,6 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
           ...(body ? { 'content-type': 'application/json' } : {}),
         },
         ...(body ? { body: JSON.stringify(body) } : {}),
-        redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevForge, type StartedDevForge } from '../../devforge/index.ts';
 import { selfSignedCertificate } from '../../../test/support/tls.ts';
 import { captureLogger, toolJson } from '../mcp.testkit.ts';
+import { createForgeApi } from './forge.client.ts';
 import { createForgeHttp, type ForgeHttp } from './forge.http.ts';
 import { createForgeMcpServer } from './forge.tools.ts';
 
@@ -87,6 +88,31 @@ describe('a forge behind a path prefix and a custom CA', () => {
     }
   });
 
+  it('[FORGE-SELF-HOSTED] the REST client on the production transport: prefix, CA, pages, errors, HTML, 429 and timeout', async () => {
+    const http = createForgeHttp({ caCertPath: certPath, env: {} });
+    opened.push(http);
+    const api = createForgeApi({ forgeUrl, fetch: http.fetch, send: http.send });
+    expect(await api.get('/user', pat)).toMatchObject({ username: 'sam' });
+    const page = await api.page<{ iid: number }>('/projects/sam%2Fhello-forge/issues', pat, { per_page: 1, page: 1 });
+    expect(page.items).toHaveLength(1);
+    expect(page.total).toBeGreaterThan(0);
+    await expect(api.get('/projects/404404', pat)).rejects.toMatchObject({ type: 'not_found', status: 404 });
+    await expect(api.get('/user', 'glpat-not-a-real-token')).rejects.toMatchObject({ type: 'forbidden', status: 401 });
+    forge.faults.add({ kind: 'html' });
+    await expect(api.get('/user', pat)).rejects.toMatchObject({ type: 'upstream' });
+    forge.faults.add({ kind: 'rate_limit_throttle', retryAfterSeconds: 7 });
+    await expect(api.get('/user', pat)).rejects.toMatchObject({ type: 'rate_limited', retryAfterSeconds: 7 });
+    forge.faults.add({ kind: 'hang', delayMs: 1000 });
+    const impatient = createForgeApi({ forgeUrl, fetch: http.fetch, send: http.send, timeoutMs: 100 });
+    await expect(impatient.get('/user', pat)).rejects.toMatchObject({ type: 'timeout' });
+    const untrusted = createForgeHttp({ env: {} });
+    opened.push(untrusted);
+    await expect(createForgeApi({ forgeUrl, fetch: untrusted.fetch, send: untrusted.send }).get('/user', pat)).rejects.toMatchObject({
+      type: 'upstream',
+      status: 0,
+    });
+  });
+
   it('[FORGE-SELF-HOSTED] without the CA the certificate is refused: an upstream tool error, not a crash', async () => {
     const client = await connect(createForgeHttp({ env: {} }));
     try {
@@ -129,6 +155,13 @@ describe('a forge behind a path prefix and a custom CA', () => {
       } finally {
         await proxied.close();
       }
+      expect(tunnels).toContain(forgeHost);
+      // The REST client's own transport (undici's request API on the same pool) takes the same tunnel.
+      tunnels.length = 0;
+      const viaSend = createForgeHttp({ caCertPath: certPath, env: { HTTPS_PROXY: proxyUrl } });
+      opened.push(viaSend);
+      const api = createForgeApi({ forgeUrl, fetch: viaSend.fetch, send: viaSend.send });
+      expect(await api.get('/user', pat)).toMatchObject({ username: 'sam' });
       expect(tunnels).toContain(forgeHost);
 
       tunnels.length = 0;
