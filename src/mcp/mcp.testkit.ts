@@ -109,6 +109,11 @@ export interface StackOptions {
   port?: number;
   /** The fetch the server uses to reach the forge (the benchmark adds network latency). */
   fetch?: typeof fetch;
+  /**
+   * The server's logger instead of the capturing one (the benchmark logs at info to /dev/null, as production logs
+   * at info to a stream, rather than keeping every debug line in memory); `logs` then stays empty.
+   */
+  log?: Logger;
   /** Reach the forge with the production client (forge.http.ts: undici pool, its request API for the tools). */
   productionForgeClient?: boolean;
   /** `MCP_ALLOWED_ORIGINS`, parsed. */
@@ -181,7 +186,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const forgeHttp = options.productionForgeClient ? createForgeHttp({ env: {} }) : undefined;
   const mcp = await buildMcpApp({
     settings,
-    log: logs.logger,
+    log: options.log ?? logs.logger,
     clock,
     fetch: options.fetch ?? forgeHttp?.fetch ?? globalThis.fetch,
     ...(forgeHttp ? { forgeSend: forgeHttp.send } : {}),
