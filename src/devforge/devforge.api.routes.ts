@@ -23,8 +23,11 @@ const EXPOSED_HEADERS = 'link, x-next-page, x-page, x-per-page, x-prev-page, x-t
 
 /** A Grape parameter error: 400 `{"error":"<name> is invalid"}` and friends. */
 class ParamError extends Error {
-  constructor(readonly body: Record<string, string>) {
-    super(body.error);
+  constructor(
+    readonly body: Record<string, string>,
+    readonly status = 400,
+  ) {
+    super(body.error ?? body.message);
   }
 }
 
@@ -69,6 +72,36 @@ function listFilters(query: unknown, states: readonly string[]): ListFilters {
           .filter((l) => l !== '')
       : undefined,
   };
+}
+
+/**
+ * GitLab's keyset pagination as `/projects` offers it (forge-facts.md 2.1): `pagination=keyset` with `order_by=id`
+ * (any other order is refused, as GitLab does) and `sort` (default `desc`); the position is `id_after` (asc) or
+ * `id_before` (desc). Only `Link: <…>; rel="next"` is sent, and only while items remain; no `x-total`, no `x-page`.
+ */
+function keysetPaginate<T extends { id: number }>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[] {
+  const orderBy = param(request.query, 'order_by') ?? 'id';
+  if (orderBy !== 'id') throw new ParamError({ message: 'Keyset pagination is not yet available for this type of request' }, 405);
+  const sort = param(request.query, 'sort') ?? 'desc';
+  if (sort !== 'asc' && sort !== 'desc') throw new ParamError({ error: 'sort does not have a valid value' });
+  const perPage = Math.min(100, Math.max(1, intParam(request.query, 'per_page', 20)));
+  const after = param(request.query, 'id_after') === undefined ? undefined : intParam(request.query, 'id_after', 0);
+  const before = param(request.query, 'id_before') === undefined ? undefined : intParam(request.query, 'id_before', 0);
+  const ordered = [...items]
+    .sort((a, b) => (sort === 'asc' ? a.id - b.id : b.id - a.id))
+    .filter((item) => (after === undefined || item.id > after) && (before === undefined || item.id < before));
+  const page = ordered.slice(0, perPage);
+  const last = page.at(-1);
+  if (last !== undefined && ordered.length > perPage) {
+    const url = new URL(request.url, baseUrl(request));
+    url.searchParams.delete('id_after');
+    url.searchParams.delete('id_before');
+    url.searchParams.delete('page');
+    url.searchParams.set(sort === 'asc' ? 'id_after' : 'id_before', String(last.id));
+    url.searchParams.set('per_page', String(perPage));
+    reply.header('link', `<${url.href}>; rel="next"`);
+  }
+  return page;
 }
 
 /**
@@ -141,7 +174,7 @@ export async function registerApiRoutes(
       );
       scope.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ error: '404 Not Found' }));
       scope.setErrorHandler((error: { statusCode?: number; message?: string }, request, reply) => {
-        if (error instanceof ParamError) return reply.code(400).send(error.body);
+        if (error instanceof ParamError) return reply.code(error.status).send(error.body);
         const status = error.statusCode ?? 500;
         if (status >= 500) {
           request.log.error({ err: error }, 'dev forge API request failed');
@@ -211,7 +244,8 @@ export async function registerApiRoutes(
         });
         const c = caller(request);
         const base = baseUrl(request);
-        return paginate(request, reply, projects).map((p) =>
+        const keyset = param(request.query, 'pagination') === 'keyset';
+        return (keyset ? keysetPaginate(request, reply, projects) : paginate(request, reply, projects)).map((p) =>
           simple
             ? entities.projectSimple(p, base)
             : entities.projectFull(p, base, c.kind === 'user' ? c.user.id : undefined, api.openIssuesCount(p)),

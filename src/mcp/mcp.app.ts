@@ -24,6 +24,7 @@ import { createWindowRateLimiter } from './oauth/oauth.rate-limit.ts';
 import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth/oauth.replay.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { createSealer } from './oauth/oauth.seal.ts';
+import type { ForgeSend } from './tools/forge.client.ts';
 import { FULL_SURFACE, type ToolSurface } from './tools/tool.surface.ts';
 import { oauthError, sendOAuthJson } from './oauth/oauth.errors.ts';
 import { createOAuthService, type OAuthMode } from './oauth/oauth.service.ts';
@@ -131,6 +132,8 @@ export interface McpAppDeps {
   https?: { key: Buffer; cert: Buffer };
   /** The `/mcp` rate limiter (default: Redis when `redisUrl` is set, else in-process). */
   limiter?: McpRequestLimiter;
+  /** The tools' REST transport (forge.http.ts `send`); default: `fetch`. */
+  forgeSend?: ForgeSend;
 }
 
 export interface McpApp {
@@ -269,6 +272,7 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       forgeTimeoutMs: settings.forgeTimeoutMs ?? 15_000,
       toolSurface: settings.toolSurface ?? FULL_SURFACE,
       fetch: deps.fetch,
+      ...(deps.forgeSend ? { forgeSend: deps.forgeSend } : {}),
       log,
       serverUrl: settings.mode === 'none' ? undefined : settings.serverUrl,
       scopes: settings.scopes,

@@ -97,6 +97,7 @@ export async function startMcpServices(deps: McpServiceDeps, select: { mcp: bool
       log: deps.log.child({ service: 'mcp' }),
       clock: deps.clock,
       fetch: forgeHttp?.fetch ?? deps.fetch,
+      ...(forgeHttp ? { forgeSend: forgeHttp.send } : {}),
       ...(https ? { https } : {}),
     });
     const closeBuilt = async () => {

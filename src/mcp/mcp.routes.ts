@@ -14,7 +14,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
-import { createForgeApi } from './tools/forge.client.ts';
+import { createForgeApi, type ForgeSend } from './tools/forge.client.ts';
 import type { AnyForgeTool } from './tools/tool.contract.ts';
 import { createForgeMcpServer, declaredTools } from './tools/forge.tools.ts';
 import { narrowTools, parseNameList, selectTools, type SurfaceRequest, type ToolSurface } from './tools/tool.surface.ts';
@@ -22,6 +22,7 @@ import { tokenCacheKey, type BearerValidator } from './mcp.auth.ts';
 import type { McpGuard } from './mcp.guard.ts';
 import { sendWebResponse, toWebRequest } from './mcp.http-bridge.ts';
 import type { LimitKind, McpRequestLimiter } from './mcp.limits.ts';
+import { createPooledServing, type PooledAnswer } from './mcp.pooled.ts';
 import { createMcpServing } from './mcp.transport.ts';
 import { bearerChallenge } from './oauth/oauth.metadata.ts';
 import { normalizeClientAddress } from './oauth/oauth.rate-limit.ts';
@@ -36,11 +37,25 @@ export interface McpRouteDeps {
   /** The operator's bound on the tool surface. */
   toolSurface: ToolSurface;
   fetch: typeof fetch;
+  /** The tools' REST transport (forge.http.ts `send`); default: `fetch`. */
+  forgeSend?: ForgeSend;
   log: Logger;
   /** Public base URL for the challenge; undefined when remote OAuth is off (no discovery to point to). */
   serverUrl: string | undefined;
   scopes: string;
   bases: readonly string[];
+}
+
+/** Whether a tool result is the contract's error for a forge 401 (tool.contract.ts, forge.client.ts). */
+function forgeRefusedToken(result: unknown): boolean {
+  const error = (result as { isError?: unknown; structuredContent?: { error?: { status?: unknown } } } | undefined)?.structuredContent
+    ?.error;
+  return (result as { isError?: unknown } | undefined)?.isError === true && error?.status === 401;
+}
+
+/** A name for a tool surface: equal names, equal tools (the declared order is kept by every selection). */
+function surfaceKey(tools: readonly AnyForgeTool[]): string {
+  return tools.map((t) => t.name).join(',');
 }
 
 function bearerOf(header: string | undefined): string | undefined {
@@ -73,24 +88,27 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
   // One serving object for the process; it builds a server per request. Servers hold no per-user state: the token
   // arrives with each request as `authInfo` and reaches the tools as `ctx.http.authInfo`.
   // One forge client for the process; servers are built per request.
-  const api = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, timeoutMs: deps.forgeTimeoutMs });
+  const api = createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, send: deps.forgeSend, timeoutMs: deps.forgeTimeoutMs });
   // The operator's tools, selected once; a request narrows this list (tools/tool.surface.ts).
   const bound = selectTools(declaredTools(), deps.toolSurface);
-  const serving = createMcpServing<readonly AnyForgeTool[]>({
-    fallback: bound,
-    factory: (tools) =>
-      createForgeMcpServer({
-        tools,
-        forgeUrl: deps.forgeUrl,
-        fetch: deps.fetch,
-        api,
-        allowQuickActions: deps.allowQuickActions,
-        log: deps.log,
-        onForgeUnauthorized: (token) => deps.validator.forget(token),
-      }),
-    log: deps.log,
+  const factory = (tools: readonly AnyForgeTool[]) =>
+    createForgeMcpServer({
+      tools,
+      forgeUrl: deps.forgeUrl,
+      fetch: deps.fetch,
+      api,
+      allowQuickActions: deps.allowQuickActions,
+      log: deps.log,
+      onForgeUnauthorized: (token) => deps.validator.forget(token),
+    });
+  const serving = createMcpServing<readonly AnyForgeTool[]>({ fallback: bound, factory, log: deps.log });
+  // Plain 2025-era tools/list and tools/call skip the per-request server (mcp.pooled.ts).
+  const pooled = createPooledServing<readonly AnyForgeTool[]>({ factory, log: deps.log });
+  const boundKey = surfaceKey(bound);
+  app.addHook('onClose', async () => {
+    await pooled.close();
+    await serving.close();
   });
-  app.addHook('onClose', async () => serving.close());
 
   // Bodies Fastify refuses before the handler runs answer in JSON-RPC form too.
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
@@ -112,6 +130,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
   const unauthorized = (reply: FastifyReply, error?: 'invalid_token'): FastifyReply => {
     void reply.header('www-authenticate', bearerChallenge(deps.serverUrl, deps.scopes, error));
     return jsonRpcError(reply, 401, -32001, error ? 'The access token is invalid or expired.' : 'Authorization required.');
+  };
+
+  /**
+   * A tool call the forge answered 401 (the token was revoked or expired after the bearer check): the request is
+   * answered as an invalid bearer, so the client signs in again or refreshes instead of showing a tool error. The
+   * token is already forgotten by the validation cache (`onForgeUnauthorized`), so its next request is refused too.
+   * An SSE answer has started before the tool ran: it keeps the tool's `forbidden` result with status 401.
+   */
+  const forgeUnauthorized = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    request.log.info('the forge refused the bearer on a tool call; answering 401');
+    return unauthorized(reply, 'invalid_token');
   };
 
   /** Origin and Host; answers 403 and returns false when the request must stop here. */
@@ -197,6 +226,18 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     const tools = surfaceOf(request, reply);
     if (!tools) return reply;
 
+    const fast = pooled.serve(request.headers, request.body, authInfo, tools === bound ? boundKey : surfaceKey(tools), tools);
+    if (fast) {
+      let answer: PooledAnswer;
+      try {
+        answer = await fast;
+      } catch (error) {
+        request.log.error({ err: error }, 'MCP request failed');
+        return jsonRpcError(reply, 500, -32603, 'Internal error');
+      }
+      if (forgeRefusedToken(answer.result)) return forgeUnauthorized(request, reply);
+      return reply.status(200).type('application/json').send(answer.body);
+    }
     const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
     let served: Awaited<ReturnType<typeof serving.serve>>;
     try {
@@ -205,11 +246,20 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
       request.log.error({ err: error }, 'MCP request failed');
       return jsonRpcError(reply, 500, -32603, 'Internal error');
     }
+    let { response } = served;
+    if (response.headers.get('content-type')?.startsWith('application/json')) {
+      // A JSON answer is complete: a tool call the forge refused the token for is answered as above.
+      const text = await response.text();
+      if (text.includes('"status":401') && forgeRefusedToken((JSON.parse(text) as { result?: unknown }).result)) {
+        await served.finish().catch(() => undefined);
+        return forgeUnauthorized(request, reply);
+      }
+      response = new Response(text, { status: response.status, headers: response.headers });
+    }
     // The body may be an SSE stream that outlives this handler: the reply is written by hand from here on.
     reply.hijack();
     const extra: Record<string, string> = {};
     for (const [name, value] of Object.entries(reply.getHeaders())) if (typeof value === 'string') extra[name] = value;
-    const { response } = served;
     await sendWebResponse(reply.raw, response, extra);
     await served.finish().catch((error: unknown) => request.log.warn({ err: error }, 'closing an MCP exchange failed'));
     // The core's onResponse hook writes the completion line for this hijacked reply too (one line per request).

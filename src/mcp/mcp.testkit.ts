@@ -23,6 +23,7 @@ import type { McpLimitSettings, McpRequestLimiter } from './mcp.limits.ts';
 import { parseAllowlist } from './oauth/oauth.allowlist.ts';
 import type { FetchedDocument } from './oauth/oauth.client-metadata.ts';
 import type { ReplayCache } from './oauth/oauth.replay.ts';
+import { createForgeHttp } from './tools/forge.http.ts';
 import type { ToolSurface } from './tools/tool.surface.ts';
 
 /** The client callback the tests register (loopback; nothing listens there, the redirect is read from the 302). */
@@ -108,6 +109,13 @@ export interface StackOptions {
   port?: number;
   /** The fetch the server uses to reach the forge (the benchmark adds network latency). */
   fetch?: typeof fetch;
+  /**
+   * The server's logger instead of the capturing one (the benchmark logs at info to /dev/null, as production logs
+   * at info to a stream, rather than keeping every debug line in memory); `logs` then stays empty.
+   */
+  log?: Logger;
+  /** Reach the forge with the production client (forge.http.ts: undici pool, its request API for the tools). */
+  productionForgeClient?: boolean;
   /** `MCP_ALLOWED_ORIGINS`, parsed. */
   allowedOrigins?: string[];
   /** `PLATFORM_HOST` as the settings see it (the stack always listens on 127.0.0.1); unset: no Host check. */
@@ -175,11 +183,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...(options.forgeTimeoutMs !== undefined ? { forgeTimeoutMs: options.forgeTimeoutMs } : {}),
     ...(options.toolSurface ? { toolSurface: options.toolSurface } : {}),
   };
+  const forgeHttp = options.productionForgeClient ? createForgeHttp({ env: {} }) : undefined;
   const mcp = await buildMcpApp({
     settings,
-    log: logs.logger,
+    log: options.log ?? logs.logger,
     clock,
-    fetch: options.fetch ?? globalThis.fetch,
+    fetch: options.fetch ?? forgeHttp?.fetch ?? globalThis.fetch,
+    ...(forgeHttp ? { forgeSend: forgeHttp.send } : {}),
     ...(options.fetchClientMetadata ? { fetchClientMetadata: options.fetchClientMetadata } : {}),
     ...(options.replay ? { replay: options.replay } : {}),
     ...(options.limiter ? { limiter: options.limiter } : {}),
@@ -195,6 +205,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     settings,
     async close() {
       await mcp.close();
+      await forgeHttp?.close();
       if (ownForge) await forge.forge.close();
     },
   };

@@ -465,6 +465,16 @@ export const REQUIREMENTS = defineRequirements([
     rule: '/mcp/x/{toolsets}[/readonly] narrows the surface for clients that cannot set headers, behind the same guards as /mcp',
   },
   {
+    id: 'MCP-FORGE-401',
+    source: 'issue 17 items 3, 5; MCP authorization (invalid token is 401)',
+    rule: 'a forge 401 on a tool call answers /mcp with HTTP 401 invalid_token (an SSE answer already started keeps the forbidden result with status 401), and the token is refused from then on',
+  },
+  {
+    id: 'MCP-POOLED',
+    source: 'issue 17 benchmark; ARCHITECTURE "Scale beyond one machine"',
+    rule: 'plain 2025-era tools/list and tools/call share a server per tool surface with the answers of a per-request server, each call with its own token and surface, nothing kept per client',
+  },
+  {
     id: 'MCP-JSON',
     source: 'issue 17 item 1',
     rule: 'a JSON answer on /mcp is written whole with its Content-Length, and each request logs one completion line',

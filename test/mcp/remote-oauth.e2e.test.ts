@@ -42,6 +42,8 @@ const CLIENT_KINDS: readonly ClientKind[] = ['v1', 'v2-legacy', 'v2-modern'];
 /** The part of either SDK client the tests use. */
 interface ConnectedClient {
   callTool(name: string, args?: Record<string, unknown>): Promise<unknown>;
+  /** The names `tools/list` answers. */
+  toolNames(): Promise<string[]>;
   /** `legacy` (2025 `initialize`) or `modern` (2026-07-28). */
   era: string | undefined;
   /** The protocol version the client and server settled on. */
@@ -49,9 +51,12 @@ interface ConnectedClient {
   close(): Promise<void>;
 }
 
-/** One client of `kind` on a fresh transport; `connect` rejects with the SDK's UnauthorizedError without a token. */
-function clientOf(kind: ClientKind, serverUrl: string, provider: MemoryOAuthProvider) {
-  const url = new URL(`${serverUrl}/mcp`);
+/**
+ * One client of `kind` on a fresh transport to `{serverUrl}{path}` (default `/mcp`); `connect` rejects with the SDK's
+ * UnauthorizedError without a token.
+ */
+function clientOf(kind: ClientKind, serverUrl: string, provider: MemoryOAuthProvider, path = '/mcp') {
+  const url = new URL(`${serverUrl}${path}`);
   if (kind === 'v1') {
     const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
     const client = new Client({ name: 'e2e', version: '1.0.0' });
@@ -60,6 +65,7 @@ function clientOf(kind: ClientKind, serverUrl: string, provider: MemoryOAuthProv
         await client.connect(transport);
         return {
           callTool: (name, args = {}) => client.callTool({ name, arguments: args }),
+          toolNames: async () => (await client.listTools()).tools.map((t) => t.name),
           era: 'legacy',
           protocolVersion: transport.protocolVersion,
           close: () => client.close(),
@@ -79,6 +85,7 @@ function clientOf(kind: ClientKind, serverUrl: string, provider: MemoryOAuthProv
       await client.connect(transport);
       return {
         callTool: (name, args = {}) => client.callTool({ name, arguments: args }),
+        toolNames: async () => (await client.listTools()).tools.map((t) => t.name),
         era: client.getProtocolEra(),
         protocolVersion: client.getNegotiatedProtocolVersion(),
         close: () => client.close(),
@@ -90,11 +97,11 @@ function clientOf(kind: ClientKind, serverUrl: string, provider: MemoryOAuthProv
 }
 
 /** Runs a client's whole OAuth dance against `serverUrl` and returns a connected client plus what it saw. */
-async function connectWithOAuth(serverUrl: string, forge: TestForge, kind: ClientKind = 'v1') {
+async function connectWithOAuth(serverUrl: string, forge: TestForge, kind: ClientKind = 'v1', path = '/mcp') {
   const listener = await startCallbackListener();
   const provider = new MemoryOAuthProvider(listener.url);
   try {
-    const first = clientOf(kind, serverUrl, provider);
+    const first = clientOf(kind, serverUrl, provider, path);
     await expect(first.connect()).rejects.toBeInstanceOf(first.Unauthorized);
     const authorizationUrl = provider.authorizationUrl;
     if (!authorizationUrl || !browser) throw new Error('no authorization URL');
@@ -104,7 +111,7 @@ async function connectWithOAuth(serverUrl: string, forge: TestForge, kind: Clien
     expect(hit.state).toBe(provider.lastState);
     const params = new URLSearchParams({ code: hit.code ?? '', state: hit.state ?? '', ...(hit.iss ? { iss: hit.iss } : {}) });
     await first.finishAuth(params);
-    const client = await clientOf(kind, serverUrl, provider).connect();
+    const client = await clientOf(kind, serverUrl, provider, path).connect();
     expect(client.era).toBe(kind === 'v2-modern' ? 'modern' : 'legacy');
     if (kind === 'v2-modern') expect(client.protocolVersion).toBe('2026-07-28');
     return { client, provider, hit, authorizationUrl, signIn };
@@ -158,6 +165,37 @@ describe.skipIf(!browser)('remote OAuth end to end (SDK client + Chromium)', () 
           title: `From the ${kind} SDK client`,
         });
         expect(toolJson(issue)).toMatchObject({ title: `From the ${kind} SDK client` });
+        await client.close();
+      } finally {
+        await stack.close();
+      }
+    },
+  );
+});
+
+describe.skipIf(!browser)('signing in through a narrowed URL', () => {
+  it.each(CLIENT_KINDS)(
+    '[SURFACE-URL] [E2E-SDK-BOTH] the %s client signs in through /mcp/x/issues/readonly and sees only that surface',
+    async (kind) => {
+      const stack = await startStack({ mode: 'callback_proxy' });
+      try {
+        // The narrowed URL's own protected-resource document (RFC 9728 §3.1 path insertion) names it exactly.
+        const own = await fetch(`${stack.serverUrl}/.well-known/oauth-protected-resource/mcp/x/issues/readonly`);
+        expect(await own.json()).toMatchObject({
+          resource: `${stack.serverUrl}/mcp/x/issues/readonly`,
+          authorization_servers: [stack.serverUrl],
+        });
+        const { client, authorizationUrl } = await connectWithOAuth(stack.serverUrl, stack.forge, kind, '/mcp/x/issues/readonly');
+        // The SDK followed the challenge to /mcp's document and asked for that resource, which the token serves too.
+        expect(authorizationUrl.searchParams.get('resource')).toBe(`${stack.serverUrl}/mcp`);
+        expect(await client.toolNames()).toEqual(['list_issues']);
+        const listed = await client.callTool('list_issues', { project_id: `${stack.forge.user.username}/hello-forge` });
+        expect((toolJson(listed) as { items: unknown[] }).items.length).toBeGreaterThan(0);
+        const refused = await client.callTool('create_issue', { project_id: `${stack.forge.user.username}/hello-forge`, title: 'no' }).then(
+          (result) => JSON.stringify(result),
+          (error: Error) => error.message,
+        );
+        expect(refused).toMatch(/create_issue|not found/i);
         await client.close();
       } finally {
         await stack.close();

@@ -10,7 +10,8 @@ import type { CoreConfig } from '../../core/config.core.ts';
 import type { Env } from '../../core/config.ts';
 import { createLogger, stderrDestination } from '../../core/logger.ts';
 import type { McpConfig } from '../mcp.config.ts';
-import { createForgeMcpServer } from '../tools/forge.tools.ts';
+import { createForgeMcpServer, declaredTools } from '../tools/forge.tools.ts';
+import { selectTools } from '../tools/tool.surface.ts';
 import { systemBrowserOpener, type BrowserOpener } from './mcp-local.browser.ts';
 import { createForgeOAuthClient } from './mcp-local.forge-client.ts';
 import { homeDirectory, localTokenPath, resolveLocalSettings } from './mcp-local.settings.ts';
@@ -64,8 +65,14 @@ export function registerMcpLocalCommands(
       const running = await startStdioServer({
         settings,
         createServer: deps.createServer ?? createForgeMcpServer,
-        // The same tool contract as /mcp: quick actions and the forge deadline follow the same variables.
-        toolOptions: { allowQuickActions: config.mcp.FORGE_ALLOW_QUICK_ACTIONS, forgeTimeoutMs: config.mcp.FORGE_TIMEOUT_MS },
+        // The same tool contract as /mcp: quick actions, the forge deadline and the operator's tool surface
+        // (FORGE_TOOLSETS, FORGE_TOOLS, FORGE_DENIED_TOOLS, FORGE_READ_ONLY) follow the same variables. Stdio has no
+        // request headers, so the operator's bound is the surface.
+        toolOptions: {
+          allowQuickActions: config.mcp.FORGE_ALLOW_QUICK_ACTIONS,
+          forgeTimeoutMs: config.mcp.FORGE_TIMEOUT_MS,
+          tools: selectTools(declaredTools(), config.mcp.toolSurface),
+        },
         fetch: fetchFn,
         clock,
         log,

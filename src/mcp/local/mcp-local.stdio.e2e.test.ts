@@ -123,6 +123,24 @@ describe('platform mcp through the real CLI', () => {
     expect(forge.counters.token).toBe(0);
   });
 
+  it('[SURFACE-ENV] [SURFACE-READONLY] honours FORGE_TOOLSETS and FORGE_READ_ONLY: only those tools are listed, a hidden one is refused', async () => {
+    const token = forge.createPersonalAccessToken('dev', ['api']);
+    const { client } = await connect(
+      childEnv({ FORGE_PERSONAL_ACCESS_TOKEN: token, FORGE_TOOLSETS: 'issues,context', FORGE_READ_ONLY: 'true' }),
+    );
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('list_issues');
+    expect(names).toContain('get_current_user');
+    expect(names).not.toContain('create_issue');
+    expect(names).not.toContain('get_project');
+    const before = forge.counters.api;
+    const refused = await client
+      .callTool({ name: 'create_issue', arguments: { project_id: '1', title: 'x' } })
+      .catch((error: Error) => error);
+    expect(refused instanceof Error ? refused.message : JSON.stringify(refused)).toMatch(/not found|create_issue/i);
+    expect(forge.counters.api).toBe(before);
+  });
+
   it('`platform mcp login` prints the URL on stderr when no browser can be opened; Chromium finishes the sign-in', async (ctx) => {
     const browser = await launchChromium();
     if (!browser) return ctx.skip();

@@ -88,8 +88,8 @@ export async function startStdioServer(
   deps: LocalOAuthDeps & {
     settings: Exclude<LocalMcpSettings, { mode: 'none' }>;
     createServer: CreateForgeMcpServer;
-    /** `FORGE_ALLOW_QUICK_ACTIONS` and `FORGE_TIMEOUT_MS`, as /mcp reads them. */
-    toolOptions?: Pick<ForgeMcpServerDeps, 'allowQuickActions' | 'forgeTimeoutMs'>;
+    /** `FORGE_ALLOW_QUICK_ACTIONS`, `FORGE_TIMEOUT_MS` and the tools the operator's surface selects, as /mcp reads them. */
+    toolOptions?: Pick<ForgeMcpServerDeps, 'allowQuickActions' | 'forgeTimeoutMs' | 'tools'>;
     stdin?: Readable | undefined;
     stdout?: Writable | undefined;
   },

@@ -1,6 +1,7 @@
 /** `GET /authorize` (spec "Endpoints"): checks the request, then the forge (passthrough) or the consent page. */
 import { randomBytes } from 'node:crypto';
 import { hasApproval, readApprovals } from './oauth.consent.ts';
+import { isNarrowedMcpPath } from './oauth.metadata.ts';
 import { withQuery } from './oauth.redirect-uri.ts';
 import type { AuthorizeQuery } from './oauth.schemas.ts';
 import type { SignInSteps } from './oauth.sign-in.ts';
@@ -45,7 +46,12 @@ export function createAuthorizeEndpoint(
     }
     if (!S256_CHALLENGE.test(challenge)) return clientError(redirectUri, 'invalid_request', 'code_challenge is malformed.', state);
     const resource = query.resource;
-    if (resource !== undefined && !resourceIds.has(resource)) return clientError(redirectUri, 'invalid_target', 'Unknown resource.', state);
+    // `/mcp`, the server itself, or a narrowed `/mcp/x/…` URL (its own resource; the token works on every URL).
+    const known =
+      resource === undefined ||
+      resourceIds.has(resource) ||
+      (resource.startsWith(`${deps.serverUrl}/mcp/x/`) && isNarrowedMcpPath(resource.slice(deps.serverUrl.length)));
+    if (!known) return clientError(redirectUri, 'invalid_target', 'Unknown resource.', state);
     const requested = query.scope?.split(/\s+/).filter(Boolean) ?? [];
     if (!requested.every((s) => FORGE_SCOPES.has(s)))
       return clientError(redirectUri, 'invalid_scope', 'A requested scope is not known.', state);

@@ -12,10 +12,14 @@ export interface MetadataSettings {
   mode: OAuthMode;
 }
 
-/** RFC 9728 document; `resource` is `{MCP_SERVER_URL}/mcp` (the SDK client refuses a mismatch). */
-export function protectedResourceMetadata(s: MetadataSettings): Record<string, unknown> {
+/**
+ * RFC 9728 document; `resource` is `{MCP_SERVER_URL}/mcp` (the SDK client refuses a mismatch), or the narrowed URL
+ * `{MCP_SERVER_URL}/mcp/x/{toolsets}[/readonly]` for the document found by inserting the well-known segment before
+ * that URL's path (RFC 9728 §3.3: the `resource` must be the URL the client derived it from).
+ */
+export function protectedResourceMetadata(s: MetadataSettings, resource = `${s.serverUrl}/mcp`): Record<string, unknown> {
   return {
-    resource: `${s.serverUrl}/mcp`,
+    resource,
     authorization_servers: [s.serverUrl],
     scopes_supported: s.scopes.split(' '),
     bearer_methods_supported: ['header'],
@@ -62,6 +66,23 @@ export function protectedResourcePaths(serverUrl: string): string[] {
       `${p}/.well-known/oauth-protected-resource/mcp`,
     ]),
   ];
+}
+
+/** The path of a narrowed `/mcp` URL (`/mcp/x/{toolsets}[/readonly]`, toolsets as the route takes them). */
+const NARROWED_MCP_PATH = /^\/mcp\/x\/[a-z0-9_,]{1,200}(?:\/readonly)?$/;
+
+/** Whether `path` (relative to `MCP_SERVER_URL`) is a narrowed `/mcp` URL, whose resource is itself. */
+export function isNarrowedMcpPath(path: string): boolean {
+  return NARROWED_MCP_PATH.test(path);
+}
+
+/**
+ * The well-known prefixes under which a narrowed URL's own protected-resource document is found: the segment
+ * inserted before the whole path (RFC 9728 §3.1), and under the server's path prefix (as for `/mcp`).
+ */
+export function narrowedResourcePrefixes(serverUrl: string): string[] {
+  const p = serverPathPrefix(serverUrl);
+  return [...new Set([`/.well-known/oauth-protected-resource${p}`, `${p}/.well-known/oauth-protected-resource`])];
 }
 
 /** Every path the authorization-server metadata is served at. */

@@ -463,12 +463,16 @@ describe('callback proxy mode (stateful)', () => {
       body: new URLSearchParams({ token: bearer, client_id: stack.forge.app.uid }),
     });
     expect(atForge.status).toBe(200);
-    // Still cached as valid: the tool call reaches the forge, which answers 401; the entry is dropped.
-    const after = await callTool(stack.serverUrl, bearer, 'get_current_user');
-    expect(after.isError).toBe(true);
-    expect(toolJson(after)).toEqual({
-      error: { type: 'forbidden', status: 401, message: 'The forge did not accept the credentials. Sign in again.' },
+    // Still cached as valid: the tool call reaches the forge, which answers 401; the entry is dropped, and the call
+    // itself is answered 401 invalid_token so the client re-authenticates (MCP-FORGE-401).
+    const after = await postMcp(stack.serverUrl, bearer, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'get_current_user', arguments: {} },
     });
+    expect(after.status).toBe(401);
+    expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"');
     const next = await postMcp(stack.serverUrl, bearer, INITIALIZE);
     expect(next.status).toBe(401);
     expect(next.headers.get('www-authenticate')).toContain('error="invalid_token"');

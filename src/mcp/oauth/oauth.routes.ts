@@ -19,6 +19,8 @@ import {
 import {
   authorizationServerMetadata,
   authorizationServerPaths,
+  isNarrowedMcpPath,
+  narrowedResourcePrefixes,
   protectedResourceMetadata,
   protectedResourcePaths,
   type MetadataSettings,
@@ -139,6 +141,19 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: OAuthRouteDeps):
   for (const path of protectedResourcePaths(serverUrl)) {
     app.get(path, cors, async () => protectedResourceMetadata(deps.metadata));
     app.options(path, cors, preflight);
+  }
+  // `/mcp/x/{toolsets}[/readonly]` is a resource of its own for a client that looks its document up from that URL
+  // (the 401 challenge names `/mcp`'s, whose resource is a prefix of it; either document leads to the same sign-in).
+  for (const prefix of narrowedResourcePrefixes(serverUrl)) {
+    for (const suffix of ['/mcp/x/:toolsets', '/mcp/x/:toolsets/readonly']) {
+      const path = `${prefix}${suffix}`;
+      app.get(path, cors, async (request, reply) => {
+        const resourcePath = `/mcp/x/${(request.params as { toolsets: string }).toolsets}${suffix.endsWith('/readonly') ? '/readonly' : ''}`;
+        if (!isNarrowedMcpPath(resourcePath)) return sendOAuthJson(reply, oauthError(404, 'invalid_request', 'Unknown resource.'));
+        return protectedResourceMetadata(deps.metadata, `${serverUrl}${resourcePath}`);
+      });
+      app.options(path, cors, preflight);
+    }
   }
   for (const path of authorizationServerPaths(serverUrl)) {
     app.get(path, cors, async () => authorizationServerMetadata(deps.metadata));

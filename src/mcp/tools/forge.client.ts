@@ -5,7 +5,7 @@
  * | forge answer | type |
  * | --- | --- |
  * | 400, 422 | `validation` (the forge's message kept: it says which argument) |
- * | 401 | `forbidden` (status 401: the token is no longer accepted; sign in again) |
+ * | 401 | `forbidden` with status 401 and a message saying to sign in again (the token was revoked or expired); on `/mcp` the request itself is answered HTTP 401 `invalid_token` instead (mcp.routes.ts), so the client re-authenticates |
  * | 403 `{"error":"insufficient_scope","scope":…}` | `insufficient_scope` with `required_scope` |
  * | other 403 | `forbidden` |
  * | 404 | `not_found` (GitLab's answer for missing and for invisible alike) |
@@ -61,19 +61,74 @@ const GENERIC_MESSAGES: Record<ForgeErrorType, string> = {
 
 export type QueryValue = string | number | boolean | undefined;
 
-/** One page of an offset-paginated list (GitLab's `x-next-page`, `x-total`). */
+/** One page of a list: offset-paginated (GitLab's `x-next-page`, `x-total`) or keyset-paginated (`Link` rel=next). */
 export interface ForgePage<T> {
   items: T[];
-  /** The next page number, or undefined on the last page. */
+  /** The next page number, or undefined on the last page (offset lists). */
   nextPage: number | undefined;
+  /** The next page's keyset position (`id_after=…`, `id_before=…` or `cursor=…`), on keyset lists with more to come. */
+  nextKeyset?: string;
   /** `x-total`, absent above 10,000 records and on keyset lists. */
   total: number | undefined;
 }
 
+/**
+ * Lists GitLab pages by keyset (forge-facts.md 2.1: `pagination=keyset` with a required `order_by` and `sort`; only
+ * `Link` rel=next is answered), which stays fast and consistent deep into a large list where offset paging slows
+ * down and is capped. `/projects` supports it on `order_by=id` in every GitLab the tools target; project issues only
+ * from 18.3, so issues keep offset paging. A forge that ignores the parameter answers offset headers, which are
+ * followed instead.
+ */
+const KEYSET_LISTS: readonly { path: RegExp; orderBy: string; sort: 'asc' | 'desc' }[] = [
+  { path: /^\/projects$/, orderBy: 'id', sort: 'desc' },
+];
+
+/** A keyset position as a cursor carries it: one of GitLab's position parameters and its value. */
+const KEYSET_POSITION = /^(id_after|id_before|cursor)=([A-Za-z0-9_.~%-]{1,500})$/;
+
+/** The keyset position of the `Link` header's rel=next URL, if it has one. */
+function nextKeysetOf(link: string | null): string | undefined {
+  if (!link) return undefined;
+  for (const part of link.split(',')) {
+    const match = /<([^>]*)>\s*;\s*rel="?next"?/i.exec(part);
+    if (!match?.[1]) continue;
+    let url: URL;
+    try {
+      url = new URL(match[1]);
+    } catch {
+      return undefined;
+    }
+    // "Use only the given link": its position parameter is taken as it is; the path and filters stay ours.
+    for (const name of ['cursor', 'id_after', 'id_before']) {
+      const value = url.searchParams.get(name);
+      if (value !== null) {
+        const position = `${name}=${encodeURIComponent(value)}`;
+        return KEYSET_POSITION.test(position) ? position : undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
 export interface ForgeApi {
   get<T>(path: string, token: string, query?: Record<string, QueryValue>): Promise<T>;
+  /**
+   * One page of a list. `query.page` is what `decodeCursor` (forge.paging.ts) gives: a page number, or a keyset
+   * position string from an earlier `nextKeyset`. Lists GitLab pages by keyset are asked for with keyset paging.
+   */
   page<T>(path: string, token: string, query: Record<string, QueryValue>): Promise<ForgePage<T>>;
   post<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
+}
+
+/** What the client needs of an HTTP request: a `Response` for a method, URL, headers and an optional JSON body. */
+export type ForgeSend = (
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
+) => Promise<Response>;
+
+/** A `ForgeSend` over a `fetch` (tests and the dev forge inject one); redirects are never followed. */
+export function sendWithFetch(fetchFn: typeof fetch): ForgeSend {
+  return (url, init) => fetchFn(url, { ...init, redirect: 'manual' });
 }
 
 /** The wait a 429 asks for: `Retry-After` (seconds or a date), else `RateLimit-Reset` (unix seconds), else 60 s. */
@@ -131,7 +186,9 @@ async function errorOf(response: Response, what: string, nowMs: number): Promise
     return new ForgeApiError('validation', status, detail, message ? { publicMessage: `The forge rejected the request: ${message}` } : {});
   }
   if (status === 401)
-    return new ForgeApiError('forbidden', status, detail, { publicMessage: 'The forge did not accept the credentials. Sign in again.' });
+    return new ForgeApiError('forbidden', status, detail, {
+      publicMessage: 'The forge no longer accepts the access token (revoked or expired). Sign in again.',
+    });
   if (status === 403) {
     const body = json as { error?: unknown; scope?: unknown } | undefined;
     if (body?.error === 'insufficient_scope')
@@ -154,10 +211,18 @@ function intHeader(headers: Headers, name: string): number | undefined {
  * A REST client for `{forgeUrl}/api/v4`. `forgeUrl` may carry a path prefix (a self-hosted forge under
  * `https://example.com/gitlab`). `fetch` is injected so tests and the benchmark can count calls.
  */
-export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; timeoutMs?: number; now?: () => number }): ForgeApi {
+export function createForgeApi(deps: {
+  forgeUrl: string;
+  fetch: typeof fetch;
+  /** The production transport (forge.http.ts: undici's request API on the keep-alive pool); default: `fetch`. */
+  send?: ForgeSend | undefined;
+  timeoutMs?: number;
+  now?: () => number;
+}): ForgeApi {
   const base = `${deps.forgeUrl.replace(/\/+$/, '')}/api/v4`;
   const timeoutMs = deps.timeoutMs ?? 15_000;
   const now = deps.now ?? Date.now;
+  const transport = deps.send ?? sendWithFetch(deps.fetch);
 
   const send = async (
     method: string,
@@ -171,7 +236,7 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
     const what = `${method} ${path}`;
     let response: Response;
     try {
-      response = await deps.fetch(url, {
+      response = await transport(url, {
         method,
         headers: {
           authorization: `Bearer ${token}`,
@@ -179,7 +244,6 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
           ...(body ? { 'content-type': 'application/json' } : {}),
         },
         ...(body ? { body: JSON.stringify(body) } : {}),
-        redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
@@ -207,11 +271,39 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
     get: async (path, token, query) => json(await send('GET', path, token, query), `GET ${path}`),
     post: async (path, token, body) => json(await send('POST', path, token, undefined, body), `POST ${path}`),
     async page<T>(path: string, token: string, query: Record<string, QueryValue>) {
-      const response = await send('GET', path, token, query);
+      const { page, ...filters } = query;
+      const keyset = KEYSET_LISTS.find((list) => list.path.test(path));
+      let sent: Record<string, QueryValue> = query;
+      if (typeof page === 'string') {
+        // A keyset position is only ever handed out for a keyset list; anything else is not a cursor of ours.
+        const position = KEYSET_POSITION.exec(page);
+        if (!keyset || !position?.[1] || !position[2])
+          throw new ForgeApiError('validation', 0, `keyset position for ${path}`, {
+            publicMessage: 'cursor is not a next_cursor of this list; omit it to start from the first page',
+          });
+        sent = {
+          ...filters,
+          pagination: 'keyset',
+          order_by: keyset.orderBy,
+          sort: keyset.sort,
+          [position[1]]: decodeURIComponent(position[2]),
+        };
+      } else if (keyset && (page === undefined || page === 1)) {
+        sent = { ...filters, pagination: 'keyset', order_by: keyset.orderBy, sort: keyset.sort };
+      }
+      const response = await send('GET', path, token, sent);
       const items = await json<unknown>(response, `GET ${path}`);
       if (!Array.isArray(items))
         throw new ForgeApiError('upstream', response.status, `forge answered GET ${path} with a body that is not a list`);
-      return { items: items as T[], nextPage: intHeader(response.headers, 'x-next-page'), total: intHeader(response.headers, 'x-total') };
+      const nextKeyset = nextKeysetOf(response.headers.get('link'));
+      // Keyset answers carry only the Link; a forge that ignored `pagination=keyset` answers offset headers.
+      const nextPage = nextKeyset === undefined ? intHeader(response.headers, 'x-next-page') : undefined;
+      return {
+        items: items as T[],
+        nextPage,
+        ...(nextKeyset !== undefined ? { nextKeyset } : {}),
+        total: intHeader(response.headers, 'x-total'),
+      };
     },
   };
 }

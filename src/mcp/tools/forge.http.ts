@@ -8,11 +8,21 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import type { ForgeSend } from './forge.client.ts';
 
 export interface ForgeHttp {
   fetch: typeof fetch;
+  /**
+   * The REST client's transport on the same pool, through undici's request API rather than its `fetch`: the WHATWG
+   * fetch machinery (request and response objects, body streams, the fetch algorithm's steps) was measured at
+   * about a third of the CPU of a forge call from the MCP server, and the client reads every answer whole anyway.
+   */
+  send: ForgeSend;
   close(): Promise<void>;
 }
+
+/** Answers whose status allows no body (`Response` refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 export interface ForgeHttpSettings {
   /** PEM file of the CA (or certificate) the forge's TLS certificate chains to. */
@@ -56,5 +66,23 @@ export function createForgeHttp(settings: ForgeHttpSettings = {}): ForgeHttp {
       ...(init as Parameters<typeof undiciFetch>[1]),
       dispatcher,
     })) as unknown as typeof fetch;
-  return { fetch: forgeFetch, close: () => dispatcher.close() };
+  const send: ForgeSend = async (url, init) => {
+    const answer = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: init.method,
+      headers: init.headers,
+      ...(init.body !== undefined ? { body: init.body } : {}),
+      signal: init.signal,
+    });
+    const text = await answer.body.text();
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+      else headers.set(name, value);
+    }
+    return new Response(NULL_BODY_STATUSES.has(answer.statusCode) ? null : text, { status: answer.statusCode, headers });
+  };
+  return { fetch: forgeFetch, send, close: () => dispatcher.close() };
 }

@@ -8,7 +8,7 @@ import type { ForgePage } from './forge.client.ts';
 import { ToolInputError } from './tool.contract.ts';
 
 export const pagingInput = {
-  cursor: z.string().max(200).optional().describe('The next_cursor of the previous answer, to get the next page; omit for the first page'),
+  cursor: z.string().max(1000).optional().describe('The next_cursor of the previous answer, to get the next page; omit for the first page'),
   per_page: z.number().int().min(1).max(100).optional().describe('Items per page, 1–100 (default 20)'),
 };
 
@@ -22,16 +22,21 @@ export function pageOutput<T extends z.ZodType>(item: T) {
   });
 }
 
-export function encodeCursor(page: number): string {
-  return Buffer.from(JSON.stringify({ p: page })).toString('base64url');
+/** A cursor for the next page: an offset page number, or a keyset position (forge.client.ts `nextKeyset`). */
+export function encodeCursor(next: number | string): string {
+  return Buffer.from(JSON.stringify(typeof next === 'number' ? { p: next } : { k: next })).toString('base64url');
 }
 
-/** The forge page a cursor stands for; a cursor that is not one of ours is a validation error. */
-export function decodeCursor(cursor: string | undefined): number {
+/**
+ * What a cursor stands for, to pass as the `page` query of `ForgeApi.page`: a page number (1 without a cursor), or
+ * a keyset position string. A cursor that is not one of ours is a validation error.
+ */
+export function decodeCursor(cursor: string | undefined): number | string {
   if (cursor === undefined || cursor === '') return 1;
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { p?: unknown };
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { p?: unknown; k?: unknown };
     if (typeof value.p === 'number' && Number.isInteger(value.p) && value.p >= 1 && value.p <= 100_000) return value.p;
+    if (typeof value.k === 'string' && value.k.length > 0 && value.k.length <= 600) return value.k;
   } catch {
     // fall through
   }
@@ -40,10 +45,11 @@ export function decodeCursor(cursor: string | undefined): number {
 
 /** The list answer for one forge page. */
 export function pageResult<T, U>(page: ForgePage<T>, map: (item: T) => U) {
+  const next = page.nextKeyset ?? page.nextPage;
   return {
     items: page.items.map(map),
-    next_cursor: page.nextPage === undefined ? null : encodeCursor(page.nextPage),
-    has_more: page.nextPage !== undefined,
+    next_cursor: next === undefined ? null : encodeCursor(next),
+    has_more: next !== undefined,
     ...(page.total !== undefined ? { total: page.total } : {}),
   };
 }

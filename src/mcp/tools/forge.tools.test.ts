@@ -231,7 +231,11 @@ describe('forge tools on the contract', () => {
     try {
       const refused = await bad.call('get_current_user');
       expect(toolJson(refused)).toEqual({
-        error: { type: 'forbidden', status: 401, message: 'The forge did not accept the credentials. Sign in again.' },
+        error: {
+          type: 'forbidden',
+          status: 401,
+          message: 'The forge no longer accepts the access token (revoked or expired). Sign in again.',
+        },
       });
       expect(bad.logs.text()).not.toContain('glpat-not-a-real-token');
     } finally {

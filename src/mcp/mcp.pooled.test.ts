@@ -1,0 +1,108 @@
+/**
+ * The pooled path of `/mcp` (mcp.pooled.ts): plain 2025-era tools/list and tools/call share a server per tool
+ * surface. What must hold: the same answers as the per-request server, each call with its own caller's token even
+ * when two clients use the same JSON-RPC id at once, and the narrowed surface of each request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from './mcp.testkit.ts';
+
+let stack: Stack;
+let apiToken = '';
+let userOnlyToken = '';
+let projectId = 0;
+
+beforeAll(async () => {
+  stack = await startStack({ mode: 'none' });
+  const { forge, user } = stack.forge;
+  apiToken = forge.createPersonalAccessToken(user.username, ['api']);
+  userOnlyToken = forge.createPersonalAccessToken(user.username, ['read_user']);
+  const response = await fetch(`${forge.url}/api/v4/projects?membership=true&per_page=1`, { headers: { 'private-token': apiToken } });
+  projectId = ((await response.json()) as { id: number }[])[0]?.id ?? 0;
+});
+afterAll(async () => {
+  await stack.close();
+});
+
+async function post(token: string, message: unknown, headers: Record<string, string> = {}, path = '/mcp') {
+  const response = await fetch(`${stack.url}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
+    body: JSON.stringify(message),
+  });
+  const type = response.headers.get('content-type');
+  const text = await response.text();
+  // A tool call that asked for progress is answered as an SSE stream: its answer is the message with an id.
+  const body = type?.startsWith('text/event-stream')
+    ? (text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)) as { id?: unknown })
+        .find((m) => m.id !== undefined) as unknown)
+    : (JSON.parse(text) as unknown);
+  return { status: response.status, type, body };
+}
+
+/** The same message asking for progress, which the pooled path leaves to the per-request server. */
+function withProgress(message: { params: Record<string, unknown> }) {
+  return { ...message, params: { ...message.params, _meta: { progressToken: 'p' } } };
+}
+
+const list = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
+const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+describe('[MCP-POOLED] the shared server of plain 2025-era requests', () => {
+  it('answers tools/list and tools/call as the per-request server does (a request asking for progress takes that path)', async () => {
+    for (const message of [list(3), call(4, 'get_project', { project_id: String(projectId) }), call(5, 'no_such_tool')]) {
+      const pooled = await post(apiToken, message);
+      const perRequest = await post(apiToken, withProgress(message));
+      expect(pooled.status).toBe(200);
+      expect(pooled.type).toMatch(/^application\/json/);
+      expect(perRequest.status).toBe(200);
+      expect(pooled.body).toEqual(perRequest.body);
+    }
+    // The second tools/list comes from the kept answer, with this request's id.
+    expect((await post(apiToken, list('again'))).body).toMatchObject({ id: 'again', result: { tools: expect.any(Array) as unknown } });
+  });
+
+  it('keeps concurrent callers apart: the same id, different tokens, each gets its own answer', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        post(i % 2 === 0 ? apiToken : userOnlyToken, call(1, 'get_project', { project_id: String(projectId) })),
+      ),
+    );
+    answers.forEach((answer, i) => {
+      const result = (answer.body as { id: unknown; result: { isError?: boolean; structuredContent: Record<string, unknown> } }).result;
+      expect((answer.body as { id: unknown }).id).toBe(1);
+      if (i % 2 === 0) expect(result.structuredContent).toMatchObject({ id: projectId });
+      else expect(result).toMatchObject({ isError: true, structuredContent: { error: { type: 'insufficient_scope' } } });
+    });
+  });
+
+  it('serves each request its own narrowed surface', async () => {
+    const names = async (headers: Record<string, string>, path?: string) =>
+      ((await post(apiToken, list(1), headers, path)).body as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    const all = await names({});
+    const issues = await names({ 'x-mcp-toolsets': 'issues' });
+    const readonlyIssues = await names({}, '/mcp/x/issues/readonly');
+    expect(issues).toContain('create_issue');
+    expect(issues.every((n) => all.includes(n)) && issues.length < all.length).toBe(true);
+    expect(readonlyIssues).toEqual(issues.filter((n) => n !== 'create_issue'));
+    const refused = await post(apiToken, call(2, 'create_issue', { project_id: String(projectId), title: 'x' }), {
+      'x-mcp-readonly': 'true',
+    });
+    expect(refused.body).toMatchObject({ id: 2 });
+    expect(JSON.stringify(refused.body)).toMatch(/not found|-32602|isError/i);
+    expect(await names({})).toEqual(all);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * The hot path of `/mcp`: a plain 2025-era `tools/list` or `tools/call` (one JSON-RPC request, no `_meta` envelope,
+ * no progress asked for, a JSON answer) is served by a long-lived server per tool surface instead of a server and
+ * a transport built for the one request (mcp.transport.ts). Profiled on `get_project`, building and tearing down
+ * the SDK server, its transport and the web `Request`/`Response` pair was most of the server's own time per call.
+ *
+ * Nothing about a client is kept: the pooled servers never see `initialize` (that and everything else still takes
+ * the per-request path), so they hold only the tools, exactly like a fresh server; the caller's token travels with
+ * each message (`authInfo`). Any replica still answers any request. Each message gets an id of this process for
+ * its way through the shared server (two clients may both send id 1), and the answer goes back with the client's.
+ *
+ * A `tools/list` answer depends only on the surface and the revision the client names, so its serialized result
+ * is kept per (surface, revision) and written around the request's id without running the server at all.
+ */
+import {
+  classifyInboundRequest,
+  isJsonContentType,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type AuthInfo,
+  type JSONRPCMessage,
+  type McpServer,
+  type MessageExtraInfo,
+  type RequestId,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import type { IncomingHttpHeaders } from 'node:http';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from '../core/logger.ts';
+
+/** An answer of the pooled path: the serialized JSON-RPC response, and the result it carries (none for a kept list). */
+export interface PooledAnswer {
+  body: string;
+  result?: unknown;
+}
+
+export interface PooledServing<S> {
+  /**
+   * Serves the request when it is one the pooled path answers exactly as the per-request path would, else
+   * returns undefined (the caller serves it the usual way). `surfaceKey` names `surface` (equal keys, equal tools).
+   */
+  serve(headers: IncomingHttpHeaders, body: unknown, authInfo: AuthInfo, surfaceKey: string, surface: S): Promise<PooledAnswer> | undefined;
+  close(): Promise<void>;
+}
+
+type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
+
+/** One message in flight through a shared server, with the client's id it answers to. */
+interface Pending {
+  clientId: RequestId;
+  resolve(message: JSONRPCMessage): void;
+}
+
+/**
+ * A transport many requests share: `dispatch` hands a request to the server under an id of its own and resolves
+ * with the server's response to it. Notifications the server sends are dropped: a JSON answer carries none, and
+ * requests that asked for progress never come this way.
+ */
+class MultiplexTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!('id' in message) || typeof message.id !== 'number' || !('result' in message || 'error' in message)) return;
+    const waiting = this.pending.get(message.id);
+    if (!waiting) return;
+    this.pending.delete(message.id);
+    waiting.resolve({ ...message, id: waiting.clientId });
+  }
+
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+
+  dispatch(message: { id: RequestId } & Record<string, unknown>, authInfo: AuthInfo): Promise<JSONRPCMessage> {
+    this.nextId = this.nextId >= Number.MAX_SAFE_INTEGER ? 1 : this.nextId + 1;
+    const id = this.nextId;
+    return new Promise((resolve) => {
+      this.pending.set(id, { clientId: message.id, resolve });
+      this.onmessage?.({ ...message, id } as JSONRPCMessage, { authInfo });
+    });
+  }
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The pooled path's preconditions: everything the per-request transport would check or act on differently. */
+function pooledMethod(headers: IncomingHttpHeaders, body: unknown): 'tools/list' | 'tools/call' | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: unknown };
+  if (method !== 'tools/list' && method !== 'tools/call') return undefined;
+  const accept = header(headers, 'accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isJsonContentType(header(headers, 'content-type') ?? '')) return undefined;
+  const version = header(headers, 'mcp-protocol-version');
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return undefined;
+  if ((params as Params | undefined)?._meta?.progressToken !== undefined) return undefined;
+  // The SDK's own classification (the same call the entry routes on): a well-formed request without the modern
+  // envelope, and no header that would make the SDK refuse it.
+  const mcpMethod = header(headers, 'mcp-method');
+  const mcpName = header(headers, 'mcp-name');
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    ...(version !== undefined ? { protocolVersionHeader: version } : {}),
+    ...(mcpMethod !== undefined ? { mcpMethodHeader: mcpMethod } : {}),
+    ...(mcpName !== undefined ? { mcpNameHeader: mcpName } : {}),
+    body,
+  });
+  return outcome.kind === 'legacy' && outcome.reason === 'no-claim' ? method : undefined;
+}
+
+/** Whether a `tools/list` asks for nothing but the list (no cursor, no other parameter). */
+function plainList(params: Params | undefined): boolean {
+  return params === undefined || Object.keys(params).every((key) => key === '_meta');
+}
+
+export function createPooledServing<S>(deps: { factory: (surface: S) => McpServer; log: Logger; maxSurfaces?: number }): PooledServing<S> {
+  const onerror = (error: Error) => deps.log.debug({ reason: error.message }, 'MCP request refused or failed');
+  // An evicted server is dropped, not closed: requests still on their way through it finish (it holds no timer
+  // or socket, only the tools).
+  const servers = new LRUCache<string, { server: McpServer; transport: MultiplexTransport; ready: Promise<void> }>({
+    max: deps.maxSurfaces ?? 64,
+  });
+  const lists = new LRUCache<string, string>({ max: (deps.maxSurfaces ?? 64) * 4 });
+
+  const serverFor = (key: string, surface: S) => {
+    let entry = servers.get(key);
+    if (!entry) {
+      const server = deps.factory(surface);
+      const transport = new MultiplexTransport();
+      const ready = server.connect(transport);
+      transport.onerror = onerror;
+      entry = { server, transport, ready };
+      servers.set(key, entry);
+    }
+    return entry;
+  };
+
+  const answer = (message: JSONRPCMessage): PooledAnswer => ({
+    body: JSON.stringify(message),
+    ...('result' in message ? { result: message.result } : {}),
+  });
+
+  return {
+    serve(headers, body, authInfo, surfaceKey, surface) {
+      const method = pooledMethod(headers, body);
+      if (method === undefined) return undefined;
+      const message = body as { id: RequestId; params?: Params } & Record<string, unknown>;
+      const listKey =
+        method === 'tools/list' && plainList(message.params) ? `${header(headers, 'mcp-protocol-version') ?? ''}|${surfaceKey}` : undefined;
+      const cached = listKey !== undefined ? lists.get(listKey) : undefined;
+      if (cached !== undefined) return Promise.resolve({ body: `{"result":${cached},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}` });
+      const entry = serverFor(surfaceKey, surface);
+      return entry.ready.then(async () => {
+        const response = await entry.transport.dispatch(message, authInfo);
+        if (listKey !== undefined && 'result' in response) lists.set(listKey, JSON.stringify(response.result));
+        return answer(response);
+      });
+    },
+    async close() {
+      servers.clear();
+      lists.clear();
+    },
+  };
+}
