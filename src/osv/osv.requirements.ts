@@ -158,5 +158,10 @@ export const OSV_REQUIREMENTS = defineRequirements([
     source: 'issue 6 item 4',
     rule: 'an interrupted or killed import leaves whole batches; a re-run completes it without duplicates',
   },
+  {
+    id: 'OSV-IMPORT-BULK',
+    source: 'issue 20 item 3',
+    rule: 'an import into an empty SQLite corpus builds the secondary indexes once at its end; after any import (even a killed one, once re-run) they are as the migrations made them, and the last commit syncs the WAL',
+  },
   { id: 'OSV-REFRESH', source: 'issue 6 item 4', rule: 'every replica picks up an import from the database without a restart' },
 ]);
