@@ -285,7 +285,10 @@ for (const dialect of dialects) {
         const database = await fresh();
         const indexes = async () =>
           (
-            await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where type = 'index' and tbl_name like 'osv_%' and sql is not null order by name`.execute(
+            await sql<{
+              name: string;
+              sql: string;
+            }>`select name, sql from sqlite_master where type = 'index' and tbl_name like 'osv_%' and sql is not null order by name`.execute(
               database.db,
             )
           ).rows;
