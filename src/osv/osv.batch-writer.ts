@@ -192,12 +192,12 @@ function kyselyBatchWriter(db: Kysely<OsvTables>): BatchWriter {
 }
 
 /**
- * The secondary indexes of the corpus tables (as the migrations create them), which a bulk load into an empty corpus
- * builds once at its end instead of updating per row: each batch would otherwise dirty thousands of randomly placed
+ * The secondary indexes of the corpus tables (as the migrations create them; the same text on both dialects), which a
+ * bulk load into an empty corpus builds once at its end instead of updating per row: each batch would otherwise dirty thousands of randomly placed
  * index pages, all written to the WAL again at every commit. `test/osv/osv.import.test.ts` holds these texts to
  * the migrations' own.
  */
-export const DEFERRED_SQLITE_INDEXES: readonly { name: string; sql: string }[] = [
+export const DEFERRED_INDEXES: readonly { name: string; sql: string }[] = [
   { name: 'osv_records_generation_idx', sql: 'CREATE INDEX "osv_records_generation_idx" on "osv_records" ("generation")' },
   {
     name: 'osv_records_unanswered_idx',
@@ -206,12 +206,17 @@ export const DEFERRED_SQLITE_INDEXES: readonly { name: string; sql: string }[] =
   { name: 'osv_aliases_vuln_idx', sql: 'CREATE INDEX "osv_aliases_vuln_idx" on "osv_aliases" ("vuln_id")' },
 ];
 
+/** `CREATE INDEX …` as `CREATE INDEX IF NOT EXISTS …` (both dialects take it). */
+function createIfMissing(text: string): string {
+  return text.replace(/^CREATE INDEX /u, 'CREATE INDEX IF NOT EXISTS ');
+}
+
 /** Creates the deferred indexes that are missing (after a bulk load, or one that was killed before its end). */
 function ensureDeferredIndexes(connection: SQLite.Database): void {
   const present = new Set(
     (connection.prepare("select name from sqlite_master where type = 'index'").all() as { name: string }[]).map((r) => r.name),
   );
-  for (const index of DEFERRED_SQLITE_INDEXES) if (!present.has(index.name)) connection.exec(index.sql);
+  for (const index of DEFERRED_INDEXES) if (!present.has(index.name)) connection.exec(index.sql);
 }
 
 /**
@@ -240,7 +245,7 @@ function sqliteBatchWriter(path: string): BatchWriter {
         ensureDeferredIndexes(connection);
         return false;
       }
-      for (const index of DEFERRED_SQLITE_INDEXES) connection.exec(`drop index if exists "${index.name}"`);
+      for (const index of DEFERRED_INDEXES) connection.exec(`drop index if exists "${index.name}"`);
       return true;
     })
     .immediate();
@@ -306,8 +311,27 @@ function sqliteBatchWriter(path: string): BatchWriter {
  * whatever its size (multi-row VALUES lists cost a parse and plan per chunk and hit the parameter limit).
  */
 function postgresBatchWriter(db: Kysely<OsvTables>): BatchWriter {
+  // Bulk load as on SQLite: into an empty corpus, the secondary indexes are dropped before the first batch (in a
+  // transaction of its own, so readers are not held on its lock) and built once at the end.
+  let bulk: Promise<boolean> | undefined;
+  const start = () =>
+    (bulk ??= db.transaction().execute(async (trx) => {
+      const filled = await sql`select 1 from osv_records limit 1`.execute(trx);
+      if (filled.rows.length > 0) {
+        for (const index of DEFERRED_INDEXES) await sql.raw(createIfMissing(index.sql)).execute(trx);
+        return false;
+      }
+      for (const index of DEFERRED_INDEXES) await sql.raw(`drop index if exists "${index.name}"`).execute(trx);
+      return true;
+    }));
   return {
+    async close() {
+      if (bulk !== undefined && (await bulk)) {
+        for (const index of DEFERRED_INDEXES) await sql.raw(createIfMissing(index.sql)).execute(db);
+      }
+    },
     async write(items, now) {
+      await start();
       return db.transaction().execute(async (trx) => {
         const generation = await nextGeneration(trx, now);
         const ids = items.map((p) => p.write.id);
@@ -351,7 +375,6 @@ function postgresBatchWriter(db: Kysely<OsvTables>): BatchWriter {
         return { stored, written };
       });
     },
-    async close() {},
   };
 }
 
