@@ -307,8 +307,19 @@ function sqliteBatchWriter(path: string): BatchWriter {
 }
 
 /**
+ * JSON texts joined by U+001E for `string_to_array(…, chr(30))` on PostgreSQL: one text parameter sent as it is. As
+ * an array parameter, node-postgres escapes every quote of every record into an array literal, which took more of
+ * the importer's CPU than everything else it does for a record and made most of its garbage. A JSON text holds no
+ * raw control character, so the separator cannot occur inside one; '' stands for null (no JSON text is empty).
+ */
+function joinedTexts(texts: readonly string[]): string {
+  return texts.join('\u001e');
+}
+
+/**
  * The PostgreSQL writer: each statement takes its rows as arrays and `unnest`s them, so a batch is six statements
- * whatever its size (multi-row VALUES lists cost a parse and plan per chunk and hit the parameter limit).
+ * whatever its size (multi-row VALUES lists cost a parse and plan per chunk and hit the parameter limit). The
+ * large JSON texts (records, row data) travel as one joined text each (`joinedTexts`).
  */
 function postgresBatchWriter(db: Kysely<OsvTables>): BatchWriter {
   // Bulk load as on SQLite: into an empty corpus, the secondary indexes are dropped before the first batch (in a
@@ -344,7 +355,7 @@ function postgresBatchWriter(db: Kysely<OsvTables>): BatchWriter {
           insert into osv_records (id, modified, modified_key, withdrawn, record, imported_at, generation)
           select id, modified, modified_key, withdrawn, record, ${now}::bigint, ${generation}::bigint
           from unnest(${ids}::text[], ${items.map((p) => p.write.modified)}::text[], ${items.map((p) => p.write.modifiedKey)}::text[],
-                      ${items.map((p) => (p.write.withdrawn ? 1 : 0))}::int[], ${items.map((p) => p.write.json)}::text[])
+                      ${items.map((p) => (p.write.withdrawn ? 1 : 0))}::int[], string_to_array(${joinedTexts(items.map((p) => p.write.json))}::text, chr(30)))
             as t(id, modified, modified_key, withdrawn, record)
           on conflict (id) do update set modified = excluded.modified, modified_key = excluded.modified_key, withdrawn = excluded.withdrawn,
             record = excluded.record, answer_json = null, answer_wire = null, answer_size = null, imported_at = excluded.imported_at, generation = excluded.generation
@@ -360,9 +371,11 @@ function postgresBatchWriter(db: Kysely<OsvTables>): BatchWriter {
           if (rows.length > 0) {
             await sql`
               insert into osv_affected (vuln_id, seq, kind, ecosystem, name, coarse_min, coarse_max, data)
-              select * from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.row.seq)}::int[], ${rows.map((r) => r.row.kind)}::text[],
-                                   ${rows.map((r) => r.row.ecosystem)}::text[], ${rows.map((r) => r.row.name)}::text[], ${rows.map((r) => r.row.coarseMin)}::text[],
-                                   ${rows.map((r) => r.row.coarseMax)}::text[], ${rows.map((r) => rowData(r.row))}::text[])`.execute(trx);
+              select vuln_id, seq, kind, ecosystem, name, coarse_min, coarse_max, nullif(data, '')
+              from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.row.seq)}::int[], ${rows.map((r) => r.row.kind)}::text[],
+                          ${rows.map((r) => r.row.ecosystem)}::text[], ${rows.map((r) => r.row.name)}::text[], ${rows.map((r) => r.row.coarseMin)}::text[],
+                          ${rows.map((r) => r.row.coarseMax)}::text[], string_to_array(${joinedTexts(rows.map((r) => rowData(r.row) ?? ''))}::text, chr(30)))
+                as t(vuln_id, seq, kind, ecosystem, name, coarse_min, coarse_max, data)`.execute(trx);
           }
           const aliases = done.flatMap((p) => p.aliases.map((alias) => ({ alias, id: p.write.id })));
           if (aliases.length > 0) {
