@@ -6,13 +6,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateRawSync, crc32 } from 'node:zlib';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/logger.ts';
 import { DEFERRED_INDEXES } from '../../src/osv/osv.batch-writer.ts';
 import { importRecords } from '../../src/osv/osv.importer.ts';
 import { buildIndex, createIndexKeeper, staticIndexSource } from '../../src/osv/osv.loader.ts';
 import type { OsvRecord } from '../../src/osv/osv.schema.ts';
+import type { OsvTables } from '../../src/osv/osv.table.ts';
 import { createOsvService } from '../../src/osv/osv.service.ts';
 import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { corpusCounts } from '../../src/osv/osv.store.ts';
@@ -317,6 +318,47 @@ for (const dialect of dialects) {
       expect(await importRecords(database, readSources(await listSourceFiles([dir])))).toMatchObject({ updated: 1 });
       expect(await indexes()).toEqual(migrated);
       await expectConsistent(database);
+    });
+
+    it('[OSV-INDEX-STRINGS] [OSV-REFRESH] builds the index again once refreshes have interned enough, which frees the strings of replaced records', async () => {
+      const database = await fresh();
+      await importRecords(database, readSources(await listSourceFiles([fixturePath('osv', 'records')])));
+      const db: Kysely<OsvTables> = narrowTables(database.db);
+      const keeper = createIndexKeeper({ db, log: createLogger({ level: 'silent' }), intervalMs: 0, rebuildMinBytes: 1, rebuildShare: 0 });
+      keeper.start();
+      try {
+        const first = await keeper.whenReady(Date.now() + 20_000);
+        if (first === undefined) throw new Error('no index');
+        const built = first.internedBytes();
+        const dir = tmp();
+        writeFileSync(join(dir, 'r.json'), JSON.stringify({ ...readRecord('RUSTSEC-2022-0041.json'), modified: '2031-02-03T04:05:06Z' }));
+        expect(await importRecords(database, readSources(await listSourceFiles([dir])))).toMatchObject({ updated: 1 });
+        expect(await keeper.refresh()).toBe(1);
+        // The refreshed index kept the replaced copy's strings beside the new ones…
+        expect(first.internedBytes()).toBeGreaterThan(built);
+        const deadline = Date.now() + 20_000;
+        while (keeper.current() === first && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        // …and the rebuilt one holds what a fresh build holds, and answers the same.
+        const current = keeper.current();
+        expect(current).not.toBe(first);
+        const fresh = await buildIndex(db);
+        expect(current?.internedBytes()).toBeLessThan(first.internedBytes());
+        expect(current?.stats()).toEqual(fresh.stats());
+        const service = (index: typeof fresh) =>
+          createOsvService({
+            db,
+            index: staticIndexSource(index),
+            config: TEST_OSV_CONFIG,
+            clock: { now: () => Date.now() },
+            log: createLogger({ level: 'silent' }),
+          });
+        const query = { package: { ecosystem: 'crates.io', name: 'crossbeam-utils' } };
+        expect(await service(current as typeof fresh).queryBatch({ queries: [query] })).toEqual(
+          await service(fresh).queryBatch({ queries: [query] }),
+        );
+      } finally {
+        await keeper.close();
+      }
     });
 
     it('[OSV-REFRESH] brings a running replica up to date after an import, without a restart', async () => {
