@@ -133,9 +133,9 @@ export function createIndexKeeper(deps: {
   log: Logger;
   intervalMs: number;
   onChange?: () => void;
-  /** Interned bytes refreshes may add before a rebuild (default REBUILD_MIN_BYTES)… */
+  /** A rebuild waits until refreshes have interned more than this many bytes (default REBUILD_MIN_BYTES)… */
   rebuildMinBytes?: number;
-  /** …and as a share of the interned bytes of the build (default 0.5); both must be passed. */
+  /** …and more than this share of the interned bytes of the last build (default 0.5). */
   rebuildShare?: number;
 }): IndexKeeper {
   const { db, log } = deps;
