@@ -95,8 +95,10 @@ function report(line: string): void {
  * The "busy" condition: a second process that keeps one core busy with a CPU loop, for as long as `work` runs. (A
  * second import would also do, but its load comes and goes with its batches; the loop is steady.)
  */
+const BUSY_LOOP = ['-e', 'for (;;);'];
+const BUSY = `busy: \`node ${BUSY_LOOP.join(' ')}\` started by the benchmark keeps one core busy`;
 async function whileBusy<T>(work: () => Promise<T>): Promise<T> {
-  const loop = spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' });
+  const loop = spawn(process.execPath, BUSY_LOOP, { stdio: 'ignore' });
   try {
     return await work();
   } finally {
@@ -343,7 +345,16 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
   writeFileSync(gcLog, '');
   const child = spawn(
     process.execPath,
-    ['--import', GC_OBSERVER, join(import.meta.dirname, '..', 'bin', 'platform.js'), 'serve', '--only', 'admin,grpc'],
+    [
+      // OSV_BENCH_REPLICA_PROF=DIR: the replica writes a CPU profile there when it stops (where the tail comes from).
+      ...(process.env.OSV_BENCH_REPLICA_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.OSV_BENCH_REPLICA_PROF] : []),
+      '--import',
+      GC_OBSERVER,
+      join(import.meta.dirname, '..', 'bin', 'platform.js'),
+      'serve',
+      '--only',
+      'admin,grpc',
+    ],
     {
       env: {
         OSV_BENCH_GC_LOG: gcLog,
@@ -835,11 +846,11 @@ async function main(): Promise<void> {
       `generated ${RECORDS} synthetic records in ${fmt(corpus.ms / 1000, 1)} s; ${corpus.samples.length} sampled queries (50% not affected, 8% unknown packages, 34% hits, 3% popular packages, 3% purls, 2% commits)`,
     );
     const sqliteUrl = `sqlite:${join(dir, 'platform.db')}`;
-    await whileBusy(() => importInto(sqliteUrl, [corpus.path, ...BULK], 'SQLite (busy)'));
+    await whileBusy(() => importInto(sqliteUrl, [corpus.path, ...BULK], `SQLite (${BUSY})`));
     if (PG_URL) {
       const schema = `osv_bench_${process.pid}`;
       try {
-        await whileBusy(() => importInto(PG_URL, [corpus.path, ...BULK], 'PostgreSQL (busy)', schema));
+        await whileBusy(() => importInto(PG_URL, [corpus.path, ...BULK], `PostgreSQL (${BUSY})`, schema));
       } finally {
         const admin = new pg.Client({ connectionString: PG_URL });
         await admin.connect();

@@ -7,7 +7,7 @@
 // test/grpc/codec-differential.test.ts holds the spliced answers to what the generated codec writes for the whole
 // message. Why it stays: `npm run bench:osv` prints a Query answer's cost per record with and without it.
 import { fromBinary, fromJsonString, toBinary, type DescField, type DescMessage, type Message } from '@bufbuild/protobuf';
-import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { WireType } from '@bufbuild/protobuf/wire';
 import { isMessageOf, messageToJson, responseFromJson } from './codec.ts';
 import { EncodedMessage } from './rpc.ts';
 
@@ -63,10 +63,29 @@ function elementMessage(shared: SharedElements, e: PreparedElement): Message {
   return e.message;
 }
 
+/** Bytes of `value` (a uint32) as a protobuf varint. */
+function varintSize(value: number): number {
+  let size = 1;
+  for (let v = value >>> 7; v !== 0; v >>>= 7) size++;
+  return size;
+}
+
+/** Writes `value` (a uint32) as a varint into `out` at `at`; returns the position after it. */
+function writeVarint(out: Buffer, at: number, value: number): number {
+  let v = value >>> 0;
+  while (v > 0x7f) {
+    out[at++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  out[at++] = v;
+  return at;
+}
+
 /**
  * The JSON text of a spliced answer: the shared field first (where the whole message's JSON holds it too), each
  * element's text written once and reused, then the members of `rest`. Elements that arrived as UTF-8 bytes are
- * spliced as bytes (a large answer is then one Buffer, never a large string).
+ * copied as bytes into one buffer of the answer's exact size (a large answer is never a large string, and no
+ * per-element pieces are made on the way).
  */
 export function splicedJson(
   output: DescMessage,
@@ -76,36 +95,53 @@ export function splicedJson(
 ): string | Buffer {
   const restText = JSON.stringify(messageToJson(output, rest));
   if (elements.length === 0) return restText;
-  const texts = elements.map((e) => (e.json ??= JSON.stringify(messageToJson(shared.element, elementMessage(shared, e)))));
   const head = `{${JSON.stringify(shared.field.name)}:[`;
   const tail = `]${restText === '{}' ? '}' : `,${restText.slice(1)}`}`;
-  if (texts.every((t) => typeof t === 'string')) return `${head}${texts.join(',')}${tail}`;
-  const comma = Buffer.from(',');
-  const parts: Buffer[] = [Buffer.from(head)];
-  texts.forEach((t, i) => {
-    if (i > 0) parts.push(comma);
-    parts.push(typeof t === 'string' ? Buffer.from(t) : t);
-  });
-  parts.push(Buffer.from(tail));
-  return Buffer.concat(parts);
+  let strings = true;
+  let total = Buffer.byteLength(head) + Buffer.byteLength(tail) + elements.length - 1;
+  for (const e of elements) {
+    const text = (e.json ??= JSON.stringify(messageToJson(shared.element, elementMessage(shared, e))));
+    if (typeof text === 'string') total += Buffer.byteLength(text);
+    else {
+      strings = false;
+      total += text.byteLength;
+    }
+  }
+  if (strings) return `${head}${elements.map((e) => e.json as string).join(',')}${tail}`;
+  const out = Buffer.allocUnsafe(total);
+  let at = out.write(head, 0, 'utf8');
+  for (let i = 0; i < elements.length; i++) {
+    if (i > 0) out[at++] = 0x2c; // ','
+    const text = elements[i]!.json as string | Buffer;
+    at += typeof text === 'string' ? out.write(text, at, 'utf8') : text.copy(out, at);
+  }
+  out.write(tail, at, 'utf8');
+  return out;
 }
 
 /**
  * The protobuf bytes of a spliced answer. A message may hold its fields in any order and a repeated field may be
  * split (protobuf encoding, "Field Order"), so each element's bytes go behind their tag and length, followed by the
- * encoded rest of the message.
+ * encoded rest of the message; all of it is written into one buffer of the answer's exact size.
  */
 export function splicedBytes(output: DescMessage, rest: Message, shared: SharedElements, elements: readonly PreparedElement[]): Buffer {
   const restBytes = toBinary(output, rest);
   if (elements.length === 0) return Buffer.from(restBytes.buffer, restBytes.byteOffset, restBytes.byteLength);
-  const parts: Uint8Array[] = [];
+  const tag = ((shared.field.number << 3) | WireType.LengthDelimited) >>> 0;
+  const tagSize = varintSize(tag);
   let total = restBytes.byteLength;
   for (const e of elements) {
     const bytes = (e.bytes ??= toBinary(shared.element, elementMessage(shared, e)));
-    const head = new BinaryWriter().tag(shared.field.number, WireType.LengthDelimited).uint32(bytes.byteLength).finish();
-    parts.push(head, bytes);
-    total += head.byteLength + bytes.byteLength;
+    total += tagSize + varintSize(bytes.byteLength) + bytes.byteLength;
   }
-  parts.push(restBytes);
-  return Buffer.concat(parts, total);
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const e of elements) {
+    const bytes = e.bytes as Uint8Array;
+    at = writeVarint(out, writeVarint(out, at, tag), bytes.byteLength);
+    out.set(bytes, at);
+    at += bytes.byteLength;
+  }
+  out.set(restBytes, at);
+  return out;
 }

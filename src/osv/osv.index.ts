@@ -310,6 +310,14 @@ export class CorpusIndex {
     return { vulns: this.liveVulns, rows: this.liveRows, packages: this.packageLists, commits: this.commitLists };
   }
 
+  /**
+   * Bytes of interned strings (ids and every other text). Strings are never removed, so what replaced records
+   * alone used stays counted: the keeper compares this with its value after the last build.
+   */
+  internedBytes(): number {
+    return this.strings.usedBytes + this.ids.usedBytes;
+  }
+
   /** Bytes of the typed storage (what the index costs outside the JS object heap). */
   byteSize(): number {
     const arrays = [

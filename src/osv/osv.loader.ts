@@ -116,13 +116,36 @@ export interface IndexKeeper extends IndexSource {
 }
 
 /**
+ * Interned bytes that refreshes must add, and half the table as built, before the keeper builds the index again
+ * (`rebuild`). The strings of 500,000 synthetic records take about 47 MiB and a record replaced with a new
+ * `modified` adds about 42 bytes, so this is some 1.6 million replacements: a replica holds at most about that much
+ * text of replaced records, and a rebuild (tens of seconds of one core at 500,000 records) stays rare.
+ */
+const REBUILD_MIN_BYTES = 64 * 1024 * 1024;
+
+/**
  * Owns the replica's index: builds it at `start()`, then polls the corpus generation every `intervalMs` and
  * applies what changed, so an import on any host reaches every replica without a restart. `onChange` is told after
  * the first build and after every refresh that changed something.
  */
-export function createIndexKeeper(deps: { db: Kysely<OsvTables>; log: Logger; intervalMs: number; onChange?: () => void }): IndexKeeper {
+export function createIndexKeeper(deps: {
+  db: Kysely<OsvTables>;
+  log: Logger;
+  intervalMs: number;
+  onChange?: () => void;
+  /** A rebuild waits until refreshes have interned more than this many bytes (default REBUILD_MIN_BYTES)… */
+  rebuildMinBytes?: number;
+  /** …and more than this share of the interned bytes of the last build (default 0.5). */
+  rebuildShare?: number;
+}): IndexKeeper {
   const { db, log } = deps;
+  const rebuildMinBytes = deps.rebuildMinBytes ?? REBUILD_MIN_BYTES;
+  const rebuildShare = deps.rebuildShare ?? 0.5;
   let index: CorpusIndex | undefined;
+  /** `internedBytes()` of the index when it was built, and what refreshes have interned since. */
+  let builtBytes = 0;
+  let internedByRefreshes = 0;
+  let rebuilding: Promise<void> | undefined;
   let building: Promise<void> | undefined;
   let running: Promise<number> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -142,6 +165,8 @@ export function createIndexKeeper(deps: { db: Kysely<OsvTables>; log: Logger; in
     for (let attempt = 1; !closed; attempt++) {
       try {
         index = await buildIndex(db, controller.signal);
+        builtBytes = index.internedBytes();
+        internedByRefreshes = 0;
         log.info({ ms: Date.now() - started, ...index.stats(), generation: index.generation }, 'OSV index built');
         for (const wake of waiters) wake();
         afterChange();
@@ -183,6 +208,39 @@ export function createIndexKeeper(deps: { db: Kysely<OsvTables>; log: Logger; in
       .finally(() => (warming = undefined));
   }
 
+  /**
+   * Builds the index again from the database, in the background, and swaps it in: the strings of replaced records
+   * are never removed from an index (osv.strings.ts), so without this they would pile up until a restart. The
+   * old index answers meanwhile (both are held until the swap); the new one then catches up by refreshing.
+   */
+  function rebuild(grown: number): void {
+    rebuilding = (async () => {
+      const started = Date.now();
+      const fresh = await buildIndex(db, controller.signal);
+      if (closed) return;
+      const before = index?.internedBytes() ?? 0;
+      index = fresh;
+      builtBytes = fresh.internedBytes();
+      internedByRefreshes = 0;
+      log.info(
+        {
+          ms: Date.now() - started,
+          interned_since_build: grown,
+          interned_bytes_before: before,
+          interned_bytes: builtBytes,
+          ...fresh.stats(),
+        },
+        'OSV index rebuilt',
+      );
+      afterChange();
+      await refresh();
+    })()
+      .catch((error: unknown) => {
+        if (!closed) log.warn({ err: error }, 'rebuilding the OSV index failed; the current one stays');
+      })
+      .finally(() => (rebuilding = undefined));
+  }
+
   async function refresh(): Promise<number> {
     if (index === undefined || closed) return 0;
     if (running !== undefined) return running;
@@ -190,10 +248,16 @@ export function createIndexKeeper(deps: { db: Kysely<OsvTables>; log: Logger; in
     running = (async () => {
       const started = Date.now();
       try {
+        // Counted around the refresh only: lookups and queries intern forms of live strings too, which a rebuild
+        // would not free.
+        const before = current.internedBytes();
         const changed = await refreshIndex(db, current);
+        if (current === index) internedByRefreshes += current.internedBytes() - before;
         if (changed > 0) {
           log.info({ changed, ms: Date.now() - started, generation: current.generation }, 'OSV index refreshed');
           afterChange();
+          if (rebuilding === undefined && internedByRefreshes > Math.max(rebuildMinBytes, builtBytes * rebuildShare))
+            rebuild(internedByRefreshes);
         }
         return changed;
       } catch (error) {

@@ -158,5 +158,15 @@ export const OSV_REQUIREMENTS = defineRequirements([
     source: 'issue 6 item 4',
     rule: 'an interrupted or killed import leaves whole batches; a re-run completes it without duplicates',
   },
+  {
+    id: 'OSV-IMPORT-BULK',
+    source: 'issue 20 item 3',
+    rule: 'an import into an empty SQLite corpus builds the secondary indexes once at its end; after any import (even a killed one, once re-run) they are as the migrations made them, and the last commit syncs the WAL',
+  },
+  {
+    id: 'OSV-INDEX-STRINGS',
+    source: 'issue 20',
+    rule: 'strings of replaced records are freed: once refreshes have interned a set amount, the replica builds its index again in the background and swaps it in',
+  },
   { id: 'OSV-REFRESH', source: 'issue 6 item 4', rule: 'every replica picks up an import from the database without a restart' },
 ]);

@@ -31,7 +31,8 @@ function hashBytes(bytes: Uint8Array, length: number): number {
 /**
  * Strings interned to dense ids (0, 1, 2, …) in insertion order. Text is kept as UTF-8, so comparing two ids byte
  * by byte is code point order (the order of `compareIds`, SQLite BINARY and PostgreSQL "C"). Nothing is ever
- * removed: a string that stops being used stays until the process restarts (an import replaces few records).
+ * removed: a string that stops being used stays until the index is built again, which the replica's keeper does
+ * in the background once refreshes have interned a set share of the table (osv.loader.ts, `createIndexKeeper`).
  */
 export class StringTable {
   private bytes = new Uint8Array(1 << 16);
@@ -48,6 +49,11 @@ export class StringTable {
 
   get size(): number {
     return this.count_;
+  }
+
+  /** Bytes the strings take, however full the arrays are: their text and 16 bytes of offsets and hash each. */
+  get usedBytes(): number {
+    return this.used + this.count_ * 16;
   }
 
   /** Bytes held by the table (text, offsets and hash). */

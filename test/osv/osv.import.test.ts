@@ -6,12 +6,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateRawSync, crc32 } from 'node:zlib';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/logger.ts';
+import { DEFERRED_INDEXES } from '../../src/osv/osv.batch-writer.ts';
 import { importRecords } from '../../src/osv/osv.importer.ts';
 import { buildIndex, createIndexKeeper, staticIndexSource } from '../../src/osv/osv.loader.ts';
 import type { OsvRecord } from '../../src/osv/osv.schema.ts';
+import type { OsvTables } from '../../src/osv/osv.table.ts';
 import { createOsvService } from '../../src/osv/osv.service.ts';
 import { listSourceFiles, readSources } from '../../src/osv/osv.sources.ts';
 import { corpusCounts } from '../../src/osv/osv.store.ts';
@@ -277,6 +279,87 @@ for (const dialect of dialects) {
       },
       120_000,
     );
+
+    it('[OSV-IMPORT-BULK] builds the deferred indexes of a bulk load at its end, as the migrations define them, and restores them after a killed one', async () => {
+      const database = await fresh();
+      const indexes = async () =>
+        dialect === 'sqlite'
+          ? (
+              await sql<{
+                name: string;
+                sql: string;
+              }>`select name, sql from sqlite_master where type = 'index' and tbl_name like 'osv_%' and sql is not null order by name`.execute(
+                database.db,
+              )
+            ).rows
+          : (
+              await sql<{
+                name: string;
+                sql: string;
+              }>`select indexname as name, indexdef as sql from pg_indexes where schemaname = current_schema() and tablename like 'osv_%' order by indexname`.execute(
+                database.db,
+              )
+            ).rows;
+      const migrated = await indexes();
+      // The writer's copies of the definitions are the migrations' own (PostgreSQL writes them back in its own words).
+      if (dialect === 'sqlite') expect(migrated).toEqual([...DEFERRED_INDEXES].sort((a, b) => (a.name < b.name ? -1 : 1)));
+      else expect(migrated.map((i) => i.name)).toEqual(expect.arrayContaining(DEFERRED_INDEXES.map((i) => i.name)));
+      // A bulk load (empty corpus) and an import into a filled one both leave them as they were.
+      await importRecords(database, readSources(await listSourceFiles([fixturePath('osv', 'records')])), { batchSize: 3 });
+      expect(await indexes()).toEqual(migrated);
+      const bump = { ...readRecord('RUSTSEC-2022-0041.json'), modified: '2031-01-01T00:00:00Z' };
+      const dir = tmp();
+      writeFileSync(join(dir, 'bump.json'), JSON.stringify(bump));
+      expect(await importRecords(database, readSources(await listSourceFiles([dir])))).toMatchObject({ updated: 1 });
+      expect(await indexes()).toEqual(migrated);
+      // A bulk load killed before its end leaves them dropped; the next import builds them before writing.
+      for (const index of DEFERRED_INDEXES) await sql.raw(`drop index "${index.name}"`).execute(database.db);
+      writeFileSync(join(dir, 'bump.json'), JSON.stringify({ ...bump, modified: '2032-01-01T00:00:00Z' }));
+      expect(await importRecords(database, readSources(await listSourceFiles([dir])))).toMatchObject({ updated: 1 });
+      expect(await indexes()).toEqual(migrated);
+      await expectConsistent(database);
+    });
+
+    it('[OSV-INDEX-STRINGS] [OSV-REFRESH] builds the index again once refreshes have interned enough, which frees the strings of replaced records', async () => {
+      const database = await fresh();
+      await importRecords(database, readSources(await listSourceFiles([fixturePath('osv', 'records')])));
+      const db: Kysely<OsvTables> = narrowTables(database.db);
+      const keeper = createIndexKeeper({ db, log: createLogger({ level: 'silent' }), intervalMs: 0, rebuildMinBytes: 1, rebuildShare: 0 });
+      keeper.start();
+      try {
+        const first = await keeper.whenReady(Date.now() + 20_000);
+        if (first === undefined) throw new Error('no index');
+        const built = first.internedBytes();
+        const dir = tmp();
+        writeFileSync(join(dir, 'r.json'), JSON.stringify({ ...readRecord('RUSTSEC-2022-0041.json'), modified: '2031-02-03T04:05:06Z' }));
+        expect(await importRecords(database, readSources(await listSourceFiles([dir])))).toMatchObject({ updated: 1 });
+        expect(await keeper.refresh()).toBe(1);
+        // The refreshed index kept the replaced copy's strings beside the new ones…
+        expect(first.internedBytes()).toBeGreaterThan(built);
+        const deadline = Date.now() + 20_000;
+        while (keeper.current() === first && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        // …and the rebuilt one holds what a fresh build holds, and answers the same.
+        const current = keeper.current();
+        expect(current).not.toBe(first);
+        const fresh = await buildIndex(db);
+        expect(current?.internedBytes()).toBeLessThan(first.internedBytes());
+        expect(current?.stats()).toEqual(fresh.stats());
+        const service = (index: typeof fresh) =>
+          createOsvService({
+            db,
+            index: staticIndexSource(index),
+            config: TEST_OSV_CONFIG,
+            clock: { now: () => Date.now() },
+            log: createLogger({ level: 'silent' }),
+          });
+        const query = { package: { ecosystem: 'crates.io', name: 'crossbeam-utils' } };
+        expect(await service(current as typeof fresh).queryBatch({ queries: [query] })).toEqual(
+          await service(fresh).queryBatch({ queries: [query] }),
+        );
+      } finally {
+        await keeper.close();
+      }
+    });
 
     it('[OSV-REFRESH] brings a running replica up to date after an import, without a restart', async () => {
       const database = await fresh();
