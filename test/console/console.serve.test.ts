@@ -83,6 +83,28 @@ describe('console files', () => {
     }
     const missing = await get('/console/nope.js');
     expectStrictHeaders(missing.headers);
+    expectStrictHeaders(redirect.headers);
+  });
+
+  it('answers another method on a console path 405 in the envelope with the strict headers, and leaves other paths alone', async () => {
+    for (const [method, path] of [
+      ['POST', '/console/'],
+      ['DELETE', '/console/app.js'],
+      ['PUT', '/console'],
+      ['POST', '/console/?next=1'],
+    ] as const) {
+      const r = await fetch(`${h.url}${path}`, { method, redirect: 'manual' });
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.headers.get('allow'), `${method} ${path}`).toContain('GET');
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+      expectStrictHeaders(r.headers);
+    }
+    // The admin API keeps its own headers: the console's CSP is for the console's pages only.
+    const api = await fetch(`${h.url}/api/v1/sessions/current`);
+    expect(api.headers.get('content-security-policy')).not.toBe(CONSOLE_CSP);
+    const lookalike = await fetch(`${h.url}/consoles`);
+    expect(lookalike.status).toBe(404);
+    expect(lookalike.headers.get('content-security-policy')).not.toBe(CONSOLE_CSP);
   });
 
   it('is served with the admin API only: `serve --only grpc` has no console', async () => {
