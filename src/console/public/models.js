@@ -25,9 +25,29 @@ const YES_NO = /** @type {[string, string][]} */ ([
  * @param {HTMLElement} view
  */
 export async function render(view) {
+  // The page's frame (filters, status line, count, table area) is drawn before the data arrives and keeps its
+  // place and size once it does: loading, filtering and acting on a row never move what the reader is looking at.
   const status = h('div', { className: 'status', 'aria-live': 'polite' });
   const table = h('div', { className: 'table-wrap', 'aria-busy': 'true' }, h('p', { className: 'loading' }, 'Loading models…'));
-  replace(view, pageTitle('Models'), status, table);
+  const provider = select('Provider', 'f-provider', [['', 'All providers']]);
+  const workload = select('Workload', 'f-workload', [['', 'All workloads']]);
+  const available = select('Available', 'f-available', YES_NO);
+  const visible = select('Visible', 'f-visible', YES_NO);
+  const search = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'f-search', name: 'search', type: 'search', placeholder: 'provider/model', autocomplete: 'off' })
+  );
+  // A no-break space holds the count's line until there is a count to show.
+  const count = h('p', { className: 'count', 'aria-live': 'polite' }, '\u00a0');
+  const filters = h(
+    'form',
+    { className: 'filters', role: 'search', 'aria-label': 'Filter models', onsubmit: (/** @type {Event} */ e) => e.preventDefault() },
+    h('div', { className: 'field grow' }, h('label', { for: 'f-search' }, 'Search by reference'), search),
+    provider.field,
+    workload.field,
+    available.field,
+    visible.field,
+  );
+  replace(view, pageTitle('Models'), filters, status, count, table);
 
   /** @type {ModelRow[]} */
   let models = [];
@@ -50,32 +70,8 @@ export async function render(view) {
     return;
   }
 
-  const provider = select('Provider', 'f-provider', [
-    ['', 'All providers'],
-    ...[...providers.values()].map((p) => /** @type {[string, string]} */ ([p.id, p.display_name ?? p.id])),
-  ]);
-  const workloads = [...new Set(models.map((m) => m.workload))].sort();
-  const workload = select('Workload', 'f-workload', [
-    ['', 'All workloads'],
-    ...workloads.map((w) => /** @type {[string, string]} */ ([w, w.replace(/_/g, ' ')])),
-  ]);
-  const available = select('Available', 'f-available', YES_NO);
-  const visible = select('Visible', 'f-visible', YES_NO);
-  const search = /** @type {HTMLInputElement} */ (
-    h('input', { id: 'f-search', name: 'search', type: 'search', placeholder: 'provider/model', autocomplete: 'off' })
-  );
-  const count = h('p', { className: 'count', 'aria-live': 'polite' });
-  const filters = h(
-    'form',
-    { className: 'filters', role: 'search', 'aria-label': 'Filter models', onsubmit: (/** @type {Event} */ e) => e.preventDefault() },
-    h('div', { className: 'field grow' }, h('label', { for: 'f-search' }, 'Search by reference'), search),
-    provider.field,
-    workload.field,
-    available.field,
-    visible.field,
-  );
-  view.insertBefore(filters, status);
-  view.insertBefore(count, table);
+  provider.el.append(...[...providers.values()].map((p) => h('option', { value: p.id }, p.display_name ?? p.id)));
+  workload.el.append(...[...new Set(models.map((m) => m.workload))].sort().map((w) => h('option', { value: w }, w.replace(/_/g, ' '))));
   for (const control of [provider.el, workload.el, available.el, visible.el]) control.addEventListener('change', draw);
   search.addEventListener('input', draw);
 
@@ -152,7 +148,8 @@ export async function render(view) {
             'td',
             { 'data-col': 'available' },
             h('span', { className: m.available ? 'pill ok' : 'pill off' }, m.available ? 'Available' : 'Unavailable'),
-            m.available ? null : h('span', { className: 'sub' }, reasonInWords(m.unavailable_reason)),
+            // Always a second line, so a row keeps its height when a model is hidden or shown again.
+            h('span', { className: 'sub' }, m.available ? 'Agents can use it' : reasonInWords(m.unavailable_reason)),
           ),
           h(
             'td',
@@ -185,7 +182,7 @@ export async function render(view) {
       table,
       h(
         'table',
-        { className: 'data stack', id: 'models-table' },
+        { className: 'data stack fixed', id: 'models-table' },
         h('caption', { className: 'visually-hidden' }, 'Models of the Account'),
         h(
           'thead',
@@ -194,10 +191,10 @@ export async function render(view) {
             'tr',
             null,
             h('th', { scope: 'col' }, 'Model'),
-            h('th', { scope: 'col' }, 'Workload'),
-            h('th', { scope: 'col' }, 'Visible'),
-            h('th', { scope: 'col' }, 'Availability'),
-            h('th', { scope: 'col' }, 'Actions'),
+            h('th', { scope: 'col', className: 'c-workload' }, 'Workload'),
+            h('th', { scope: 'col', className: 'c-visible' }, 'Visible'),
+            h('th', { scope: 'col', className: 'c-availability' }, 'Availability'),
+            h('th', { scope: 'col', className: 'c-actions' }, 'Actions'),
           ),
         ),
         body,

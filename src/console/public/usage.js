@@ -189,15 +189,18 @@ export async function render(view) {
     h('button', { type: 'submit' }, 'Show'),
     exportButton,
   );
+  // The cost unit sits above everything that redraws, one line whether loading or configured; the results below
+  // keep the same frame (totals, chart of a fixed height, tables last) for every answer, empty ones included, so a
+  // redraw never moves what the reader is looking at.
   const unit = h(
     'section',
-    { className: 'panel', 'aria-labelledby': 'h-unit' },
+    { className: 'panel unit', 'aria-labelledby': 'h-unit' },
     h('h2', { id: 'h-unit' }, 'Cost unit'),
-    h('p', { className: 'loading' }, 'Loading…'),
+    h('p', { id: 'cost-unit', className: 'loading' }, 'Loading…'),
   );
   const status = h('div', { className: 'status', 'aria-live': 'polite' });
-  const out = h('div', { id: 'usage-out', 'aria-busy': 'true' }, h('p', { className: 'loading' }, 'Loading usage…'));
-  replace(view, pageTitle('Usage and cost'), filters, status, out, unit);
+  const out = h('div', { id: 'usage-out', className: 'region', 'aria-busy': 'true' }, h('p', { className: 'loading' }, 'Loading usage…'));
+  replace(view, pageTitle('Usage and cost'), unit, filters, status, out);
 
   /** @type {Usage | null} */
   let current = null;
@@ -251,16 +254,17 @@ export async function render(view) {
       h('dt', null, 'Estimated cost'),
       h('dd', { 'data-field': 'cost' }, money(t.cost, usage.cost_unit)),
     );
-    if (usage.by_day_and_model.length === 0) {
-      replace(out, summary, h('p', { className: 'empty' }, 'No inference requests in this range.'));
-      return;
-    }
     /** @type {{ day: string, input: number, output: number }[]} */
     const days = [];
     for (let ms = fromMs; ms < toMs; ms += DAY) {
       const g = byDay.get(isoDay(ms));
       days.push({ day: isoDay(ms), input: g?.input_tokens ?? 0, output: g?.output_tokens ?? 0 });
     }
+    /** @param {number} columns */
+    const emptyRow = (columns) =>
+      usage.by_day_and_model.length === 0
+        ? [['No inference requests in this range.', ...Array.from({ length: columns - 1 }, () => '')]]
+        : null;
     const unitNote = usage.cost_unit ? `Costs are estimates in ${usage.cost_unit}.` : 'No cost unit is configured, so costs are unknown.';
     replace(
       out,
@@ -280,14 +284,15 @@ export async function render(view) {
         { className: 'table-wrap' },
         table(
           ['Model', 'Requests', 'Failed', 'Input tokens', 'Output tokens', 'Cost'],
-          [...byModel.entries()].map(([m, g]) => [
-            h('span', { className: 'ref' }, m),
-            formatInt(g.requests),
-            formatInt(g.failed),
-            formatInt(g.input_tokens),
-            formatInt(g.output_tokens),
-            money(g.cost, usage.cost_unit),
-          ]),
+          emptyRow(6) ??
+            [...byModel.entries()].map(([m, g]) => [
+              h('span', { className: 'ref' }, m),
+              formatInt(g.requests),
+              formatInt(g.failed),
+              formatInt(g.input_tokens),
+              formatInt(g.output_tokens),
+              money(g.cost, usage.cost_unit),
+            ]),
           'usage-by-model',
           'Usage per model',
           1,
@@ -299,16 +304,17 @@ export async function render(view) {
         { className: 'table-wrap' },
         table(
           ['Day', 'Model', 'Requests', 'Failed', 'Input tokens', 'Output tokens', 'Cached input', 'Cost'],
-          usage.by_day_and_model.map((r) => [
-            r.day,
-            h('span', { className: 'ref' }, r.model),
-            formatInt(r.requests),
-            formatInt(r.failed),
-            formatInt(r.input_tokens),
-            formatInt(r.output_tokens),
-            formatInt(r.cached_input_tokens),
-            money(r.cost, usage.cost_unit),
-          ]),
+          emptyRow(8) ??
+            usage.by_day_and_model.map((r) => [
+              r.day,
+              h('span', { className: 'ref' }, r.model),
+              formatInt(r.requests),
+              formatInt(r.failed),
+              formatInt(r.input_tokens),
+              formatInt(r.output_tokens),
+              formatInt(r.cached_input_tokens),
+              money(r.cost, usage.cost_unit),
+            ]),
           'usage-by-day',
           'Usage per day and model',
           2,
@@ -335,11 +341,7 @@ export async function render(view) {
     try {
       const { account } = await api('GET', `${ADMIN}/account/cost_unit`);
       if (account.cost_unit) {
-        replace(
-          unit,
-          h('h2', { id: 'h-unit' }, 'Cost unit'),
-          h('p', { id: 'cost-unit' }, `Estimated costs are in ${account.cost_unit}. The unit is configured once and cannot be changed.`),
-        );
+        replace(unit, h('h2', { id: 'h-unit' }, 'Cost unit'), h('p', { id: 'cost-unit' }, `Estimated costs are in ${account.cost_unit}.`));
         return;
       }
       const input = /** @type {HTMLInputElement} */ (
