@@ -135,6 +135,36 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
     expect(await memberList()).not.toContain(GPT);
     expect((await modelRow(GPT))?.unavailable_reason).toBe('model_hidden');
 
+    // Hidden and marked invalid are different acts, and the Visible filter tells them apart.
+    const version = await c.version('openai');
+    const mark = await api('PUT', P('openai', '/model_availability'), {
+      command: { model: MINI, available: false, expected_lock_version: version },
+    });
+    expect(mark.status, mark.text).toBe(200);
+    await page.evaluate(`location.hash = '#/providers'`);
+    await page.locator('#providers-table').waitFor();
+    await page.evaluate(`location.hash = '#/models'`);
+    await page.getByLabel('Search by reference').fill('gpt-4.1');
+    const refs = () => page.locator('#models-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ref')));
+    await page.getByLabel('Visible').selectOption('hidden');
+    expect(await refs()).toEqual([GPT]);
+    await page.getByLabel('Visible').selectOption('invalid');
+    expect(await refs()).toEqual([MINI]);
+    await page.getByLabel('Visible').selectOption('false');
+    expect((await refs()).sort()).toEqual([GPT, MINI].sort());
+    await page.getByLabel('Visible').selectOption('true');
+    expect(await refs()).not.toContain(GPT);
+    expect(await refs()).not.toContain(MINI);
+    await page.getByLabel('Visible').selectOption('');
+    const restored = await api('PUT', P('openai', '/model_availability'), {
+      command: { model: MINI, available: true, expected_lock_version: await c.version('openai') },
+    });
+    expect(restored.status, restored.text).toBe(200);
+    await page.evaluate(`location.hash = '#/providers'`);
+    await page.locator('#providers-table').waitFor();
+    await page.evaluate(`location.hash = '#/models'`);
+    await page.getByLabel('Search by reference').fill('gpt-4.1');
+
     await row(page, GPT)
       .getByRole('button', { name: `Unhide ${GPT}` })
       .click();

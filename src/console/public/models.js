@@ -15,6 +15,35 @@ function select(label, id, options) {
   return { el: /** @type {HTMLSelectElement} */ (el), field: h('div', { className: 'field' }, h('label', { for: id }, label), el) };
 }
 
+/**
+ * Why a model is not visible: hidden by an administrator, marked invalid, or (when the reason the API gives is an
+ * earlier refusal, such as a disabled lane) possibly either. `unavailable_reason` names only the first refusal, so a
+ * model that is not visible for an unnamed reason counts as both, and its row offers both ways back.
+ * @param {ModelRow} m
+ */
+function marks(m) {
+  return {
+    hidden: m.unavailable_reason === 'model_hidden' || (!m.visible && m.unavailable_reason !== 'model_unavailable'),
+    invalid: m.unavailable_reason === 'model_unavailable' || (!m.visible && m.unavailable_reason !== 'model_hidden'),
+  };
+}
+
+/** The Visible filter: yes, no, or no for one of the two reasons (hidden and invalid are different acts). */
+const VISIBILITY = /** @type {[string, string][]} */ ([
+  ['', 'Any'],
+  ['true', 'Yes'],
+  ['false', 'No'],
+  ['hidden', 'No: hidden'],
+  ['invalid', 'No: marked invalid'],
+]);
+
+/** @param {ModelRow} m @param {string} choice */
+function visibilityMatches(m, choice) {
+  if (choice === 'hidden') return !m.visible && marks(m).hidden;
+  if (choice === 'invalid') return !m.visible && marks(m).invalid;
+  return !choice || String(m.visible) === choice;
+}
+
 const YES_NO = /** @type {[string, string][]} */ ([
   ['', 'Any'],
   ['true', 'Yes'],
@@ -32,7 +61,7 @@ export async function render(view) {
   const provider = select('Provider', 'f-provider', [['', 'All providers']]);
   const workload = select('Workload', 'f-workload', [['', 'All workloads']]);
   const available = select('Available', 'f-available', YES_NO);
-  const visible = select('Visible', 'f-visible', YES_NO);
+  const visible = select('Visible', 'f-visible', VISIBILITY);
   const search = /** @type {HTMLInputElement} */ (
     h('input', { id: 'f-search', name: 'search', type: 'search', placeholder: 'provider/model', autocomplete: 'off' })
   );
@@ -83,7 +112,7 @@ export async function render(view) {
         (!provider.el.value || m.provider_id === provider.el.value) &&
         (!workload.el.value || m.workload === workload.el.value) &&
         (!available.el.value || String(m.available) === available.el.value) &&
-        (!visible.el.value || String(m.visible) === visible.el.value),
+        visibilityMatches(m, visible.el.value),
     );
   }
 
@@ -130,8 +159,7 @@ export async function render(view) {
     }
     const body = h('tbody');
     for (const m of rows) {
-      const hiddenByAdmin = m.unavailable_reason === 'model_hidden' || (!m.visible && m.unavailable_reason !== 'model_unavailable');
-      const invalid = m.unavailable_reason === 'model_unavailable' || (!m.visible && m.unavailable_reason !== 'model_hidden');
+      const { hidden: hiddenByAdmin, invalid } = marks(m);
       body.append(
         h(
           'tr',
