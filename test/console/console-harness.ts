@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import axe from 'axe-core';
@@ -8,6 +8,7 @@ import type { Dialect } from '../../src/core/db/database.ts';
 import { httpClient } from '../admin/admin-harness.ts';
 import { runCli, spawnPlatform, waitForOutput } from '../support/cli.ts';
 import { openTestDatabase } from '../support/databases.ts';
+import { repoRoot } from '../support/shared.ts';
 import { startStandin, type Standin } from '../support/upstream/index.ts';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -118,6 +119,19 @@ export async function axeScan(page: Page): Promise<AxeViolation[]> {
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
   })()`);
   return violations as AxeViolation[];
+}
+
+/** The README's picture of the console: the Models page's first screen at 1280 × 800, as `screenshots` takes it. */
+export const README_SCREENSHOT = join(repoRoot, 'docs', 'console-models.png');
+
+/**
+ * With `CONSOLE_README_SCREENSHOT=update`, copies the test's Models shot over the README's picture, so the README
+ * shows what the tests saw. Off by default: a test run never writes into the checkout.
+ */
+export function updateReadmeScreenshot(shots: string[]): void {
+  if (process.env.CONSOLE_README_SCREENSHOT !== 'update') return;
+  const view = shots.find((s) => s.endsWith('-1280-view.png'));
+  if (view) copyFileSync(view, README_SCREENSHOT);
 }
 
 /** Full-page screenshots of the page at 360 px and 1280 px wide and its first screen at 1280 px, in SCREENSHOT_DIR. */

@@ -2,7 +2,7 @@
 // The admin console (issue 19) in Debian's Chromium against the platform's REST listener on a real port, on SQLite
 // and PostgreSQL, with the provider stand-ins upstream: every "test that must exist" of the issue.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { P } from '../admin/admin-harness.ts';
@@ -19,6 +19,7 @@ import {
   screenshots,
   signInThroughForm,
   startConsoleServer,
+  updateReadmeScreenshot,
   type ConsoleServer,
   type ConsoleTab,
 } from './console-harness.ts';
@@ -145,7 +146,7 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
     await page.locator('#providers-table').waitFor();
     await page.evaluate(`location.hash = '#/models'`);
     await page.getByLabel('Search by reference').fill('gpt-4.1');
-    const refs = () => page.locator('#models-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ref')));
+    const refs = () => inPage<string[]>(page, "[...document.querySelectorAll('#models-table tbody tr')].map((r) => r.dataset.ref)");
     await page.getByLabel('Visible').selectOption('hidden');
     expect(await refs()).toEqual([GPT]);
     await page.getByLabel('Visible').selectOption('invalid');
@@ -492,7 +493,10 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
       for (const v of await axeScan(page))
         if (v.impact === 'serious' || v.impact === 'critical')
           serious.push(`${name}: ${v.id} (${v.impact}) ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-      if (dialect === 'sqlite') await screenshots(page, name);
+      if (dialect !== 'sqlite') continue;
+      const shots = await screenshots(page, name);
+      for (const shot of shots) expect(statSync(shot).size, shot).toBeGreaterThan(1000);
+      if (name === 'models') updateReadmeScreenshot(shots);
     }
     expect(serious).toEqual([]);
     // Keyboard: the first Tab reaches the skip link, which moves focus to the page's content.

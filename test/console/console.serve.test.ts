@@ -1,8 +1,11 @@
 // The console's files on the REST listener (issue 19 item 1): content types, ETag revalidation, compression and the
 // strict headers on every answer, over a real socket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { CONSOLE_CSP } from '../../src/console/console.headers.ts';
 import { openHarness, type Harness } from '../admin/admin-harness.ts';
+import { repoRoot } from '../support/shared.ts';
+import { README_SCREENSHOT } from './console-harness.ts';
 
 describe('console files', () => {
   let h: Harness;
@@ -116,5 +119,15 @@ describe('console files', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it("shows in the README a screenshot with the shape of the tests' Models shot (1280 × 800 PNG)", () => {
+    const readme = readFileSync(`${repoRoot}/README.md`, 'utf8');
+    expect(readme).toContain('](docs/console-models.png)');
+    expect(readme).toContain('CONSOLE_README_SCREENSHOT=update');
+    const png = readFileSync(README_SCREENSHOT);
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    // The IHDR chunk: width and height, big-endian, right after the signature and the chunk's length and type.
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 800]);
   });
 });
