@@ -141,26 +141,27 @@ function chart(days, width) {
 }
 
 /**
- * @param {string[]} head @param {(string | Node)[][]} rows @param {string} id @param {string} caption
+ * @param {string[]} head @param {(string | Node)[][] | string} rows the rows, or a sentence saying why there are none
+ * @param {string} id @param {string} caption
  * @param {number} textColumns the leading columns holding text (the rest are right-aligned figures)
  */
 function table(head, rows, id, caption, textColumns) {
+  const body =
+    typeof rows === 'string'
+      ? [h('tr', null, h('td', { colspan: head.length, className: 'empty' }, rows))]
+      : rows.map((cells) =>
+          h(
+            'tr',
+            null,
+            ...cells.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { className: i >= textColumns ? 'num' : null }, c))),
+          ),
+        );
   return h(
     'table',
     { className: 'data', id },
     h('caption', { className: 'visually-hidden' }, caption),
     h('thead', null, h('tr', null, ...head.map((t, i) => h('th', { scope: 'col', className: i >= textColumns ? 'num' : null }, t)))),
-    h(
-      'tbody',
-      null,
-      ...rows.map((cells) =>
-        h(
-          'tr',
-          null,
-          ...cells.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { className: i >= textColumns ? 'num' : null }, c))),
-        ),
-      ),
-    ),
+    h('tbody', null, ...body),
   );
 }
 
@@ -204,6 +205,14 @@ export async function render(view) {
 
   /** @type {Usage | null} */
   let current = null;
+  /** The range `current` was drawn for, and the width its chart was drawn at. */
+  let drawnRange = { fromMs: 0, toMs: 0 };
+  let drawnWidth = 0;
+  // The chart is drawn at the width it is shown at; when that width changes (a rotated phone, a resized window), it
+  // is drawn again from the answer already read.
+  new ResizeObserver(() => {
+    if (current && out.isConnected && Math.abs(out.clientWidth - drawnWidth) > 8) draw(current, drawnRange.fromMs, drawnRange.toMs);
+  }).observe(out);
 
   async function load() {
     out.setAttribute('aria-busy', 'true');
@@ -238,6 +247,7 @@ export async function render(view) {
 
   /** @param {Usage} usage @param {number} fromMs @param {number} toMs */
   function draw(usage, fromMs, toMs) {
+    drawnRange = { fromMs, toMs };
     const byDay = group(usage.by_day_and_model, (r) => r.day);
     const byModel = group(usage.by_day_and_model, (r) => r.model);
     replace(models, ...[...byModel.keys()].map((m) => h('option', { value: m })));
@@ -260,11 +270,7 @@ export async function render(view) {
       const g = byDay.get(isoDay(ms));
       days.push({ day: isoDay(ms), input: g?.input_tokens ?? 0, output: g?.output_tokens ?? 0 });
     }
-    /** @param {number} columns */
-    const emptyRow = (columns) =>
-      usage.by_day_and_model.length === 0
-        ? [['No inference requests in this range.', ...Array.from({ length: columns - 1 }, () => '')]]
-        : null;
+    const none = usage.by_day_and_model.length === 0 ? 'No inference requests in this range.' : null;
     const unitNote = usage.cost_unit ? `Costs are estimates in ${usage.cost_unit}.` : 'No cost unit is configured, so costs are unknown.';
     replace(
       out,
@@ -276,7 +282,7 @@ export async function render(view) {
         h('span', null, h('span', { className: 'swatch' }), 'input'),
         h('span', null, h('span', { className: 'swatch second' }), 'output'),
       ),
-      chart(days, Math.max(280, Math.round(out.clientWidth || 800))),
+      chart(days, (drawnWidth = Math.max(280, Math.round(out.clientWidth || 800)))),
       h('h2', null, 'Per model'),
       h('p', { className: 'hint' }, unitNote),
       h(
@@ -284,7 +290,7 @@ export async function render(view) {
         { className: 'table-wrap' },
         table(
           ['Model', 'Requests', 'Failed', 'Input tokens', 'Output tokens', 'Cost'],
-          emptyRow(6) ??
+          none ??
             [...byModel.entries()].map(([m, g]) => [
               h('span', { className: 'ref' }, m),
               formatInt(g.requests),
@@ -304,7 +310,7 @@ export async function render(view) {
         { className: 'table-wrap' },
         table(
           ['Day', 'Model', 'Requests', 'Failed', 'Input tokens', 'Output tokens', 'Cached input', 'Cost'],
-          emptyRow(8) ??
+          none ??
             usage.by_day_and_model.map((r) => [
               r.day,
               h('span', { className: 'ref' }, r.model),
