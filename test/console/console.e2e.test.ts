@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access -- response bodies are untyped JSON (Reply.body); the assertions pin their shape */
-// The admin console (issue 19) in Debian's Chromium against the platform's REST listener on a real port, on SQLite
-// and PostgreSQL, with the provider stand-ins upstream: every "test that must exist" of the issue.
+// The admin console (issue 19) in Debian's Chromium against a real `platform serve` process (console-harness.ts), on
+// SQLite and PostgreSQL, with the provider stand-ins upstream: every "test that must exist" of the issue, and no
+// layout shift on update.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
