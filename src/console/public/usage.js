@@ -210,7 +210,7 @@ export async function render(view) {
   let drawnWidth = 0;
   // The chart is drawn at the width it is shown at; when that width changes (a rotated phone, a resized window), it
   // is drawn again from the answer already read.
-  new ResizeObserver(() => {
+  new window.ResizeObserver(() => {
     if (current && out.isConnected && Math.abs(out.clientWidth - drawnWidth) > 8) draw(current, drawnRange.fromMs, drawnRange.toMs);
   }).observe(out);
 
