@@ -146,6 +146,8 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
     await page.evaluate(`location.hash = '#/providers'`);
     await page.locator('#providers-table').waitFor();
     await page.evaluate(`location.hash = '#/models'`);
+    // The filters are drawn before the data; the rows come with it.
+    await row(page, GPT).waitFor();
     await page.getByLabel('Search by reference').fill('gpt-4.1');
     const refs = () => inPage<string[]>(page, "[...document.querySelectorAll('#models-table tbody tr')].map((r) => r.dataset.ref)");
     await page.getByLabel('Visible').selectOption('hidden');
@@ -165,6 +167,8 @@ describe.skipIf(!browser).each(dialects)('admin console in Chromium on %s', (dia
     await page.evaluate(`location.hash = '#/providers'`);
     await page.locator('#providers-table').waitFor();
     await page.evaluate(`location.hash = '#/models'`);
+    // The filters are drawn before the data; the rows come with it.
+    await row(page, GPT).waitFor();
     await page.getByLabel('Search by reference').fill('gpt-4.1');
 
     await row(page, GPT)
