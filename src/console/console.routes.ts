@@ -31,8 +31,13 @@ function encodingFor(request: FastifyRequest, asset: ConsoleAsset): 'br' | 'gzip
   return undefined;
 }
 
+/** Whether `url` is the console's: `/console` or under `/console/`, whatever the query. */
+function isConsoleUrl(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? '';
+  return path === '/console' || path.startsWith(CONSOLE_PATH);
+}
+
 function send(request: FastifyRequest, reply: FastifyReply, asset: ConsoleAsset): FastifyReply {
-  void reply.headers(CONSOLE_HEADERS);
   void reply.header('etag', asset.etag);
   void reply.header('vary', 'accept-encoding');
   if (matches(request.headers['if-none-match'], asset.etag)) return reply.status(304).send();
@@ -45,22 +50,23 @@ function send(request: FastifyRequest, reply: FastifyReply, asset: ConsoleAsset)
 /**
  * The admin console (issue 19) at `/console/`: static files only, read once at start. The page calls the public
  * session and admin routes with the signed-in Human's bearer; nothing here reads data or grants access, so these
- * routes need no authentication. Every answer carries the console's strict headers (console.headers.ts).
+ * routes need no authentication. Every answer on a console path carries the console's strict headers
+ * (console.headers.ts), set in one hook: the files, the redirect, the 304s and 404s, and the answers the server
+ * gives there itself (405 for another method, a malformed request).
  */
 export function registerConsoleRoutes(app: FastifyInstance): void {
   const assets = loadConsoleAssets();
   const index = assets.get('index.html');
   if (!index) throw new Error('the console has no index.html');
-  app.get('/console', async (_request, reply) => {
-    void reply.headers(CONSOLE_HEADERS);
-    return reply.redirect(CONSOLE_PATH, 301);
+  app.addHook('onSend', async (request, reply) => {
+    if (isConsoleUrl(request.url)) void reply.headers(CONSOLE_HEADERS);
   });
+  app.get('/console', async (_request, reply) => reply.redirect(CONSOLE_PATH, 301));
   app.get(CONSOLE_PATH, async (request, reply) => send(request, reply, index));
   app.get(`${CONSOLE_PATH}*`, async (request, reply) => {
     const path = (request.params as { '*': string })['*'];
     const asset = assets.get(path);
     if (!asset) {
-      void reply.headers(CONSOLE_HEADERS);
       return reply.status(404).send(errorEnvelope('not_found', 'no such console file'));
     }
     return send(request, reply, asset);

@@ -1,10 +1,15 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import axe from 'axe-core';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import type { Dialect } from '../../src/core/db/database.ts';
-import { openProviderStandins, type ProviderStandins } from '../admin/provider-standins.ts';
+import { httpClient } from '../admin/admin-harness.ts';
+import { runCli, spawnPlatform, waitForOutput } from '../support/cli.ts';
+import { openTestDatabase } from '../support/databases.ts';
+import { repoRoot } from '../support/shared.ts';
+import { startStandin, type Standin } from '../support/upstream/index.ts';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -116,6 +121,19 @@ export async function axeScan(page: Page): Promise<AxeViolation[]> {
   return violations as AxeViolation[];
 }
 
+/** The README's picture of the console: the Models page's first screen at 1280 × 800, as `screenshots` takes it. */
+export const README_SCREENSHOT = join(repoRoot, 'docs', 'console-models.png');
+
+/**
+ * With `CONSOLE_README_SCREENSHOT=update`, copies the test's Models shot over the README's picture, so the README
+ * shows what the tests saw. Off by default: a test run never writes into the checkout.
+ */
+export function updateReadmeScreenshot(shots: string[]): void {
+  if (process.env.CONSOLE_README_SCREENSHOT !== 'update') return;
+  const view = shots.find((s) => s.endsWith('-1280-view.png'));
+  if (view) copyFileSync(view, README_SCREENSHOT);
+}
+
 /** Full-page screenshots of the page at 360 px and 1280 px wide and its first screen at 1280 px, in SCREENSHOT_DIR. */
 export async function screenshots(page: Page, name: string): Promise<string[]> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -136,22 +154,201 @@ export async function screenshots(page: Page, name: string): Promise<string[]> {
   return paths;
 }
 
-/** The password of the Humans the console tests add. */
-export const PASSWORD = 'correct horse battery staple';
+/** The secret key of the console's test servers (fixed, so a failure can be replayed). */
+const SECRET_KEY = Buffer.alloc(32, 9).toString('base64');
+
+/** The shipped catalog's providers the console tests point at stand-ins, with the declaration each gets. */
+const STANDIN_PROVIDERS = {
+  openai: { id: 'openai', display_name: 'OpenAI', api_format: 'openai_chat', key: 'sk-standin-console-openai-0123456789' },
+  anthropic: { id: 'anthropic', display_name: 'Anthropic', api_format: 'anthropic_messages', key: 'sk-ant-standin-console-0123456789' },
+} as const;
+
+/** A Human seeded through the CLI, who signs in with `password`. */
+export interface SeededHuman {
+  humanId: string;
+  email: string;
+  password: string;
+}
+
+/** `platform serve` in a child process with what the console tests need around it. */
+export interface ConsoleServer {
+  /** The REST listener's URL, as the start banner printed it. */
+  url: string;
+  call: ReturnType<typeof httpClient>['call'];
+  owner: SeededHuman & { accountId: string; platformToken: string };
+  member: SeededHuman & { memberToken: string };
+  standins: Record<keyof typeof STANDIN_PROVIDERS, Standin>;
+  /** Everything the server process wrote on stdout and stderr (its logs included) so far. */
+  output(): string;
+  /** The provider's current lock_version, read through the admin API. */
+  version(providerId: string): Promise<number | null>;
+  close(): Promise<void>;
+}
 
 /**
- * The platform's REST listener on a real port with real SQLite or PostgreSQL, its OpenAI, Anthropic and Google
- * providers pointed at the stand-ins with their keys installed, and a member Human beside the owner.
+ * `platform serve --only admin` as a child process on a fresh SQLite file or PostgreSQL schema, the way an operator
+ * runs it: it migrates, creates the bootstrap owner (read from its banner) and listens on a port it picks (read from
+ * its banner too, so no port is raced). Then, only through the public surface: a member Human and their member-plane
+ * token from the CLI, the OpenAI and Anthropic providers pointed at local stand-ins (loopback upstreams allowed, as
+ * on the embedded default) with their keys installed through the admin API.
  */
-export async function openConsolePlatform(dialect: Dialect) {
-  const f: ProviderStandins = await openProviderStandins(dialect);
-  const identity = f.h.platform.ctx.identity;
-  const member = await identity.addHuman({
-    accountId: f.h.accountId,
-    email: `member-${Math.random().toString(36).slice(2)}@example.test`,
-    role: 'member',
-    password: PASSWORD,
-  });
-  const memberToken = await identity.createToken({ humanId: member.human_id, plane: 'member' });
-  return { f, owner: f.h.platform.owner, member: { email: member.email, humanId: member.human_id, memberToken: memberToken.token } };
+export async function startConsoleServer(dialect: Dialect): Promise<ConsoleServer> {
+  const database = await openTestDatabase(dialect, { migrate: false });
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-console-'));
+  const env = {
+    PLATFORM_DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    PLATFORM_SECRET_KEY: SECRET_KEY,
+    // The production cost (2^17) would add seconds to every sign-in of the suite.
+    PLATFORM_PASSWORD_COST: '14',
+    PLATFORM_UPSTREAM_ALLOW_PRIVATE: 'true',
+    PLATFORM_HTTP_PORT: '0',
+    // Debug logs, so the secret hunts read everything the server could have written.
+    LOG_LEVEL: 'debug',
+  };
+  const standins = {
+    openai: await startStandin({ dialect: 'openai', apiKey: STANDIN_PROVIDERS.openai.key }),
+    anthropic: await startStandin({ dialect: 'anthropic', apiKey: STANDIN_PROVIDERS.anthropic.key }),
+  };
+  const child = spawnPlatform(['serve', '--only', 'admin'], env);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    await Promise.all(Object.values(standins).map((s) => s.close()));
+    await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const { stdout } = await waitForOutput(child, (out) => /^database\s/m.test(out), 90_000);
+    const field = (name: string) => {
+      const value = new RegExp(`^\\s*${name}:\\s+(\\S+)`, 'm').exec(stdout)?.[1];
+      if (!value) throw new Error(`the start banner has no ${name}:\n${stdout}`);
+      return value;
+    };
+    const url = /^rest\s+(http:\/\/\S+)/m.exec(stdout)?.[1];
+    if (!url) throw new Error(`the start banner has no REST URL:\n${stdout}`);
+    const { call } = httpClient(url);
+    const cli = async (argv: string[]) => {
+      const run = await runCli([...argv, '--json'], env);
+      if (run.code !== 0) throw new Error(`platform ${argv.join(' ')}: ${run.stderr}`);
+      return JSON.parse(run.stdout) as Record<string, string>;
+    };
+    const ownerSession = await call('POST', '/api/v1/sessions', { body: { email: field('email'), password: field('password') } });
+    if (ownerSession.status !== 200) throw new Error(`owner sign-in: ${ownerSession.status} ${ownerSession.text}`);
+    const owner = {
+      accountId: field('account'),
+      humanId: (ownerSession.body as { session: { human: { id: string } } }).session.human.id,
+      email: field('email'),
+      password: field('password'),
+      platformToken: field('platform token'),
+    };
+    const added = await cli(['humans', 'add', '--account', owner.accountId, '--email', `member-${randomUUID()}@example.test`]);
+    const memberToken = await cli(['tokens', 'create', '--human', String(added.human_id), '--plane', 'member']);
+    const member = {
+      humanId: String(added.human_id),
+      email: String(added.email),
+      password: String(added.password),
+      memberToken: String(memberToken.token),
+    };
+    const version = async (providerId: string): Promise<number | null> => {
+      const read = await call('GET', `/api/v1/admin/model_providers/${providerId}`, { token: owner.platformToken });
+      if (read.status !== 200) throw new Error(`reading ${providerId}: ${read.status} ${read.text}`);
+      return (read.body as { model_provider: { lock_version: number | null } }).model_provider.lock_version;
+    };
+    for (const [name, p] of Object.entries(STANDIN_PROVIDERS)) {
+      const standin = standins[name as keyof typeof STANDIN_PROVIDERS];
+      const definition = { display_name: p.display_name, base_url: standin.baseUrl, api_format: p.api_format, credentials: 'api_key' };
+      const path = `/api/v1/admin/model_providers/${p.id}`;
+      const put = await call('PUT', `${path}/definition`, {
+        token: owner.platformToken,
+        body: { command: { definition, expected_lock_version: await version(p.id) } },
+      });
+      if (put.status !== 200) throw new Error(`pointing ${p.id} at its stand-in: ${put.status} ${put.text}`);
+      const key = await call('PUT', `${path}/api_key`, { token: owner.platformToken, body: { command: { api_key: p.key } } });
+      if (key.status !== 200) throw new Error(`installing the ${p.id} key: ${key.status} ${key.text}`);
+      standin.reset();
+    }
+    return { url, call, owner, member, standins, output: () => output, version, close: stop };
+  } catch (error) {
+    await stop();
+    throw new Error(`the console's server did not start: ${String(error)}\n${output}`);
+  }
+}
+
+/** One layout shift as the Layout Instability API reports it, with what moved (for the failure message). */
+export interface LayoutShift {
+  value: number;
+  hadRecentInput: boolean;
+  sources: string[];
+}
+
+/**
+ * Starts recording the page's layout shifts (PerformanceObserver 'layout-shift', buffered, so shifts since the
+ * document started count too). Input-driven shifts count as well: CLS leaves out those within 500 ms of a click or
+ * key press, but an update the user asked for must not move the page either, so nothing is excused here. `take()`
+ * waits two frames (shifts are found when a frame is laid out), then returns and forgets what was recorded.
+ */
+export async function recordShifts(page: Page): Promise<{ take(): Promise<LayoutShift[]> }> {
+  await page.evaluate(`(() => {
+    if (window.__shifts) return;
+    window.__shifts = [];
+    const describe = (node) => {
+      if (!node) return '(gone)';
+      const el = node.nodeType === 1 ? node : node.parentElement;
+      if (!el) return '#text';
+      const id = el.id ? '#' + el.id : '';
+      const cls = typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '';
+      return el.tagName.toLowerCase() + id + cls;
+    };
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries())
+        window.__shifts.push({
+          value: e.value,
+          hadRecentInput: e.hadRecentInput,
+          sources: e.sources.map((s) => describe(s.node) + ' ' + JSON.stringify([s.previousRect.y, s.currentRect.y, s.previousRect.height, s.currentRect.height])),
+        });
+    }).observe({ type: 'layout-shift', buffered: true });
+  })()`);
+  return {
+    async take() {
+      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 50))))');
+      return inPage<LayoutShift[]>(page, 'window.__shifts.splice(0)');
+    },
+  };
+}
+
+/** The summed score of `shifts` (what CLS adds up, input-driven shifts included). */
+export const shiftScore = (shifts: LayoutShift[]) => shifts.reduce((sum, s) => sum + s.value, 0);
+
+/** The document-relative top of the first element each selector finds (null when none): where a container starts. */
+export async function tops(page: Page, selectors: string[]): Promise<Record<string, number | null>> {
+  const found = await boxes(page, selectors);
+  return Object.fromEntries(Object.entries(found).map(([s, b]) => [s, b?.top ?? null]));
+}
+
+/**
+ * The document-relative box of the first element each selector finds (null when none): what a reader's eye holds
+ * on to. Comparing two readings catches moves the Layout Instability API cannot see, such as a table rebuilt with
+ * taller rows (new nodes are never "shifted").
+ */
+export async function boxes(
+  page: Page,
+  selectors: string[],
+): Promise<Record<string, { top: number; left: number; height: number } | null>> {
+  return inPage(
+    page,
+    `(${JSON.stringify(selectors)}).reduce((out, s) => {
+      const el = document.querySelector(s);
+      const r = el?.getBoundingClientRect();
+      out[s] = r ? { top: Math.round(r.top + scrollY), left: Math.round(r.left + scrollX), height: Math.round(r.height) } : null;
+      return out;
+    }, {})`,
+  );
 }

@@ -1,8 +1,11 @@
 // The console's files on the REST listener (issue 19 item 1): content types, ETag revalidation, compression and the
 // strict headers on every answer, over a real socket.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { CONSOLE_CSP } from '../../src/console/console.headers.ts';
 import { openHarness, type Harness } from '../admin/admin-harness.ts';
+import { repoRoot } from '../support/shared.ts';
+import { README_SCREENSHOT } from './console-harness.ts';
 
 describe('console files', () => {
   let h: Harness;
@@ -83,6 +86,28 @@ describe('console files', () => {
     }
     const missing = await get('/console/nope.js');
     expectStrictHeaders(missing.headers);
+    expectStrictHeaders(redirect.headers);
+  });
+
+  it('answers another method on a console path 405 in the envelope with the strict headers, and leaves other paths alone', async () => {
+    for (const [method, path] of [
+      ['POST', '/console/'],
+      ['DELETE', '/console/app.js'],
+      ['PUT', '/console'],
+      ['POST', '/console/?next=1'],
+    ] as const) {
+      const r = await fetch(`${h.url}${path}`, { method, redirect: 'manual' });
+      expect(r.status, `${method} ${path}`).toBe(405);
+      expect(r.headers.get('allow'), `${method} ${path}`).toContain('GET');
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+      expectStrictHeaders(r.headers);
+    }
+    // The admin API keeps its own headers: the console's CSP is for the console's pages only.
+    const api = await fetch(`${h.url}/api/v1/sessions/current`);
+    expect(api.headers.get('content-security-policy')).not.toBe(CONSOLE_CSP);
+    const lookalike = await fetch(`${h.url}/consoles`);
+    expect(lookalike.status).toBe(404);
+    expect(lookalike.headers.get('content-security-policy')).not.toBe(CONSOLE_CSP);
   });
 
   it('is served with the admin API only: `serve --only grpc` has no console', async () => {
@@ -94,5 +119,15 @@ describe('console files', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it("shows in the README a screenshot with the shape of the tests' Models shot (1280 × 800 PNG)", () => {
+    const readme = readFileSync(`${repoRoot}/README.md`, 'utf8');
+    expect(readme).toContain('](docs/console-models.png)');
+    expect(readme).toContain('CONSOLE_README_SCREENSHOT=update');
+    const png = readFileSync(README_SCREENSHOT);
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    // The IHDR chunk: width and height, big-endian, right after the signature and the chunk's length and type.
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 800]);
   });
 });

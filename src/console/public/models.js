@@ -15,6 +15,35 @@ function select(label, id, options) {
   return { el: /** @type {HTMLSelectElement} */ (el), field: h('div', { className: 'field' }, h('label', { for: id }, label), el) };
 }
 
+/**
+ * Why a model is not visible: hidden by an administrator, marked invalid, or (when the reason the API gives is an
+ * earlier refusal, such as a disabled lane) possibly either. `unavailable_reason` names only the first refusal, so a
+ * model that is not visible for an unnamed reason counts as both, and its row offers both ways back.
+ * @param {ModelRow} m
+ */
+function marks(m) {
+  return {
+    hidden: m.unavailable_reason === 'model_hidden' || (!m.visible && m.unavailable_reason !== 'model_unavailable'),
+    invalid: m.unavailable_reason === 'model_unavailable' || (!m.visible && m.unavailable_reason !== 'model_hidden'),
+  };
+}
+
+/** The Visible filter: yes, no, or no for one of the two reasons (hidden and invalid are different acts). */
+const VISIBILITY = /** @type {[string, string][]} */ ([
+  ['', 'Any'],
+  ['true', 'Yes'],
+  ['false', 'No'],
+  ['hidden', 'No: hidden'],
+  ['invalid', 'No: marked invalid'],
+]);
+
+/** @param {ModelRow} m @param {string} choice */
+function visibilityMatches(m, choice) {
+  if (choice === 'hidden') return !m.visible && marks(m).hidden;
+  if (choice === 'invalid') return !m.visible && marks(m).invalid;
+  return !choice || String(m.visible) === choice;
+}
+
 const YES_NO = /** @type {[string, string][]} */ ([
   ['', 'Any'],
   ['true', 'Yes'],
@@ -25,9 +54,29 @@ const YES_NO = /** @type {[string, string][]} */ ([
  * @param {HTMLElement} view
  */
 export async function render(view) {
+  // The page's frame (filters, status line, count, table area) is drawn before the data arrives and keeps its
+  // place and size once it does: loading, filtering and acting on a row never move what the reader is looking at.
   const status = h('div', { className: 'status', 'aria-live': 'polite' });
   const table = h('div', { className: 'table-wrap', 'aria-busy': 'true' }, h('p', { className: 'loading' }, 'Loading models…'));
-  replace(view, pageTitle('Models'), status, table);
+  const provider = select('Provider', 'f-provider', [['', 'All providers']]);
+  const workload = select('Workload', 'f-workload', [['', 'All workloads']]);
+  const available = select('Available', 'f-available', YES_NO);
+  const visible = select('Visible', 'f-visible', VISIBILITY);
+  const search = /** @type {HTMLInputElement} */ (
+    h('input', { id: 'f-search', name: 'search', type: 'search', placeholder: 'provider/model', autocomplete: 'off' })
+  );
+  // A no-break space holds the count's line until there is a count to show.
+  const count = h('p', { className: 'count', 'aria-live': 'polite' }, '\u00a0');
+  const filters = h(
+    'form',
+    { className: 'filters', role: 'search', 'aria-label': 'Filter models', onsubmit: (/** @type {Event} */ e) => e.preventDefault() },
+    h('div', { className: 'field grow' }, h('label', { for: 'f-search' }, 'Search by reference'), search),
+    provider.field,
+    workload.field,
+    available.field,
+    visible.field,
+  );
+  replace(view, pageTitle('Models'), filters, status, count, table);
 
   /** @type {ModelRow[]} */
   let models = [];
@@ -50,32 +99,8 @@ export async function render(view) {
     return;
   }
 
-  const provider = select('Provider', 'f-provider', [
-    ['', 'All providers'],
-    ...[...providers.values()].map((p) => /** @type {[string, string]} */ ([p.id, p.display_name ?? p.id])),
-  ]);
-  const workloads = [...new Set(models.map((m) => m.workload))].sort();
-  const workload = select('Workload', 'f-workload', [
-    ['', 'All workloads'],
-    ...workloads.map((w) => /** @type {[string, string]} */ ([w, w.replace(/_/g, ' ')])),
-  ]);
-  const available = select('Available', 'f-available', YES_NO);
-  const visible = select('Visible', 'f-visible', YES_NO);
-  const search = /** @type {HTMLInputElement} */ (
-    h('input', { id: 'f-search', name: 'search', type: 'search', placeholder: 'provider/model', autocomplete: 'off' })
-  );
-  const count = h('p', { className: 'count', 'aria-live': 'polite' });
-  const filters = h(
-    'form',
-    { className: 'filters', role: 'search', 'aria-label': 'Filter models', onsubmit: (/** @type {Event} */ e) => e.preventDefault() },
-    h('div', { className: 'field grow' }, h('label', { for: 'f-search' }, 'Search by reference'), search),
-    provider.field,
-    workload.field,
-    available.field,
-    visible.field,
-  );
-  view.insertBefore(filters, status);
-  view.insertBefore(count, table);
+  provider.el.append(...[...providers.values()].map((p) => h('option', { value: p.id }, p.display_name ?? p.id)));
+  workload.el.append(...[...new Set(models.map((m) => m.workload))].sort().map((w) => h('option', { value: w }, w.replace(/_/g, ' '))));
   for (const control of [provider.el, workload.el, available.el, visible.el]) control.addEventListener('change', draw);
   search.addEventListener('input', draw);
 
@@ -87,7 +112,7 @@ export async function render(view) {
         (!provider.el.value || m.provider_id === provider.el.value) &&
         (!workload.el.value || m.workload === workload.el.value) &&
         (!available.el.value || String(m.available) === available.el.value) &&
-        (!visible.el.value || String(m.visible) === visible.el.value),
+        visibilityMatches(m, visible.el.value),
     );
   }
 
@@ -134,8 +159,7 @@ export async function render(view) {
     }
     const body = h('tbody');
     for (const m of rows) {
-      const hiddenByAdmin = m.unavailable_reason === 'model_hidden' || (!m.visible && m.unavailable_reason !== 'model_unavailable');
-      const invalid = m.unavailable_reason === 'model_unavailable' || (!m.visible && m.unavailable_reason !== 'model_hidden');
+      const { hidden: hiddenByAdmin, invalid } = marks(m);
       body.append(
         h(
           'tr',
@@ -152,7 +176,8 @@ export async function render(view) {
             'td',
             { 'data-col': 'available' },
             h('span', { className: m.available ? 'pill ok' : 'pill off' }, m.available ? 'Available' : 'Unavailable'),
-            m.available ? null : h('span', { className: 'sub' }, reasonInWords(m.unavailable_reason)),
+            // Always a second line, so a row keeps its height when a model is hidden or shown again.
+            h('span', { className: 'sub' }, m.available ? 'Agents can use it' : reasonInWords(m.unavailable_reason)),
           ),
           h(
             'td',
@@ -185,7 +210,7 @@ export async function render(view) {
       table,
       h(
         'table',
-        { className: 'data stack', id: 'models-table' },
+        { className: 'data stack fixed', id: 'models-table' },
         h('caption', { className: 'visually-hidden' }, 'Models of the Account'),
         h(
           'thead',
@@ -194,10 +219,10 @@ export async function render(view) {
             'tr',
             null,
             h('th', { scope: 'col' }, 'Model'),
-            h('th', { scope: 'col' }, 'Workload'),
-            h('th', { scope: 'col' }, 'Visible'),
-            h('th', { scope: 'col' }, 'Availability'),
-            h('th', { scope: 'col' }, 'Actions'),
+            h('th', { scope: 'col', className: 'c-workload' }, 'Workload'),
+            h('th', { scope: 'col', className: 'c-visible' }, 'Visible'),
+            h('th', { scope: 'col', className: 'c-availability' }, 'Availability'),
+            h('th', { scope: 'col', className: 'c-actions' }, 'Actions'),
           ),
         ),
         body,

@@ -26,7 +26,11 @@ const SOURCES = {
  */
 export async function render(view, providerId) {
   const status = h('div', { className: 'status', 'aria-live': 'polite', id: 'provider-status' });
-  const body = h('div', { 'aria-busy': 'true' }, h('p', { className: 'loading' }, 'Loading the provider…'));
+  const body = h(
+    'div',
+    { id: 'provider-body', className: 'region', 'aria-busy': 'true' },
+    h('p', { className: 'loading' }, 'Loading the provider…'),
+  );
   replace(view, h('p', null, h('a', { href: '#/providers' }, '← All providers')), pageTitle(providerId), status, body);
 
   /** @type {ProviderRow} */

@@ -141,26 +141,27 @@ function chart(days, width) {
 }
 
 /**
- * @param {string[]} head @param {(string | Node)[][]} rows @param {string} id @param {string} caption
+ * @param {string[]} head @param {(string | Node)[][] | string} rows the rows, or a sentence saying why there are none
+ * @param {string} id @param {string} caption
  * @param {number} textColumns the leading columns holding text (the rest are right-aligned figures)
  */
 function table(head, rows, id, caption, textColumns) {
+  const body =
+    typeof rows === 'string'
+      ? [h('tr', null, h('td', { colspan: head.length, className: 'empty' }, rows))]
+      : rows.map((cells) =>
+          h(
+            'tr',
+            null,
+            ...cells.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { className: i >= textColumns ? 'num' : null }, c))),
+          ),
+        );
   return h(
     'table',
     { className: 'data', id },
     h('caption', { className: 'visually-hidden' }, caption),
     h('thead', null, h('tr', null, ...head.map((t, i) => h('th', { scope: 'col', className: i >= textColumns ? 'num' : null }, t)))),
-    h(
-      'tbody',
-      null,
-      ...rows.map((cells) =>
-        h(
-          'tr',
-          null,
-          ...cells.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { className: i >= textColumns ? 'num' : null }, c))),
-        ),
-      ),
-    ),
+    h('tbody', null, ...body),
   );
 }
 
@@ -189,18 +190,29 @@ export async function render(view) {
     h('button', { type: 'submit' }, 'Show'),
     exportButton,
   );
+  // The cost unit sits above everything that redraws, one line whether loading or configured; the results below
+  // keep the same frame (totals, chart of a fixed height, tables last) for every answer, empty ones included, so a
+  // redraw never moves what the reader is looking at.
   const unit = h(
     'section',
-    { className: 'panel', 'aria-labelledby': 'h-unit' },
+    { className: 'panel unit', 'aria-labelledby': 'h-unit' },
     h('h2', { id: 'h-unit' }, 'Cost unit'),
-    h('p', { className: 'loading' }, 'Loading…'),
+    h('p', { id: 'cost-unit', className: 'loading' }, 'Loading…'),
   );
   const status = h('div', { className: 'status', 'aria-live': 'polite' });
-  const out = h('div', { id: 'usage-out', 'aria-busy': 'true' }, h('p', { className: 'loading' }, 'Loading usage…'));
-  replace(view, pageTitle('Usage and cost'), filters, status, out, unit);
+  const out = h('div', { id: 'usage-out', className: 'region', 'aria-busy': 'true' }, h('p', { className: 'loading' }, 'Loading usage…'));
+  replace(view, pageTitle('Usage and cost'), unit, filters, status, out);
 
   /** @type {Usage | null} */
   let current = null;
+  /** The range `current` was drawn for, and the width its chart was drawn at. */
+  let drawnRange = { fromMs: 0, toMs: 0 };
+  let drawnWidth = 0;
+  // The chart is drawn at the width it is shown at; when that width changes (a rotated phone, a resized window), it
+  // is drawn again from the answer already read.
+  new window.ResizeObserver(() => {
+    if (current && out.isConnected && Math.abs(out.clientWidth - drawnWidth) > 8) draw(current, drawnRange.fromMs, drawnRange.toMs);
+  }).observe(out);
 
   async function load() {
     out.setAttribute('aria-busy', 'true');
@@ -235,6 +247,7 @@ export async function render(view) {
 
   /** @param {Usage} usage @param {number} fromMs @param {number} toMs */
   function draw(usage, fromMs, toMs) {
+    drawnRange = { fromMs, toMs };
     const byDay = group(usage.by_day_and_model, (r) => r.day);
     const byModel = group(usage.by_day_and_model, (r) => r.model);
     replace(models, ...[...byModel.keys()].map((m) => h('option', { value: m })));
@@ -251,16 +264,13 @@ export async function render(view) {
       h('dt', null, 'Estimated cost'),
       h('dd', { 'data-field': 'cost' }, money(t.cost, usage.cost_unit)),
     );
-    if (usage.by_day_and_model.length === 0) {
-      replace(out, summary, h('p', { className: 'empty' }, 'No inference requests in this range.'));
-      return;
-    }
     /** @type {{ day: string, input: number, output: number }[]} */
     const days = [];
     for (let ms = fromMs; ms < toMs; ms += DAY) {
       const g = byDay.get(isoDay(ms));
       days.push({ day: isoDay(ms), input: g?.input_tokens ?? 0, output: g?.output_tokens ?? 0 });
     }
+    const none = usage.by_day_and_model.length === 0 ? 'No inference requests in this range.' : null;
     const unitNote = usage.cost_unit ? `Costs are estimates in ${usage.cost_unit}.` : 'No cost unit is configured, so costs are unknown.';
     replace(
       out,
@@ -272,7 +282,7 @@ export async function render(view) {
         h('span', null, h('span', { className: 'swatch' }), 'input'),
         h('span', null, h('span', { className: 'swatch second' }), 'output'),
       ),
-      chart(days, Math.max(280, Math.round(out.clientWidth || 800))),
+      chart(days, (drawnWidth = Math.max(280, Math.round(out.clientWidth || 800)))),
       h('h2', null, 'Per model'),
       h('p', { className: 'hint' }, unitNote),
       h(
@@ -280,14 +290,15 @@ export async function render(view) {
         { className: 'table-wrap' },
         table(
           ['Model', 'Requests', 'Failed', 'Input tokens', 'Output tokens', 'Cost'],
-          [...byModel.entries()].map(([m, g]) => [
-            h('span', { className: 'ref' }, m),
-            formatInt(g.requests),
-            formatInt(g.failed),
-            formatInt(g.input_tokens),
-            formatInt(g.output_tokens),
-            money(g.cost, usage.cost_unit),
-          ]),
+          none ??
+            [...byModel.entries()].map(([m, g]) => [
+              h('span', { className: 'ref' }, m),
+              formatInt(g.requests),
+              formatInt(g.failed),
+              formatInt(g.input_tokens),
+              formatInt(g.output_tokens),
+              money(g.cost, usage.cost_unit),
+            ]),
           'usage-by-model',
           'Usage per model',
           1,
@@ -299,16 +310,17 @@ export async function render(view) {
         { className: 'table-wrap' },
         table(
           ['Day', 'Model', 'Requests', 'Failed', 'Input tokens', 'Output tokens', 'Cached input', 'Cost'],
-          usage.by_day_and_model.map((r) => [
-            r.day,
-            h('span', { className: 'ref' }, r.model),
-            formatInt(r.requests),
-            formatInt(r.failed),
-            formatInt(r.input_tokens),
-            formatInt(r.output_tokens),
-            formatInt(r.cached_input_tokens),
-            money(r.cost, usage.cost_unit),
-          ]),
+          none ??
+            usage.by_day_and_model.map((r) => [
+              r.day,
+              h('span', { className: 'ref' }, r.model),
+              formatInt(r.requests),
+              formatInt(r.failed),
+              formatInt(r.input_tokens),
+              formatInt(r.output_tokens),
+              formatInt(r.cached_input_tokens),
+              money(r.cost, usage.cost_unit),
+            ]),
           'usage-by-day',
           'Usage per day and model',
           2,
@@ -335,11 +347,7 @@ export async function render(view) {
     try {
       const { account } = await api('GET', `${ADMIN}/account/cost_unit`);
       if (account.cost_unit) {
-        replace(
-          unit,
-          h('h2', { id: 'h-unit' }, 'Cost unit'),
-          h('p', { id: 'cost-unit' }, `Estimated costs are in ${account.cost_unit}. The unit is configured once and cannot be changed.`),
-        );
+        replace(unit, h('h2', { id: 'h-unit' }, 'Cost unit'), h('p', { id: 'cost-unit' }, `Estimated costs are in ${account.cost_unit}.`));
         return;
       }
       const input = /** @type {HTMLInputElement} */ (
