@@ -94,6 +94,15 @@ export interface InferenceStreamSlotTable {
   expires_at: number;
 }
 
+/**
+ * `model_plane_versions` (migration 20261126_0014): per Account, a counter that triggers move with every write to the
+ * tables defining its model plane (policies, credentials, admission facts, cost unit).
+ */
+export interface ModelPlaneVersionTable {
+  account_id: string;
+  version: number;
+}
+
 export interface AdminTables {
   model_provider_policies: ModelProviderPolicyTable;
   model_provider_credentials: ModelProviderCredentialTable;
@@ -103,6 +112,7 @@ export interface AdminTables {
   inference_usage: InferenceUsageTable;
   inference_rate_windows: InferenceRateWindowTable;
   inference_stream_slots: InferenceStreamSlotTable;
+  model_plane_versions: ModelPlaneVersionTable;
 }
 
 export type PolicyRow = Selectable<ModelProviderPolicyTable>;

@@ -3,7 +3,6 @@ import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import { sealedSecretKeyId, type SecretKey } from '../core/crypto.ts';
-import { sqliteChangeStamp } from '../core/db/change-stamp.ts';
 import type { Dialect } from '../core/db/database.ts';
 import type { AdminTables } from './admin.table.ts';
 import { AppError } from '../core/errors.ts';
@@ -28,7 +27,7 @@ import { createCredentialService } from './credentials/credentials.service.ts';
 import type { ModelDefinition, ProviderDeclaration } from './catalog/catalog.schemas.ts';
 import { createDefinitionService, type DefinitionService } from './definitions/definitions.service.ts';
 import { commandRef, createPolicyService, requireProvider, staleRefs, unknownModel, unknownProvider } from './policy/policy.service.ts';
-import { documentVersion, loadAccountState, type LoadedState } from './projection/account-state.store.ts';
+import { documentVersion, loadAccountState, modelPlaneVersion, type LoadedState } from './projection/account-state.store.ts';
 import { createFreshCoalescer } from '../core/coalesce.ts';
 import {
   configurationView,
@@ -187,9 +186,8 @@ export function createModelPlane(deps: ModelPlaneDeps) {
         inferenceTimeoutMs,
       }),
     tokenCounters,
-    providersOf: (accountId) => providersOf(accountId),
+    accountOf: (accountId) => providersWithKey(accountId),
     wireCredential: async (accountId, provider) => credentials.wireCredential(accountId, provider),
-    costUnitOf: async (accountId) => (await costUnit.get(accountId)).cost_unit,
   });
   const definitions: DefinitionService | undefined = state.ok ? createDefinitionService({ catalog: state.catalog, policy }) : undefined;
 
@@ -211,21 +209,28 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   // documents that changed (account-state.store.ts), so large policies are not moved on every request.
   const documentTexts = new LRUCache<string, Map<string, string>>({ max: 1024 });
 
-  // SQLite: the state each Account's last read returned, with the database's change stamp taken before that read.
-  // While the stamp is unchanged no write has happened anywhere (this process or another), so the state is reused
-  // and a read costs one trivial statement instead of the three-table query.
-  const sqliteStates = new LRUCache<string, { stamp: string; state: AccountState }>({ max: 1024 });
+  // The state each Account's last read returned, with the Account's model-plane version taken *before* that read
+  // (migration 20261126_0014). Triggers move the version inside the very transaction of every write to the tables the
+  // state is read from, whichever replica or process (a CLI command) wrote, and nothing else moves it: usage rows and
+  // rate counters live in other tables. So when a version read now finds the held version, no write to those tables
+  // has committed since the held state was read (a write committed after the held version was taken would have moved
+  // it), and the held state is what the database holds: the read costs a one-row primary-key lookup instead of the
+  // state query. The version itself is read on every request (no time-based caching), so a policy, credential,
+  // admission-floor or cost-unit write on any replica reaches the next request here exactly as before.
+  const heldStates = new LRUCache<string, { version: number; state: AccountState }>({ max: 1024 });
 
   async function loadState(accountId: string): Promise<AccountState> {
+    const version = await modelPlaneVersion(db, deps.dialect, accountId);
+    const held = heldStates.get(accountId);
+    if (held?.version === version) return held.state;
+    const state = await readAccountState(accountId);
+    heldStates.set(accountId, { version, state });
+    return state;
+  }
+
+  async function readAccountState(accountId: string): Promise<AccountState> {
     const version = (p: LoadedState['policies'][number]) => documentVersion(p.provider_id, p.lock_version, p.created_at);
-    if (deps.dialect === 'sqlite') {
-      const stamp = await sqliteChangeStamp(db);
-      const held = sqliteStates.get(accountId);
-      if (held?.stamp === stamp) return held.state;
-      const state = withDocuments(await loadAccountState(db, deps.dialect, accountId), new Map());
-      sqliteStates.set(accountId, { stamp, state });
-      return state;
-    }
+    if (deps.dialect === 'sqlite') return withDocuments(await loadAccountState(db, deps.dialect, accountId), new Map());
     let loaded = await loadAccountState(db, deps.dialect, accountId, [...(documentTexts.get(accountId)?.keys() ?? [])]);
     const texts = documentTexts.get(accountId) ?? new Map<string, string>();
     // A document held when the query was sent but gone since (evicted, or replaced by a concurrent read): ask again
@@ -251,28 +256,41 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   }
 
   /**
-   * One read of everything the projection needs for an Account (policies, credentials, admission facts) and a key
-   * that names exactly those inputs. Every policy write bumps `lock_version` and `updated_at`, every credential
-   * write `updated_at` (rotation changes the key id), so equal keys mean equal projections.
+   * The part of a snapshot key that does not depend on the time, kept by state object: a state served again from
+   * `heldStates` is the same object, so its key is built once. Every policy write bumps `lock_version` and
+   * `updated_at`, every credential write `updated_at` (rotation changes the key id), so equal keys mean equal inputs.
    */
-  async function snapshot(accountId: string, started?: Promise<AccountState>): Promise<{ state: AccountState; key: string }> {
-    const state = await (started ?? states.get(accountId));
-    const { policies, credentials: credentialRows, admission } = state;
-    const now = clock.now();
+  const stateKeys = new WeakMap<AccountState, string>();
+  function stateKey(state: AccountState): string {
+    let key = stateKeys.get(state);
+    if (key !== undefined) return key;
     const parts: string[] = [];
-    for (const p of policies) parts.push(`p|${p.provider_id}|${p.lock_version}|${p.enabled}|${p.created_at}|${p.updated_at}`);
-    for (const c of credentialRows)
+    for (const p of state.policies) parts.push(`p|${p.provider_id}|${p.lock_version}|${p.enabled}|${p.created_at}|${p.updated_at}`);
+    for (const c of state.credentials)
       parts.push(
         `c|${c.provider_id}|${c.generation}|${c.material_kind}|${c.reauthorization_required}|${c.updated_at}|${c.sealed ? sealedSecretKeyId(c.sealed) : '-'}`,
       );
-    for (const a of admission)
-      if (a.unavailable_until !== null && a.unavailable_until > now) parts.push(`a|${a.provider_id}|${a.unavailable_until}`);
-    parts.sort();
-    return { state, key: parts.join('\n') };
+    key = parts.sort().join('\n');
+    stateKeys.set(state, key);
+    return key;
   }
 
-  // Projections and serialised bodies are memoised by the snapshot key: a read still queries the database every
-  // time (so every replica sees every write at once), but skips recomputing what the key proves unchanged.
+  /**
+   * One read of everything the projection needs for an Account (policies, credentials, admission facts) and a key
+   * that names exactly those inputs as of now: the state's own key, then each admission floor still in the future.
+   */
+  async function snapshot(accountId: string, started?: Promise<AccountState>): Promise<{ state: AccountState; key: string }> {
+    const state = await (started ?? states.get(accountId));
+    const now = clock.now();
+    let floors = '';
+    for (const a of state.admission)
+      if (a.unavailable_until !== null && a.unavailable_until > now) floors += `\na|${a.provider_id}|${a.unavailable_until}`;
+    return { state, key: stateKey(state) + floors };
+  }
+
+  // Projections and serialised bodies are memoised by the snapshot key: a read still asks the database every time
+  // (the model-plane version, and the state when it moved), so every replica sees every write at once, but skips
+  // recomputing what the key proves unchanged.
   const projected = new LRUCache<string, { key: string; providers: EffectiveProvider[] }>({ max: 1024 });
   const bodies = new LRUCache<string, { key: string; body: CachedBody }>({ max: 2048 });
 
@@ -284,14 +302,15 @@ export function createModelPlane(deps: ModelPlaneDeps) {
   async function providersWithKey(
     accountId: string,
     started?: Promise<AccountState>,
-  ): Promise<{ key: string; providers: EffectiveProvider[] }> {
+  ): Promise<{ key: string; providers: EffectiveProvider[]; costUnit: string | null }> {
     const plane = requirePlane();
     const snap = await snapshot(accountId, started);
+    const costUnit = snap.state.costUnit;
     const hit = projected.get(accountId);
-    if (hit?.key === snap.key) return hit;
+    if (hit?.key === snap.key) return { key: hit.key, providers: hit.providers, costUnit };
     const entry = { key: snap.key, providers: plane.projection.providers(accountId, snap.state) };
     projected.set(accountId, entry);
-    return entry;
+    return { ...entry, costUnit };
   }
 
   /** The `{"models":[…]}` body for an Account and filter, rebuilt only when the snapshot changed. */

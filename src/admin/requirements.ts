@@ -227,7 +227,7 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'ADM-READ-5',
     source: 'What the service does: changes visible to the next read; issue 4 benchmark',
-    rule: 'Every read queries the database (one statement); concurrent reads of an Account share only a query that started after they arrived, so no read misses a write committed before it, on any replica',
+    rule: "Every read queries the database (the Account's model-plane version, one statement; the state again only when a write moved it); concurrent reads of an Account share only a query that started after they arrived, so no read misses a write committed before it, on any replica",
   },
   {
     id: 'ADM-REF-1',

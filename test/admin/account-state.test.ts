@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentVersion, loadAccountState } from '../../src/admin/projection/account-state.store.ts';
+import { documentVersion, loadAccountState, modelPlaneVersion } from '../../src/admin/projection/account-state.store.ts';
 import { emptyDocument, serializeDocument, withHidden } from '../../src/admin/policy/policy.document.ts';
 import { insertPolicyIfAbsent, setUnavailableUntil, updatePolicyIfVersion } from '../../src/admin/policy/policy.store.ts';
 import { insertCredentialIfAbsent } from '../../src/admin/credentials/credentials.store.ts';
+import { insertCostUnitIfAbsent } from '../../src/admin/cost-unit/cost-unit.store.ts';
+import { insertUsage } from '../../src/admin/inference/usage.store.ts';
 import { dialects } from '../support/databases.ts';
 import { openHarness, TEST_CATALOG, type Harness } from './admin-harness.ts';
 import { narrowTables } from '../../src/core/db/database.ts';
+import type { AdminTables } from '../../src/admin/admin.table.ts';
+import type { PlatformDatabase } from '../../src/app/database.ts';
 
 describe.each(dialects)('the account-state snapshot on %s', (dialect) => {
   let h: Harness;
@@ -77,5 +81,53 @@ describe.each(dialects)('the account-state snapshot on %s', (dialect) => {
     expect(after.policies.find((p) => p.provider_id === 'alpha')).toMatchObject({ lock_version: 1, document: shown });
     // Another Account's rows are never included.
     expect((await loadAccountState(narrowTables(db), dialect, 'acct-nobody')).policies).toEqual([]);
+  });
+
+  it('[ADM-READ-5] the model-plane version moves with every write to the tables the state is read from, and with nothing else', async () => {
+    const db = narrowTables<PlatformDatabase, AdminTables>(h.platform.ctx.database.db);
+    const accountId = h.accountId;
+    const key = { accountId, providerId: 'gamma' };
+    let last = await modelPlaneVersion(db, dialect, accountId);
+    /** Runs `write` and checks whether the version moved, and that it never goes back. */
+    const moves = async (write: () => Promise<unknown>, expected: boolean) => {
+      await write();
+      const now = await modelPlaneVersion(db, dialect, accountId);
+      expect(now > last, `version ${last} -> ${now}`).toBe(expected);
+      expect(now).toBeGreaterThanOrEqual(last);
+      last = now;
+    };
+    const document = serializeDocument(emptyDocument());
+    await moves(() => insertPolicyIfAbsent(db, key, { enabled: true, document }, 10_000), true);
+    await moves(() => updatePolicyIfVersion(db, key, 0, { enabled: false, document }, 11_000), true);
+    await moves(() => insertCredentialIfAbsent(db, key, { material_kind: 'api_key', sealed: 'v1.k.iv.x', generation: 1 }, 12_000), true);
+    await moves(() => setUnavailableUntil(db, key, 20_000, 13_000), true);
+    await moves(() => insertCostUnitIfAbsent(db, accountId, 'credits', 14_000), true);
+    await moves(
+      () => db.deleteFrom('model_provider_credentials').where('account_id', '=', accountId).where('provider_id', '=', 'gamma').execute(),
+      true,
+    );
+    // A usage row (written on every inference call) leaves the version alone.
+    await moves(
+      () =>
+        insertUsage(db, {
+          id: `usage-${dialect}`,
+          accountId,
+          humanId: 'h',
+          credentialId: 'c',
+          model: 'gamma/m',
+          modelIdentity: null,
+          workload: 'text_generation',
+          inputTokens: 1,
+          outputTokens: 1,
+          cachedInputTokens: null,
+          cost: null,
+          startedAt: 15_000,
+          durationMs: 1,
+          outcome: 'succeeded',
+          streamed: false,
+        }),
+      false,
+    );
+    expect(await modelPlaneVersion(db, dialect, 'acct-nobody')).toBe(0);
   });
 });

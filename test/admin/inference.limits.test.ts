@@ -249,6 +249,44 @@ describe.each(dialects)('inference limits on %s', (dialect) => {
         expect(f.standins.openai.requests).toHaveLength(5);
       });
 
+      it('admits exactly the allowance when many requests of one credential arrive at once on both replicas', async () => {
+        // Concurrent requests of a credential are counted together (inference.limits.db.ts: group counting); a group
+        // that does not fit falls back to one count each, so neither replica admits past the limit.
+        const connections = [f.h.platform.ctx.database.db, second.db].map((db) => narrowTables<PlatformDatabase, AdminTables>(db));
+        const pair = connections.map((db, i) =>
+          createInferenceLimiter({
+            db,
+            clock,
+            log: silentLogger(),
+            redis: backend.redis ? redisClients[i] : undefined,
+            keyPrefix: prefix,
+            ratePerMinute: 20,
+            maxStreams: 1,
+            inferenceTimeoutMs: 120_000,
+          }),
+        );
+        const outcomes = async (credentialId: string, each: number) =>
+          Promise.all(
+            pair.flatMap((limiter) =>
+              Array.from({ length: each }, () =>
+                limiter.admitRequest(credentialId).then(
+                  () => 'admitted',
+                  (e: unknown) => (e instanceof AppError ? e.code : String(e)),
+                ),
+              ),
+            ),
+          );
+        clock.set(Date.UTC(2026, 0, 1, 12, 5, 10));
+        const credentialId = `cred-${randomUUID()}`;
+        // One request alone (the credential's first), then 2 x 7 that fit the allowance of 20 (each replica's seven
+        // counted as one group), then 2 x 8 more, of which exactly 5 fit.
+        await pair[0]!.admitRequest(credentialId);
+        expect((await outcomes(credentialId, 7)).filter((o) => o === 'admitted')).toHaveLength(14);
+        const last = await outcomes(credentialId, 8);
+        expect(last.filter((o) => o === 'admitted')).toHaveLength(5);
+        expect(last.filter((o) => o === 'rate_limited')).toHaveLength(11);
+      });
+
       it('holds at most N streams per credential across replicas; a slot frees when its stream ends or is released', async () => {
         const [a, b] = planes as [ModelPlane, ModelPlane];
         const one = `cred-${randomUUID()}`;

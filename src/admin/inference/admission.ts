@@ -24,10 +24,27 @@ export interface AdmittedModel {
 
 type Candidate = { ref: string; known: false } | ({ ref: string; known: true; refusal: AdmissionRefusal | null } & AdmittedModel);
 
+type LiveModel = ReturnType<typeof liveModels>[number];
+
+/**
+ * Each provider's live models by ref. A projection's providers are memoised objects (model-plane.ts keeps them while
+ * their inputs are unchanged) and never mutated, so the index built for one stays right for as long as it is reachable,
+ * and a changed projection brings new objects and so new indexes.
+ */
+const liveByRef = new WeakMap<EffectiveProvider, Map<string, LiveModel>>();
+function liveModel(provider: EffectiveProvider, ref: string): LiveModel | undefined {
+  let index = liveByRef.get(provider);
+  if (!index) {
+    index = new Map(liveModels(provider).map((m) => [m.ref, m]));
+    liveByRef.set(provider, index);
+  }
+  return index.get(ref);
+}
+
 function lookup(providers: readonly EffectiveProvider[], ref: string, workload: Workload): Candidate {
   const slash = ref.indexOf('/');
   const provider = slash > 0 ? providers.find((p) => p.id === ref.slice(0, slash)) : undefined;
-  const model = provider && provider.source !== 'removed' ? liveModels(provider).find((m) => m.ref === ref) : undefined;
+  const model = provider && provider.source !== 'removed' ? liveModel(provider, ref) : undefined;
   if (!provider?.declaration || !model) return { ref, known: false };
   const refusal =
     unavailableReason(provider, model) ??

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CompiledQuery, PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
+import { preparedOnPostgres } from '../../core/db/database.ts';
 import type { AdminTables } from '../admin.table.ts';
 import {
   rateRefusal,
@@ -58,34 +59,98 @@ export function createDatabaseLimits(deps: { db: Kysely<AdminTables>; clock: Clo
     }
   }
 
-  // The counting statement, written out once per dialect and sent as is: it runs on every request, and building it
-  // through the query builder (expression trees, compilation) cost more CPU than SQLite took to run it.
+  // The counting statement, written out once per dialect and sent as is (prepared on PostgreSQL): it runs for every
+  // request or group of requests, and building it through the query builder (expression trees, compilation) cost
+  // more CPU than SQLite took to run it. It adds `n` requests at once, or none: a new minute starts at `n` when `n`
+  // fits the limit, the current one counts on while `requests + n` does.
   const countText = postgres
-    ? `update inference_rate_windows
-          set requests = case when window_start < $1 then 1 else requests + 1 end,
+    ? preparedOnPostgres(`update inference_rate_windows
+          set requests = case when window_start < $1 then $4::integer else requests + $4::integer end,
               window_start = case when window_start < $1 then $1 else window_start end
          from (select set_config('synchronous_commit', 'off', true) as off) as async_commit
-        where credential_id = $2 and (window_start < $1 or requests < $3)`
+        where credential_id = $2 and ((window_start < $1 and $4::integer <= $3::integer) or requests + $4::integer <= $3::integer)`)
     : `update inference_rate_windows
-          set requests = case when window_start < ? then 1 else requests + 1 end,
+          set requests = case when window_start < ? then ? else requests + ? end,
               window_start = case when window_start < ? then ? else window_start end
-        where credential_id = ? and (window_start < ? or requests < ?)`;
+        where credential_id = ? and ((window_start < ? and ? <= ?) or requests + ? <= ?)`;
 
-  async function countRequest(credentialId: string, windowStart: number): Promise<boolean> {
-    // Both right-hand sides read the row as it was, so the new minute starts at 1 and the old one counts on.
+  /** Counts `n` requests of the credential in the minute starting at `windowStart`, all or none; true when counted. */
+  async function countRequests(credentialId: string, windowStart: number, n: number): Promise<boolean> {
+    // Both right-hand sides read the row as it was, so the new minute starts at n and the old one counts on.
     const limit = settings.ratePerMinute;
     // better-sqlite3 binds positional parameters only once each.
     const parameters = postgres
-      ? [windowStart, credentialId, limit]
-      : [windowStart, windowStart, windowStart, credentialId, windowStart, limit];
+      ? [windowStart, credentialId, limit, n]
+      : [windowStart, n, n, windowStart, windowStart, credentialId, windowStart, n, limit, n, limit];
     const updated = await db.executeQuery(CompiledQuery.raw(countText, parameters));
-    if (updated.numAffectedRows === 1n) return true;
+    return updated.numAffectedRows === 1n;
+  }
+
+  async function countRequest(credentialId: string, windowStart: number): Promise<boolean> {
+    if (await countRequests(credentialId, windowStart, 1)) return true;
     const inserted = await db
       .insertInto('inference_rate_windows')
       .values({ credential_id: credentialId, window_start: windowStart, requests: 1 })
       .onConflict((oc) => oc.column('credential_id').doNothing())
       .executeTakeFirst();
     return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  /** One request counted on its own: counted, refused with the minute's allowance spent, or retried on a race. */
+  async function admitOne(credentialId: string): Promise<void> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const now = clock.now();
+      const windowStart = windowStartOf(now);
+      if (await countRequest(credentialId, windowStart)) return;
+      const row = await db
+        .selectFrom('inference_rate_windows')
+        .select(['window_start', 'requests'])
+        .where('credential_id', '=', credentialId)
+        .executeTakeFirst();
+      // PostgreSQL answers bigint columns as strings.
+      const rowWindow = Number(row?.window_start);
+      if (row && rowWindow >= windowStart && Number(row.requests) >= settings.ratePerMinute)
+        throw rateRefusal(settings.ratePerMinute, Math.max(rowWindow, windowStart), now);
+    }
+    throw new AppError('rate_limited', 'requests of this credential are arriving too fast to count; try again', {
+      headers: { 'retry-after': '1' },
+    });
+  }
+
+  // Group counting. A credential's requests that arrive while its count is being written, or in the same turn of the
+  // event loop, are counted together by one statement (`requests + n`, all or none), so under load one credential's
+  // many requests share one write (on SQLite one commit, on PostgreSQL one round trip) instead of paying one each.
+  // The shared guarantee is unchanged: each statement is one atomic conditional update of the row every replica
+  // counts on, so replicas together never admit more than the limit. When the group does not fit (the allowance is
+  // nearly spent, or the credential has no row yet), its requests are counted one by one as before, so exactly as
+  // many are admitted as fit and the rest are refused. At most one count per credential is in flight; a lone request
+  // waits one `setImmediate` longer than before.
+  interface Waiter {
+    resolve(): void;
+    reject(error: unknown): void;
+  }
+  const waiting = new Map<string, Waiter[]>();
+  const counting = new Set<string>();
+
+  async function countGroup(credentialId: string): Promise<void> {
+    const group = waiting.get(credentialId);
+    if (!group || counting.has(credentialId)) return;
+    waiting.delete(credentialId);
+    counting.add(credentialId);
+    try {
+      if (group.length > 1 && (await countRequests(credentialId, windowStartOf(clock.now()), group.length).catch(() => false))) {
+        for (const w of group) w.resolve();
+        return;
+      }
+      for (const w of group)
+        await admitOne(credentialId).then(
+          () => w.resolve(),
+          (error: unknown) => w.reject(error),
+        );
+    } finally {
+      counting.delete(credentialId);
+      void countGroup(credentialId);
+    }
   }
 
   async function takeSlot(credentialId: string, slot: number, leaseId: string, now: number): Promise<boolean> {
@@ -118,24 +183,15 @@ export function createDatabaseLimits(deps: { db: Kysely<AdminTables>; clock: Clo
   }
 
   return {
-    async admitRequest(credentialId) {
+    admitRequest(credentialId) {
       if (clock.now() - lastSweep >= LIMITS_SWEEP_MS) void sweep(clock.now());
-      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-        const now = clock.now();
-        const windowStart = windowStartOf(now);
-        if (await countRequest(credentialId, windowStart)) return;
-        const row = await db
-          .selectFrom('inference_rate_windows')
-          .select(['window_start', 'requests'])
-          .where('credential_id', '=', credentialId)
-          .executeTakeFirst();
-        // PostgreSQL answers bigint columns as strings.
-        const rowWindow = Number(row?.window_start);
-        if (row && rowWindow >= windowStart && Number(row.requests) >= settings.ratePerMinute)
-          throw rateRefusal(settings.ratePerMinute, Math.max(rowWindow, windowStart), now);
-      }
-      throw new AppError('rate_limited', 'requests of this credential are arriving too fast to count; try again', {
-        headers: { 'retry-after': '1' },
+      return new Promise<void>((resolve, reject) => {
+        const group = waiting.get(credentialId);
+        if (group) return void group.push({ resolve, reject });
+        waiting.set(credentialId, [{ resolve, reject }]);
+        // The next turn, not now: the requests that arrived in this turn join the group. While a count is in flight,
+        // its end starts the next one.
+        if (!counting.has(credentialId)) setImmediate(() => void countGroup(credentialId));
       });
     },
 

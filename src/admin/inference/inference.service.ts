@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../core/clock.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -44,10 +43,12 @@ export interface InferenceServiceDeps {
   /** `PLATFORM_INFERENCE_TIMEOUT_MS`: the deadline of one call, a streamed answer included. */
   timeoutMs: number;
   tokenCounters: TokenCounters;
-  /** The request's projection read (policy, credentials, admission floor as of now). */
-  providersOf(accountId: string): Promise<EffectiveProvider[]>;
+  /**
+   * The request's projection read (policy, credentials, admission floor as of now) and the Account's cost unit,
+   * from the same read of the Account's state.
+   */
+  accountOf(accountId: string): Promise<{ providers: EffectiveProvider[]; costUnit: string | null }>;
   wireCredential(accountId: string, provider: EffectiveProvider): Promise<WireCredential | undefined>;
-  costUnitOf(accountId: string): Promise<string | null>;
   /** Per-credential request rate and concurrent streams (issue 16 item 7). */
   limiter: InferenceLimiter;
 }
@@ -60,11 +61,8 @@ interface Call {
   startedAt: number;
   started: number;
   streamed: boolean;
-  /**
-   * The Account's cost unit, read once the call is admitted and priced, beside the upstream call rather than after
-   * it (one database round trip fewer on the answer's path); null when the model has no price.
-   */
-  costUnit: Promise<string | null> | null;
+  /** The Account's cost unit, from the request's state read (null until configured). */
+  costUnit: string | null;
 }
 
 /**
@@ -77,18 +75,6 @@ interface Call {
 export function createInferenceService(deps: InferenceServiceDeps): InferenceEngine {
   const { db, clock, log, upstream } = deps;
   const usageRows = createUsageWriter(db);
-  // Cost units once configured, by Account. The unit is configure-once (spec: Endpoints rule 10, "An existing unit
-  // cannot be replaced"; nothing deletes one), so a configured unit is final on every replica and needs no re-read;
-  // an Account without one is asked again on each priced call, so a unit configured elsewhere counts at once.
-  const costUnits = new LRUCache<string, string>({ max: 4096 });
-  async function costUnitOf(accountId: string): Promise<string | null> {
-    const held = costUnits.get(accountId);
-    if (held !== undefined) return held;
-    const unit = await deps.costUnitOf(accountId);
-    if (unit !== null) costUnits.set(accountId, unit);
-    return unit;
-  }
-
   async function settle(call: Call, outcome: UsageOutcome, usage: WireUsage | null, cost: InferenceCost | null): Promise<void> {
     const durationMs = Math.round(performance.now() - call.started);
     const { model } = call.admitted;
@@ -130,19 +116,10 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
     );
   }
 
-  async function costOf(call: Call, usage: WireUsage | null): Promise<InferenceCost | null> {
+  function costOf(call: Call, usage: WireUsage | null): InferenceCost | null {
     const pricing = call.admitted.model.composed.pricing;
     if (usage === null || pricing === null) return null;
-    return estimateCost(pricing, await (call.costUnit ?? costUnitOf(call.caller.accountId)), usage);
-  }
-
-  /** Starts the cost unit read of a call about to be sent (see `Call.costUnit`). */
-  function readCostUnit(call: Call): void {
-    if (call.admitted.model.composed.pricing === null) return;
-    const read = costUnitOf(call.caller.accountId);
-    // Awaited by costOf once the answer is in; until then a failure must not count as unhandled.
-    read.catch(() => undefined);
-    call.costUnit = read;
+    return estimateCost(pricing, call.costUnit, usage);
   }
 
   /** Records a refusal under its error code and rethrows it. */
@@ -240,7 +217,6 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
   async function complete(call: Call, request: InferenceRequest, upstreamRequest: UpstreamRequest, signal: AbortSignal) {
     const { provider } = call.admitted;
     let answer;
-    readCostUnit(call);
     try {
       answer = await upstream.send(upstreamRequest, { timeoutMs: deps.timeoutMs, maxBodyBytes: MAX_ANSWER_BYTES, signal });
     } catch (error) {
@@ -264,7 +240,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
       throw unreadableAnswer(provider.id);
     }
     const usage = completed.output.usage ?? null;
-    const cost = await costOf(call, usage);
+    const cost = costOf(call, usage);
     await settle(call, 'succeeded', usage, cost);
     const meta = metaOf(call);
     return completed.embeddings
@@ -280,7 +256,6 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
     // Taken last, after every refusal that needs no upstream call; a refusal here is not a request and writes no row.
     const slot = await deps.limiter.openStream(call.caller.credentialId);
     let response;
-    readCostUnit(call);
     try {
       response = await upstream.stream(upstreamRequest, { timeoutMs: deps.timeoutMs, maxErrorBodyBytes: MAX_ERROR_BODY_BYTES, signal });
     } catch (error) {
@@ -344,7 +319,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
         // Leaving early (return) must also end the upstream request: stop reading its body.
         if (outcome === 'aborted') await body[Symbol.asyncIterator]().return?.();
         await slot.release();
-        const cost = await costOf(call, usage).catch(() => null);
+        const cost = costOf(call, usage);
         await settle(call, outcome, usage, cost);
         resolveSettled({ finish_reason: finishReason, usage, cost });
       }
@@ -359,11 +334,11 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
       // projection read goes out beside the count rather than after it (one round trip less on PostgreSQL); when
       // the count refuses, that read is simply dropped.
       const counted = deps.limiter.admitRequest(caller.credentialId);
-      const read = deps.providersOf(caller.accountId);
+      const read = deps.accountOf(caller.accountId);
       read.catch(() => undefined);
       await counted;
       const workload = request.input.workload;
-      const providers = await read;
+      const { providers, costUnit } = await read;
       const callOf = (admitted: AdmittedModel): Call => ({
         id: randomUUID(),
         caller,
@@ -371,7 +346,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
         startedAt: clock.now(),
         started: performance.now(),
         streamed: workload === 'text_generation' && request.input.workload === 'text_generation' && request.input.stream,
-        costUnit: null,
+        costUnit,
       });
       let admitted: AdmittedModel;
       try {

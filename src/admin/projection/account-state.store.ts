@@ -7,7 +7,7 @@ import type { AccountState } from './projection.ts';
 type Executor = Kysely<AdminTables>;
 
 interface UnionRow {
-  kind: 'p' | 'c' | 'a';
+  kind: 'p' | 'c' | 'a' | 'u';
   provider_id: string;
   n1: number | null;
   n2: number | null;
@@ -47,6 +47,9 @@ function stateSql(dialect: Dialect): string {
     `union all`,
     `select 'a', provider_id, null, null, unavailable_until, updated_at, null, null`,
     `  from model_provider_admission where account_id = ${account}`,
+    `union all`,
+    `select 'u', '', null, null, null, null, cost_unit, null`,
+    `  from account_cost_units where account_id = ${account}`,
   ].join('\n');
 }
 
@@ -58,8 +61,23 @@ export interface LoadedState extends Omit<AccountState, 'policies'> {
   policies: (Omit<AccountState['policies'][number], 'document'> & { document: string | null })[];
 }
 
+const VERSION_SQL: Record<Dialect, string> = {
+  postgres: preparedOnPostgres('select version from model_plane_versions where account_id = $1'),
+  sqlite: 'select version from model_plane_versions where account_id = ?',
+};
+
 /**
- * Everything the projection reads for one Account (policies, credentials, admission facts) in one statement: the
+ * The Account's model-plane version (migration 20261126_0014): it moves, by trigger and in the writing transaction,
+ * with every write to the tables `loadAccountState` reads, and with nothing else. 0 before the first such write.
+ */
+export async function modelPlaneVersion(db: Executor, dialect: Dialect, accountId: string): Promise<number> {
+  const result = await db.executeQuery<{ version: number | string }>(CompiledQuery.raw(VERSION_SQL[dialect], [accountId]));
+  const row = result.rows[0];
+  return row === undefined ? 0 : Number(row.version);
+}
+
+/**
+ * Everything the projection reads for one Account (policies, credentials, admission facts, cost unit) in one statement: the
  * catalog read is the hot path, and one round trip instead of three is what keeps it close to an empty route on
  * PostgreSQL. The statement is written out per dialect and sent as a compiled query, so the hot path pays no
  * query-builder compilation. `held` lists the document versions (`documentVersion`) the caller has; on PostgreSQL
@@ -72,9 +90,9 @@ export async function loadAccountState(
   accountId: string,
   held: readonly string[] = [],
 ): Promise<LoadedState> {
-  const params = dialect === 'postgres' ? [accountId, [...held]] : [accountId, accountId, accountId];
+  const params = dialect === 'postgres' ? [accountId, [...held]] : [accountId, accountId, accountId, accountId];
   const result = await db.executeQuery<UnionRow>(CompiledQuery.raw(SQL[dialect], params));
-  const state: LoadedState = { policies: [], credentials: [], admission: [] };
+  const state: LoadedState = { policies: [], credentials: [], admission: [], costUnit: null };
   for (const r of result.rows) {
     if (r.kind === 'p') {
       state.policies.push({
@@ -96,6 +114,8 @@ export async function loadAccountState(
         material_kind: r.s1,
         sealed: r.s2,
       });
+    } else if (r.kind === 'u') {
+      state.costUnit = r.s1;
     } else {
       state.admission.push({
         account_id: accountId,

@@ -71,6 +71,8 @@ export interface AccountState {
   policies: PolicyRow[];
   credentials: CredentialMaterialRow[];
   admission: AdmissionRow[];
+  /** The Account's configured cost unit (null until configured), read with the rest: a priced call needs both. */
+  costUnit: string | null;
 }
 
 /** Spec "Provider row". */
