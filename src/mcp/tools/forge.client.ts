@@ -74,6 +74,9 @@ export interface ForgeApi {
   get<T>(path: string, token: string, query?: Record<string, QueryValue>): Promise<T>;
   page<T>(path: string, token: string, query: Record<string, QueryValue>): Promise<ForgePage<T>>;
   post<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
+  put<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
+  /** A write whose answer has no body to read (204, or a body the caller does not need). */
+  send(method: 'POST' | 'PUT' | 'DELETE', path: string, token: string, body?: Record<string, unknown>): Promise<number>;
 }
 
 /** The wait a 429 asks for: `Retry-After` (seconds or a date), else `RateLimit-Reset` (unix seconds), else 60 s. */
@@ -206,6 +209,12 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
   return {
     get: async (path, token, query) => json(await send('GET', path, token, query), `GET ${path}`),
     post: async (path, token, body) => json(await send('POST', path, token, undefined, body), `POST ${path}`),
+    put: async (path, token, body) => json(await send('PUT', path, token, undefined, body), `PUT ${path}`),
+    async send(method, path, token, body) {
+      const response = await send(method, path, token, undefined, body);
+      await response.body?.cancel();
+      return response.status;
+    },
     async page<T>(path: string, token: string, query: Record<string, QueryValue>) {
       const response = await send('GET', path, token, query);
       const items = await json<unknown>(response, `GET ${path}`);

@@ -15,17 +15,30 @@ import { TOOLSETS, toolsetsOf } from './toolsets.ts';
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from './tool.text.ts';
 
 /** The annotation lock: changing a tool's hints must change this table (and be reviewed as such). */
+const R = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const W = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+const WI = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 const ANNOTATION_LOCK: Record<
   string,
   { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }
 > = {
-  get_server_info: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  get_current_user: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  list_projects: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  get_project: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  list_issues: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  create_issue: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  list_merge_requests: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  get_server_info: R,
+  get_user: R,
+  list_projects: R,
+  get_project: R,
+  search: R,
+  search_labels: R,
+  list_issues: R,
+  get_issue: R,
+  save_issue: W,
+  save_issue_note: W,
+  list_merge_requests: R,
+  get_merge_request: R,
+  get_merge_request_diffs: R,
+  save_merge_request: W,
+  save_merge_request_review: W,
+  accept_merge_request: WI,
+  rebase_merge_request: WI,
 };
 
 /** Issue 17 item 4: the default tools/list answer stays under 32 KB of JSON. */
