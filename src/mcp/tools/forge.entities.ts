@@ -99,8 +99,15 @@ const withAuthor = (value: unknown): Json => {
   return author ? { author } : {};
 };
 
-export const issueOut = (full: boolean) => (i: unknown) =>
-  ({
+const usernames = (list: unknown): string[] =>
+  Array.isArray(list) ? list.map(usernameOf).filter((u): u is string => u !== undefined) : [];
+
+export const issueOut = (full: boolean) => (i: unknown) => {
+  const source = (i ?? {}) as Json;
+  const assignees = usernames(source.assignees);
+  const milestone = (source.milestone as { title?: unknown } | null | undefined)?.title;
+  const confidential = source.confidential;
+  return {
     ...pick(i, [
       'id',
       'iid',
@@ -112,7 +119,11 @@ export const issueOut = (full: boolean) => (i: unknown) =>
       ...(full ? ['description', 'created_at', 'updated_at'] : []),
     ]),
     ...withAuthor(i),
-  }) as z.infer<typeof issueSchema>;
+    ...(assignees.length > 0 ? { assignees } : {}),
+    ...(typeof milestone === 'string' ? { milestone } : {}),
+    ...(typeof confidential === 'boolean' && (confidential || full) ? { confidential } : {}),
+  } as z.infer<typeof issueSchema>;
+};
 
 export const mergeRequestOut = (full: boolean) => (m: unknown) =>
   ({
