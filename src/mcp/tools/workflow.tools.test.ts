@@ -136,7 +136,7 @@ describe('the core, issues and merge_requests tools on the dev forge', () => {
       expect(thread?.notes).toHaveLength(2);
       expect(full.links).toEqual([]);
       expect(full.related_merge_requests.items.map((m) => m.title)).toEqual(['Store cart totals as 64-bit integers']);
-      const bare = (await ok('get_issue', { project_id: project, issue_iid: 1 }));
+      const bare = await ok('get_issue', { project_id: project, issue_iid: 1 });
       expect(Object.keys(bare)).toEqual(['issue']);
 
       expect(await ok('save_issue_note', { project_id: project, issue_iid: 1, body: 'Still happens on 1.2.' })).toMatchObject({
@@ -306,12 +306,12 @@ describe('the core, issues and merge_requests tools on the dev forge', () => {
   it('[TOOL-CONFIRM] merging asks first: a token redeems once and only for the same arguments; merging again is already_merged', async () => {
     const { ok, call, close } = await connect();
     try {
-      const mr = (await ok('save_merge_request', {
+      const mr = await ok('save_merge_request', {
         project_id: project,
         source_branch: 'confirm-me',
         target_branch: 'main',
         title: 'Confirm me',
-      }));
+      });
       const head = ((await ok('get_merge_request', { project_id: project, merge_request_iid: mr.iid })) as { merge_request: Json })
         .merge_request.sha as string;
       const args = { project_id: project, merge_request_iid: mr.iid, sha: head };
