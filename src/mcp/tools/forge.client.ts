@@ -118,6 +118,9 @@ export interface ForgeApi {
    */
   page<T>(path: string, token: string, query: Record<string, QueryValue>): Promise<ForgePage<T>>;
   post<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
+  put<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
+  /** A write whose answer has no body to read (204, or a body the caller does not need). */
+  send(method: 'POST' | 'PUT' | 'DELETE', path: string, token: string, body?: Record<string, unknown>): Promise<number>;
 }
 
 /** What the client needs of an HTTP request: a `Response` for a method, URL, headers and an optional JSON body. */
@@ -270,6 +273,12 @@ export function createForgeApi(deps: {
   return {
     get: async (path, token, query) => json(await send('GET', path, token, query), `GET ${path}`),
     post: async (path, token, body) => json(await send('POST', path, token, undefined, body), `POST ${path}`),
+    put: async (path, token, body) => json(await send('PUT', path, token, undefined, body), `PUT ${path}`),
+    async send(method, path, token, body) {
+      const response = await send(method, path, token, undefined, body);
+      await response.body?.cancel();
+      return response.status;
+    },
     async page<T>(path: string, token: string, query: Record<string, QueryValue>) {
       const { page, ...filters } = query;
       const keyset = KEYSET_LISTS.find((list) => list.path.test(path));

@@ -10,21 +10,35 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevForge, type StartedDevForge } from '../../devforge/index.ts';
 import { captureLogger, toolJson } from '../mcp.testkit.ts';
-import { createForgeMcpServer, type ForgeMcpServerDeps } from './forge.tools.ts';
+import { createForgeMcpServer, declaredTools, type ForgeMcpServerDeps } from './forge.tools.ts';
+import { TOOLSETS, toolsetsOf } from './toolsets.ts';
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from './tool.text.ts';
 
 /** The annotation lock: changing a tool's hints must change this table (and be reviewed as such). */
+const R = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const W = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+const WI = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 const ANNOTATION_LOCK: Record<
   string,
   { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }
 > = {
-  get_server_info: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  get_current_user: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  list_projects: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  get_project: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  list_issues: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  create_issue: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  list_merge_requests: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  get_server_info: R,
+  get_user: R,
+  list_projects: R,
+  get_project: R,
+  search: R,
+  search_labels: R,
+  list_issues: R,
+  get_issue: R,
+  save_issue: W,
+  save_issue_note: W,
+  list_merge_requests: R,
+  get_merge_request: R,
+  get_merge_request_diffs: R,
+  save_merge_request: W,
+  save_merge_request_review: W,
+  accept_merge_request: WI,
+  rebase_merge_request: WI,
 };
 
 /** Issue 17 item 4: the default tools/list answer stays under 32 KB of JSON. */
@@ -120,7 +134,7 @@ describe('forge tools on the contract', () => {
       expect(info.structuredContent).toMatchObject({
         server: { name: 'platform-forge-mcp' },
         protocol_versions: ['2026-07-28', '2025-11-25', '2025-06-18'],
-        toolsets: ['context', 'projects', 'issues', 'merge_requests'],
+        toolsets: ['core', 'issues', 'merge_requests'],
         user: { username: 'tess' },
         forge: { url: forge.url, version: expect.stringMatching(/devforge/) as unknown },
       });
@@ -133,6 +147,19 @@ describe('forge tools on the contract', () => {
       expect(full.items[0]).toHaveProperty('created_at');
     } finally {
       await close();
+    }
+  });
+
+  it('[TOOLSET-REGISTRY] toolsets come from the registry in order; get_server_info names only the toolsets this server carries', async () => {
+    expect(TOOLSETS.map((t) => t.name).slice(0, 3)).toEqual(['core', 'issues', 'merge_requests']);
+    expect(toolsetsOf(declaredTools())).toEqual(TOOLSETS.map((t) => t.name));
+    const narrowed = await connect(async () => pat, { tools: declaredTools().filter((t) => t.toolset !== 'issues') });
+    try {
+      const info = toolJson(await narrowed.call('get_server_info')) as { toolsets: string[] };
+      expect(info.toolsets).not.toContain('issues');
+      expect(info.toolsets).toContain('core');
+    } finally {
+      await narrowed.close();
     }
   });
 

@@ -13,13 +13,15 @@
  *   for an unknown tool or a malformed request, which the SDK answers before a tool runs. Invalid arguments are
  *   the SDK's own `isError` result (its message names the argument).
  *
- * Issue 18 builds the toolset on this: add a file under src/mcp/tools/, export a `ForgeTool`, list it in
- * forge.tools.ts, and add its annotations to the lock in forge.tools.contract.test.ts.
+ * Issue 18 builds the toolsets on this: one module per toolset (`<toolset>.tools.ts`, exporting a
+ * {@link ToolsetDefinition}), listed once in toolsets.ts; each tool's annotations go into the lock in
+ * forge.tools.test.ts.
  */
 import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import { ForgeApiError, type ForgeApi, type ForgeErrorType } from './forge.client.ts';
+import { ConfirmationPending, ConfirmationRefused, confirmationOutput, type Confirmer } from './tool.confirm.ts';
 import { renderUntrusted, sanitizeDeep, sanitizeText } from './tool.text.ts';
 
 /** The contract's error types: the forge's (forge.client.ts) and `internal` for a bug of ours. */
@@ -57,15 +59,35 @@ export interface ToolContext {
   allowQuickActions: boolean;
   /** Sends a progress notification when the client asked for progress; a no-op otherwise. */
   progress(message: string): Promise<void>;
+  /** The toolsets this request's server carries (its surface), in registry order: what get_server_info reports. */
+  toolsets: readonly string[];
+  /** The SDK's request context (client capabilities, multi-round-trip input). */
+  request: ServerContext;
+  /**
+   * Asks the person before a high-impact write (tool.confirm.ts): returns when they agreed; otherwise the call
+   * ends with the question (elicitation or a confirmation token) or with their refusal. Tools that call it set
+   * `confirms: true` and spread `confirmationInput` into their input.
+   */
+  confirm(summary: string): Promise<void>;
 }
 
-/** Toolsets (issue 17 item 4; issue 18 adds to them). */
-export type Toolset = 'context' | 'projects' | 'issues' | 'merge_requests';
+/** A toolset's name (toolsets.ts lists them: `core`, `issues`, `merge_requests`, …). */
+export type Toolset = string;
+
+/** One toolset: its tools, in the order `tools/list` shows them, and whether it is served when none are named. */
+export interface ToolsetDefinition {
+  name: Toolset;
+  /** One line for docs and get_server_info. */
+  description: string;
+  /** Served by default (`FORGE_TOOLSETS` unset); opt-in toolsets must be named. */
+  default: boolean;
+  tools(): AnyForgeTool[];
+}
 
 export interface ForgeTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   /** `snake_case`, at most 64 characters. */
   name: string;
-  /** Older names still callable (same tool, hidden from nothing: clients see each as a tool). */
+  /** Older names still callable (the same tool), not listed by `tools/list`. */
   aliases?: readonly string[];
   toolset: Toolset;
   /** Human title (also the `title` annotation). */
@@ -76,6 +98,8 @@ export interface ForgeTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodO
   /** Required for read tools; write tools declare what they return too. */
   output: O;
   annotations: ToolHints;
+  /** Whether the tool may ask for a confirmation (its advertised output then admits `confirmation_required`). */
+  confirms?: boolean;
   run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
 }
 
@@ -155,9 +179,74 @@ function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string,
  * against `outputSchema` even on error results (the v1 SDK client does, once it has listed the tools), so the
  * schema must admit both; the top level stays `type: object`, as MCP requires of an output schema.
  */
-function withErrorBranch(output: z.ZodObject): StandardSchemaWithJSON {
-  return advertised(z.union([output, toolErrorOutput]), (json) => ({ type: 'object', ...json }));
+function withErrorBranch(output: z.ZodObject, confirms: boolean): StandardSchemaWithJSON {
+  const union = confirms ? z.union([output, toolErrorOutput, confirmationOutput]) : z.union([output, toolErrorOutput]);
+  return advertised(union, (json) => {
+    const compact = compactOutput(json) as { anyOf?: unknown[] };
+    // The error branch is the same object on every tool and documented once (docs/mcp.md): advertised by its shape.
+    if (Array.isArray(compact.anyOf)) compact.anyOf[1] = ERROR_BRANCH;
+    return { type: 'object', ...compact };
+  });
 }
+
+const ERROR_BRANCH = {
+  type: 'object',
+  properties: { error: { type: 'object', required: ['type', 'status', 'message'] } },
+  required: ['error'],
+};
+
+/**
+ * An input schema as advertised: types, enums, required fields and descriptions; `$schema`, zod's safe-integer
+ * bounds and length limits dropped (the server checks them, with a message naming the field, before a tool runs).
+ */
+const LIMIT_KEYWORDS = new Set(['maxLength', 'minLength', 'maxItems', 'minItems']);
+
+function compactInput(json: Record<string, unknown>): Record<string, unknown> {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value === null || typeof value !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      if (key === '$schema' || LIMIT_KEYWORDS.has(key)) continue;
+      if ((key === 'minimum' && item === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && item === Number.MAX_SAFE_INTEGER)) continue;
+      out[key] = strip(item);
+    }
+    return out;
+  };
+  return strip(json) as Record<string, unknown>;
+}
+
+/**
+ * An output schema as advertised: without descriptions (outputs are read by the client's validator, and the
+ * tool's description and field names say what they hold), `$schema`, and the safe-integer bounds zod adds to
+ * every integer, and nested deeper than {@link OUTPUT_DEPTH} levels only by type (zod still checks the whole
+ * value before it leaves). Measured on the 19 tools of core, issues and merge_requests: 85 KB of tools/list before.
+ */
+function compactOutput(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => compactOutput(v, depth));
+  if (value === null || typeof value !== 'object') return value;
+  const schema = value as Record<string, unknown>;
+  // Deeper than a resource's own fields (the value, its fields, their items): the shape is named, not spelled out.
+  if (depth > OUTPUT_DEPTH && (schema.type === 'object' || schema.type === 'array')) return { type: schema.type };
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(schema)) {
+    // Outputs are checked by zod before they leave; the advertised shape may be looser than that check.
+    if (key === 'description' || key === '$schema' || key === 'additionalProperties' || key === 'required' || LIMIT_KEYWORDS.has(key))
+      continue;
+    if ((key === 'minimum' && item === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && item === Number.MAX_SAFE_INTEGER)) continue;
+    // `properties` maps field names to schemas: a field called "description" is kept.
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(item as Record<string, unknown>).map(([k, v]) => [k, compactOutput(v, depth + 1)]))
+        : key === 'items'
+          ? compactOutput(item, depth + 1)
+          : compactOutput(item, depth);
+  }
+  return out;
+}
+
+/** Levels of an output schema spelled out: the result's fields, and the fields and items of those. */
+const OUTPUT_DEPTH = 2;
 
 /** Per tool, built once: the advertised input and output schemas. */
 const advertisedSchemas = new WeakMap<AnyForgeTool, { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON }>();
@@ -196,6 +285,8 @@ export function toToolError(error: unknown): ToolError {
 
 export interface RegisterDeps {
   api: ForgeApi;
+  /** The toolsets of the server being built (see {@link ToolContext.toolsets}). */
+  toolsets: readonly string[];
   forgeUrl: string;
   log: Logger;
   allowQuickActions: boolean;
@@ -203,6 +294,8 @@ export interface RegisterDeps {
   getToken?: () => Promise<string>;
   /** Told when the forge rejects a token, so a validation cache can forget it. */
   onForgeUnauthorized?: (token: string) => void;
+  /** Confirmations of high-impact writes (tool.confirm.ts). */
+  confirmer: Confirmer;
 }
 
 /** Registers `tool` (and its aliases) on `server` with the shared behaviour described above. */
@@ -217,6 +310,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
     }
     if (token === undefined || token === '')
       return toolErrorResult({ type: 'forbidden', status: 0, message: 'Not signed in to the forge.' });
+    const forgeToken = token;
     const progressToken = ctx.mcpReq._meta?.progressToken;
     let step = 0;
     const progress = async (message: string) => {
@@ -233,12 +327,22 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
         log: deps.log,
         allowQuickActions: deps.allowQuickActions,
         progress,
+        toolsets: deps.toolsets,
+        request: ctx,
+        confirm: (summary) =>
+          deps.confirmer.confirm(
+            summary,
+            { tool: tool.name, args: args as Record<string, unknown>, forgeToken },
+            { request: ctx, clientCapabilities: server.server.getClientCapabilities() },
+          ),
       });
       await progress('done');
       // Forge text is cleaned once here, for every tool, before either rendering sees it.
       const clean = sanitizeDeep(value);
       return { content: [{ type: 'text', text: renderUntrusted(clean) }], structuredContent: clean };
     } catch (error) {
+      if (error instanceof ConfirmationPending) return error.result;
+      if (error instanceof ConfirmationRefused) return toolErrorResult({ type: 'forbidden', status: 0, message: error.message });
       const toolError = toToolError(error);
       if (error instanceof ForgeApiError) {
         deps.log.warn(
@@ -254,7 +358,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
   };
   let schemas = advertisedSchemas.get(tool);
   if (!schemas) {
-    schemas = { input: advertised(tool.input), output: withErrorBranch(tool.output) };
+    schemas = { input: advertised(tool.input, compactInput), output: withErrorBranch(tool.output, tool.confirms === true) };
     advertisedSchemas.set(tool, schemas);
   }
   for (const name of [tool.name, ...(tool.aliases ?? [])]) {
@@ -269,5 +373,19 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
       },
       handler,
     );
+    if (name !== tool.name) unlist(server, name);
   }
+}
+
+/**
+ * Keeps an alias callable but out of `tools/list` (GitLab's server does the same with its old names): each
+ * listed alias repeats its tool's whole schema, which the 32 KB budget of the default list cannot carry. The SDK
+ * lists `Object.entries` of its tool registry and calls by property lookup, so a non-enumerable entry is exactly
+ * "callable, not listed"; tool.surface.test.ts pins both halves against SDK upgrades.
+ */
+function unlist(server: McpServer, name: string): void {
+  const registry = (server as unknown as { _registeredTools?: Record<string, unknown> })._registeredTools;
+  const entry = registry ? Object.getOwnPropertyDescriptor(registry, name) : undefined;
+  if (!registry || !entry) throw new Error(`cannot unlist alias ${name}: the MCP SDK's tool registry changed`);
+  Object.defineProperty(registry, name, { ...entry, enumerable: false });
 }

@@ -14,7 +14,19 @@ import { startStack, type Stack } from '../mcp.testkit.ts';
 import { declaredTools } from './forge.tools.ts';
 import { narrowTools, selectTools, type ToolSurface } from './tool.surface.ts';
 
-const ALL = ['get_server_info', 'get_current_user', 'list_projects', 'get_project', 'list_issues', 'create_issue', 'list_merge_requests'];
+const CORE = ['get_server_info', 'get_user', 'list_projects', 'get_project', 'search', 'search_labels'];
+const CORE_READ = CORE.filter((n) => n !== 'get_server_info');
+const ISSUES = ['list_issues', 'get_issue', 'save_issue', 'save_issue_note'];
+const MERGE_REQUESTS = [
+  'list_merge_requests',
+  'get_merge_request',
+  'get_merge_request_diffs',
+  'save_merge_request',
+  'save_merge_request_review',
+  'accept_merge_request',
+  'rebase_merge_request',
+];
+const ALL = [...CORE, ...ISSUES, ...MERGE_REQUESTS];
 
 function names(tools: readonly { name: string }[]): string[] {
   return tools.map((t) => t.name);
@@ -30,22 +42,16 @@ describe('the operator bound (environment)', () => {
   });
 
   it('[SURFACE-ENV] intersects FORGE_TOOLSETS and FORGE_TOOLS (globs), removes FORGE_DENIED_TOOLS, keeps read tools only when read-only', () => {
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues, projects' })))).toEqual([
-      'list_projects',
-      'get_project',
-      'list_issues',
-      'create_issue',
-    ]);
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues,projects', FORGE_TOOLS: 'list_*' })))).toEqual([
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues, core' })))).toEqual([...CORE, ...ISSUES]);
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues,core', FORGE_TOOLS: 'list_*' })))).toEqual([
       'list_projects',
       'list_issues',
     ]);
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_DENIED_TOOLS: 'get_*,list_merge_requests' })))).toEqual([
-      'list_projects',
-      'list_issues',
-      'create_issue',
-    ]);
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_READ_ONLY: 'true' })))).not.toContain('create_issue');
+    // Aliases count: get_user goes with its alias get_current_user.
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_DENIED_TOOLS: 'get_*,list_merge_requests' })))).toEqual(
+      ALL.filter((n) => !n.startsWith('get_') && n !== 'list_merge_requests'),
+    );
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_READ_ONLY: 'true' })))).not.toContain('save_issue');
   });
 
   it('[SURFACE-ENV] refuses unknown toolsets, malformed names and names that match no tool, one line each', () => {
@@ -63,21 +69,21 @@ describe('the operator bound (environment)', () => {
 });
 
 describe('a request narrowing the bound', () => {
-  const bound = selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'projects,issues' }));
+  const bound = selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'core,issues' }));
 
   it('[SURFACE-NARROW] narrows by toolsets, tools, exclusions and read-only', () => {
     const narrowed = narrowTools(bound, { toolsets: ['issues'], exclude: ['list_issues'], readOnly: false });
-    expect('tools' in narrowed && names(narrowed.tools)).toEqual(['create_issue']);
+    expect('tools' in narrowed && names(narrowed.tools)).toEqual(['get_issue', 'save_issue', 'save_issue_note']);
     const readOnly = narrowTools(bound, { tools: ['*_issue*'], readOnly: true });
-    expect('tools' in readOnly && names(readOnly.tools)).toEqual(['list_issues']);
+    expect('tools' in readOnly && names(readOnly.tools)).toEqual(['list_issues', 'get_issue']);
   });
 
   it('[SURFACE-WIDEN] refuses a toolset or tool outside the bound, and malformed names', () => {
-    expect(narrowTools(bound, { toolsets: ['issues', 'context'], readOnly: false })).toEqual({
-      error: 'Toolsets not available on this server: context (available: projects, issues).',
+    expect(narrowTools(bound, { toolsets: ['issues', 'merge_requests'], readOnly: false })).toEqual({
+      error: 'Toolsets not available on this server: merge_requests (available: core, issues).',
     });
-    expect(narrowTools(bound, { tools: ['get_current_user'], readOnly: false })).toEqual({
-      error: 'Tools not available on this server: get_current_user.',
+    expect(narrowTools(bound, { tools: ['list_merge_requests'], readOnly: false })).toEqual({
+      error: 'Tools not available on this server: list_merge_requests.',
     });
     expect(narrowTools(bound, { exclude: ['x y'], readOnly: false })).toMatchObject({
       error: expect.stringContaining('X-MCP-Exclude-Tools') as unknown,
@@ -93,7 +99,7 @@ describe('over HTTP with the SDK clients', () => {
     // The operator bound: no merge requests, no get_server_info.
     stack = await startStack({
       mode: 'none',
-      toolSurface: surfaceOf({ FORGE_TOOLSETS: 'context,projects,issues', FORGE_DENIED_TOOLS: 'get_server_info' }),
+      toolSurface: surfaceOf({ FORGE_TOOLSETS: 'core,issues', FORGE_DENIED_TOOLS: 'get_server_info' }),
     });
     pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
   });
@@ -120,7 +126,7 @@ describe('over HTTP with the SDK clients', () => {
   }
 
   it('[SURFACE-ENV] lists the operator bound, in order, to both clients', async () => {
-    const bound = ['get_current_user', 'list_projects', 'get_project', 'list_issues', 'create_issue'];
+    const bound = [...CORE_READ, ...ISSUES];
     const one = await v1('/mcp');
     const two = await v2('/mcp');
     try {
@@ -135,11 +141,18 @@ describe('over HTTP with the SDK clients', () => {
   });
 
   it('[SURFACE-HEADER] narrows by X-MCP-Toolsets, X-MCP-Tools, X-MCP-Exclude-Tools and X-MCP-Readonly', async () => {
-    const one = await v1('/mcp', { 'x-mcp-toolsets': 'issues,projects', 'x-mcp-exclude-tools': 'get_project', 'x-mcp-readonly': 'true' });
+    const one = await v1('/mcp', { 'x-mcp-toolsets': 'issues,core', 'x-mcp-exclude-tools': 'get_project', 'x-mcp-readonly': 'true' });
     const two = await v2('/mcp', { 'x-mcp-tools': 'list_*,create_issue' });
     try {
-      expect(names((await one.listTools()).tools)).toEqual(['list_projects', 'list_issues']);
-      expect(names((await two.listTools()).tools)).toEqual(['list_projects', 'list_issues', 'create_issue']);
+      expect(names((await one.listTools()).tools)).toEqual([
+        'get_user',
+        'list_projects',
+        'search',
+        'search_labels',
+        'list_issues',
+        'get_issue',
+      ]);
+      expect(names((await two.listTools()).tools)).toEqual(['list_projects', 'list_issues', 'save_issue']);
     } finally {
       await one.close();
       await two.close();
@@ -148,10 +161,11 @@ describe('over HTTP with the SDK clients', () => {
 
   it('[SURFACE-URL] narrows by /mcp/x/{toolsets} and /mcp/x/{toolsets}/readonly', async () => {
     const one = await v1('/mcp/x/issues/readonly');
-    const two = await v2('/mcp/x/context,projects');
+    const two = await v2('/mcp/x/core');
     try {
-      expect(names((await one.listTools()).tools)).toEqual(['list_issues']);
-      expect(names((await two.listTools()).tools)).toEqual(['get_current_user', 'list_projects', 'get_project']);
+      expect(names((await one.listTools()).tools)).toEqual(['list_issues', 'get_issue']);
+      expect(names((await two.listTools()).tools)).toEqual(CORE_READ);
+      // An alias is not listed, and still callable.
       const me = await two.callTool({ name: 'get_current_user', arguments: {} });
       expect(me.isError).toBeFalsy();
     } finally {
@@ -189,14 +203,8 @@ describe('over HTTP with the SDK clients', () => {
       });
       return (await response.json()) as { result?: { tools?: { name: string }[]; isError?: boolean }; error?: { message: string } };
     };
-    expect(names((await modern('tools/list', {}, { 'x-mcp-toolsets': 'issues' })).result?.tools ?? [])).toEqual([
-      'list_issues',
-      'create_issue',
-    ]);
-    expect(names((await modern('tools/list', {}, {}, '/mcp/x/projects/readonly')).result?.tools ?? [])).toEqual([
-      'list_projects',
-      'get_project',
-    ]);
+    expect(names((await modern('tools/list', {}, { 'x-mcp-toolsets': 'issues' })).result?.tools ?? [])).toEqual(ISSUES);
+    expect(names((await modern('tools/list', {}, {}, '/mcp/x/core/readonly')).result?.tools ?? [])).toEqual(CORE_READ);
     const refused = await modern(
       'tools/call',
       { name: 'create_issue', arguments: { project_id: '1', title: 'must not exist' } },
