@@ -107,7 +107,15 @@ function paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): 
 /** Registers `/api/v4/...` in its own scope (own 404 handler, CORS and error handler). */
 export async function registerApiRoutes(
   app: FastifyInstance,
-  deps: { api: ApiService; store: DevForgeStore; counters: DevForgeCounters; faults: DevForgeFaults; now: () => number },
+  deps: {
+    api: ApiService;
+    store: DevForgeStore;
+    counters: DevForgeCounters;
+    faults: DevForgeFaults;
+    now: () => number;
+    /** Route modules of their own (repository, CI) registered inside this scope, behind the same hooks. */
+    extensions?: readonly ApiRouteExtension[];
+  },
 ): Promise<void> {
   const { api, store, counters } = deps;
   const callers = new WeakMap<FastifyRequest, ApiCaller>();
@@ -295,7 +303,46 @@ export async function registerApiRoutes(
         if (!found) return reply.code(404).send({ message: '404 Merge Request Not Found' });
         return entities.mergeRequest(found, p, author(found.authorId), baseUrl(request));
       });
+
+      // Route modules of their own (devforge.repository.routes.ts, devforge.ci.routes.ts), with the same helpers.
+      const kit: ApiRouteKit = {
+        caller,
+        requireUser,
+        scopeError,
+        project,
+        author,
+        paginate,
+        sendError,
+        intParam,
+        boolParam,
+        invalidParam: (body) => new ParamError(body),
+        readScopes: READ_SCOPES,
+        writeScopes: WRITE_SCOPES,
+      };
+      for (const extend of deps.extensions ?? []) await extend(scope, kit);
     },
     { prefix: '/api/v4' },
   );
 }
+
+/** What a route module registered inside the API scope gets: the scope's own helpers and scope lists. */
+export interface ApiRouteKit {
+  caller(request: FastifyRequest): ApiCaller;
+  /** The signed-in user, or undefined after a 401 was sent. */
+  requireUser(request: FastifyRequest, reply: FastifyReply): UserRecord | undefined;
+  scopeError(request: FastifyRequest, allowed: readonly string[]): ApiError | null;
+  /** The `:id` project the caller can see, or undefined after a 404 was sent. */
+  project(request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined;
+  author(id: number): UserRecord;
+  paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[];
+  sendError(reply: FastifyReply, error: ApiError): FastifyReply;
+  intParam(query: unknown, name: string, fallback: number): number;
+  boolParam(query: unknown, name: string): boolean;
+  /** A Grape parameter error to throw: 400 with `body` (`{"error":"ref is missing"}`). */
+  invalidParam(body: Record<string, string>): Error;
+  readScopes: readonly string[];
+  writeScopes: readonly string[];
+}
+
+/** A route module: registers its routes on the API scope. */
+export type ApiRouteExtension = (scope: FastifyInstance, kit: ApiRouteKit) => Promise<void> | void;
