@@ -8,6 +8,7 @@ import { ConfigError, env, invalid, parseEnv, type Env, type EnvValues } from '.
 import { parseAllowedOrigins } from './mcp.guard.ts';
 import { parseAllowlist, type Allowlist } from './oauth/oauth.allowlist.ts';
 import { forgeTools } from './tools/forge.tools.ts';
+import { defaultToolsetNames, toolsetNames } from './tools/toolsets.ts';
 import { isToolPattern, parseNameList, unmatchedPatterns, type ToolSurface } from './tools/tool.surface.ts';
 
 /** A URL kept exactly as written (a redirect URI's trailing slash matters for exact matching). */
@@ -96,7 +97,7 @@ export const mcpEnvSpec = {
    * `scheme://host[:port]`. Checked in parseMcpConfig (mcp.guard.ts parses it).
    */
   MCP_ALLOWED_ORIGINS: env.optionalString(),
-  /** Toolsets served (comma-separated); unset: all. The operator's bound on the tool surface (tools/tool.surface.ts). */
+  /** Toolsets served (comma-separated); unset: the default toolsets, `all`: every one. The operator's bound on the tool surface (tools/tool.surface.ts). */
   FORGE_TOOLSETS: env.optionalString(),
   /** Tool names or globs served (comma-separated; intersected with the toolsets); unset: all. */
   FORGE_TOOLS: env.optionalString(),
@@ -213,8 +214,12 @@ export function parseMcpConfig(source: Env): McpConfig {
  */
 function parseToolSurface(config: McpEnv, problems: string[]): ToolSurface {
   const declared = forgeTools();
-  const known: string[] = [...new Set(declared.map((t) => t.toolset))];
-  const toolsets = parseNameList(config.FORGE_TOOLSETS);
+  const known = toolsetNames();
+  // Unset: the default toolsets (opt-in ones must be named); `all`: every toolset.
+  const named = parseNameList(config.FORGE_TOOLSETS);
+  const defaults = defaultToolsetNames();
+  const toolsets =
+    named === undefined ? (defaults.length < known.length ? defaults : undefined) : named.includes('all') ? undefined : named;
   const unknown = (toolsets ?? []).filter((s) => !known.includes(s));
   if (unknown.length > 0) problems.push(`FORGE_TOOLSETS: unknown toolsets ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const tools = parseNameList(config.FORGE_TOOLS);

@@ -13,8 +13,9 @@
  *   for an unknown tool or a malformed request, which the SDK answers before a tool runs. Invalid arguments are
  *   the SDK's own `isError` result (its message names the argument).
  *
- * Issue 18 builds the toolset on this: add a file under src/mcp/tools/, export a `ForgeTool`, list it in
- * forge.tools.ts, and add its annotations to the lock in forge.tools.contract.test.ts.
+ * Issue 18 builds the toolsets on this: one module per toolset (`<toolset>.tools.ts`, exporting a
+ * {@link ToolsetDefinition}), listed once in toolsets.ts; each tool's annotations go into the lock in
+ * forge.tools.test.ts.
  */
 import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -57,10 +58,24 @@ export interface ToolContext {
   allowQuickActions: boolean;
   /** Sends a progress notification when the client asked for progress; a no-op otherwise. */
   progress(message: string): Promise<void>;
+  /** The toolsets this request's server carries (its surface), in registry order: what get_server_info reports. */
+  toolsets: readonly string[];
+  /** The SDK's request context (client capabilities, multi-round-trip input), for tool.confirm.ts. */
+  request: ServerContext;
 }
 
-/** Toolsets (issue 17 item 4; issue 18 adds to them). */
-export type Toolset = 'context' | 'projects' | 'issues' | 'merge_requests';
+/** A toolset's name (toolsets.ts lists them: `core`, `issues`, `merge_requests`, …). */
+export type Toolset = string;
+
+/** One toolset: its tools, in the order `tools/list` shows them, and whether it is served when none are named. */
+export interface ToolsetDefinition {
+  name: Toolset;
+  /** One line for docs and get_server_info. */
+  description: string;
+  /** Served by default (`FORGE_TOOLSETS` unset); opt-in toolsets must be named. */
+  default: boolean;
+  tools(): AnyForgeTool[];
+}
 
 export interface ForgeTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   /** `snake_case`, at most 64 characters. */
@@ -196,6 +211,8 @@ export function toToolError(error: unknown): ToolError {
 
 export interface RegisterDeps {
   api: ForgeApi;
+  /** The toolsets of the server being built (see {@link ToolContext.toolsets}). */
+  toolsets: readonly string[];
   forgeUrl: string;
   log: Logger;
   allowQuickActions: boolean;
@@ -233,6 +250,8 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
         log: deps.log,
         allowQuickActions: deps.allowQuickActions,
         progress,
+        toolsets: deps.toolsets,
+        request: ctx,
       });
       await progress('done');
       // Forge text is cleaned once here, for every tool, before either rendering sees it.

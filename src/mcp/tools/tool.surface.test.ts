@@ -30,13 +30,15 @@ describe('the operator bound (environment)', () => {
   });
 
   it('[SURFACE-ENV] intersects FORGE_TOOLSETS and FORGE_TOOLS (globs), removes FORGE_DENIED_TOOLS, keeps read tools only when read-only', () => {
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues, projects' })))).toEqual([
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues, core' })))).toEqual([
+      'get_server_info',
+      'get_current_user',
       'list_projects',
       'get_project',
       'list_issues',
       'create_issue',
     ]);
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues,projects', FORGE_TOOLS: 'list_*' })))).toEqual([
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues,core', FORGE_TOOLS: 'list_*' })))).toEqual([
       'list_projects',
       'list_issues',
     ]);
@@ -63,7 +65,7 @@ describe('the operator bound (environment)', () => {
 });
 
 describe('a request narrowing the bound', () => {
-  const bound = selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'projects,issues' }));
+  const bound = selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'core,issues' }));
 
   it('[SURFACE-NARROW] narrows by toolsets, tools, exclusions and read-only', () => {
     const narrowed = narrowTools(bound, { toolsets: ['issues'], exclude: ['list_issues'], readOnly: false });
@@ -73,11 +75,11 @@ describe('a request narrowing the bound', () => {
   });
 
   it('[SURFACE-WIDEN] refuses a toolset or tool outside the bound, and malformed names', () => {
-    expect(narrowTools(bound, { toolsets: ['issues', 'context'], readOnly: false })).toEqual({
-      error: 'Toolsets not available on this server: context (available: projects, issues).',
+    expect(narrowTools(bound, { toolsets: ['issues', 'merge_requests'], readOnly: false })).toEqual({
+      error: 'Toolsets not available on this server: merge_requests (available: core, issues).',
     });
-    expect(narrowTools(bound, { tools: ['get_current_user'], readOnly: false })).toEqual({
-      error: 'Tools not available on this server: get_current_user.',
+    expect(narrowTools(bound, { tools: ['list_merge_requests'], readOnly: false })).toEqual({
+      error: 'Tools not available on this server: list_merge_requests.',
     });
     expect(narrowTools(bound, { exclude: ['x y'], readOnly: false })).toMatchObject({
       error: expect.stringContaining('X-MCP-Exclude-Tools') as unknown,
@@ -93,7 +95,7 @@ describe('over HTTP with the SDK clients', () => {
     // The operator bound: no merge requests, no get_server_info.
     stack = await startStack({
       mode: 'none',
-      toolSurface: surfaceOf({ FORGE_TOOLSETS: 'context,projects,issues', FORGE_DENIED_TOOLS: 'get_server_info' }),
+      toolSurface: surfaceOf({ FORGE_TOOLSETS: 'core,issues', FORGE_DENIED_TOOLS: 'get_server_info' }),
     });
     pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
   });
@@ -135,10 +137,10 @@ describe('over HTTP with the SDK clients', () => {
   });
 
   it('[SURFACE-HEADER] narrows by X-MCP-Toolsets, X-MCP-Tools, X-MCP-Exclude-Tools and X-MCP-Readonly', async () => {
-    const one = await v1('/mcp', { 'x-mcp-toolsets': 'issues,projects', 'x-mcp-exclude-tools': 'get_project', 'x-mcp-readonly': 'true' });
+    const one = await v1('/mcp', { 'x-mcp-toolsets': 'issues,core', 'x-mcp-exclude-tools': 'get_project', 'x-mcp-readonly': 'true' });
     const two = await v2('/mcp', { 'x-mcp-tools': 'list_*,create_issue' });
     try {
-      expect(names((await one.listTools()).tools)).toEqual(['list_projects', 'list_issues']);
+      expect(names((await one.listTools()).tools)).toEqual(['get_current_user', 'list_projects', 'list_issues']);
       expect(names((await two.listTools()).tools)).toEqual(['list_projects', 'list_issues', 'create_issue']);
     } finally {
       await one.close();
@@ -148,7 +150,7 @@ describe('over HTTP with the SDK clients', () => {
 
   it('[SURFACE-URL] narrows by /mcp/x/{toolsets} and /mcp/x/{toolsets}/readonly', async () => {
     const one = await v1('/mcp/x/issues/readonly');
-    const two = await v2('/mcp/x/context,projects');
+    const two = await v2('/mcp/x/core');
     try {
       expect(names((await one.listTools()).tools)).toEqual(['list_issues']);
       expect(names((await two.listTools()).tools)).toEqual(['get_current_user', 'list_projects', 'get_project']);
@@ -193,7 +195,8 @@ describe('over HTTP with the SDK clients', () => {
       'list_issues',
       'create_issue',
     ]);
-    expect(names((await modern('tools/list', {}, {}, '/mcp/x/projects/readonly')).result?.tools ?? [])).toEqual([
+    expect(names((await modern('tools/list', {}, {}, '/mcp/x/core/readonly')).result?.tools ?? [])).toEqual([
+      'get_current_user',
       'list_projects',
       'get_project',
     ]);

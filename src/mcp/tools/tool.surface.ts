@@ -59,7 +59,7 @@ export function selectTools(tools: readonly AnyForgeTool[], surface: ToolSurface
   const denied = surface.denied.map(globRegExp);
   return tools.filter(
     (tool) =>
-      (surface.toolsets === undefined || surface.toolsets.includes(tool.toolset as string)) &&
+      (surface.toolsets === undefined || surface.toolsets.includes(tool.toolset)) &&
       (wanted === undefined || matchesTool(tool, wanted)) &&
       !matchesTool(tool, denied) &&
       (!surface.readOnly || tool.annotations.readOnlyHint),
