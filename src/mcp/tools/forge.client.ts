@@ -74,6 +74,11 @@ export interface ForgeApi {
   get<T>(path: string, token: string, query?: Record<string, QueryValue>): Promise<T>;
   page<T>(path: string, token: string, query: Record<string, QueryValue>): Promise<ForgePage<T>>;
   post<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
+  put<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
+  /** DELETE; GitLab answers 204 (or 202) without a body. */
+  delete(path: string, token: string, query?: Record<string, QueryValue>): Promise<void>;
+  /** A text answer (a raw file, a job log), whole. */
+  text(path: string, token: string, query?: Record<string, QueryValue>): Promise<string>;
 }
 
 /** The wait a 429 asks for: `Retry-After` (seconds or a date), else `RateLimit-Reset` (unix seconds), else 60 s. */
@@ -206,6 +211,21 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
   return {
     get: async (path, token, query) => json(await send('GET', path, token, query), `GET ${path}`),
     post: async (path, token, body) => json(await send('POST', path, token, undefined, body), `POST ${path}`),
+    put: async (path, token, body) => json(await send('PUT', path, token, undefined, body), `PUT ${path}`),
+    async delete(path, token, query) {
+      const response = await send('DELETE', path, token, query);
+      await response.body?.cancel();
+    },
+    async text(path, token, query) {
+      const response = await send('GET', path, token, query);
+      try {
+        return await response.text();
+      } catch (error) {
+        if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError')
+          throw new ForgeApiError('timeout', response.status, `forge body of GET ${path} did not arrive within ${timeoutMs} ms`);
+        throw new ForgeApiError('upstream', response.status, `forge body of GET ${path} broke off`);
+      }
+    },
     async page<T>(path: string, token: string, query: Record<string, QueryValue>) {
       const response = await send('GET', path, token, query);
       const items = await json<unknown>(response, `GET ${path}`);

@@ -6,12 +6,16 @@
 import { coreToolset } from './core.tools.ts';
 import { issuesToolset } from './issues.tools.ts';
 import { mergeRequestsToolset } from './merge-requests.tools.ts';
+import { ciToolset } from './ci.tools.ts';
+import { repositoryToolset } from './repository.tools.ts';
 import type { AnyForgeTool, ToolsetDefinition } from './tool.contract.ts';
 
 export const TOOLSETS: readonly ToolsetDefinition[] = [
   coreToolset,
   issuesToolset,
   mergeRequestsToolset,
+  repositoryToolset,
+  ciToolset,
   // repository and ci come next, then the opt-in toolsets
 ];
 
