@@ -24,6 +24,7 @@ import { createWindowRateLimiter } from './oauth/oauth.rate-limit.ts';
 import { createMemoryReplayCache, createRedisReplayCache, type ReplayCache } from './oauth/oauth.replay.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { createSealer } from './oauth/oauth.seal.ts';
+import { createConfirmer } from './tools/tool.confirm.ts';
 import { FULL_SURFACE, type ToolSurface } from './tools/tool.surface.ts';
 import { oauthError, sendOAuthJson } from './oauth/oauth.errors.ts';
 import { createOAuthService, type OAuthMode } from './oauth/oauth.service.ts';
@@ -255,6 +256,8 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
     (settings.redisUrl
       ? createRedisMcpLimiter({ url: settings.redisUrl, clock, log, settings: rateLimits })
       : createMemoryMcpLimiter({ clock, settings: rateLimits }));
+  // Without stateless mode's shared cache: an in-process record (one replica holds all state then anyway).
+  const confirmReplay = createMemoryReplayCache({ clock });
   await app.register(async (scope) => {
     registerMcpRoutes(scope, {
       validator,
@@ -273,6 +276,13 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       serverUrl: settings.mode === 'none' ? undefined : settings.serverUrl,
       scopes: settings.scopes,
       bases,
+      // Confirmation tokens of high-impact writes: signed with the secret every replica shares in stateless mode,
+      // their nonces consumed in the shared replay cache when there is one (tools/tool.confirm.ts).
+      confirmer: createConfirmer({
+        secret: settings.stateless?.secret ?? settings.localSecret,
+        replay: replay ?? confirmReplay,
+        now: () => clock.now(),
+      }),
     });
   });
   app.get('/healthz', async () => ({ status: 'ok' }));

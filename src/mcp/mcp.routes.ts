@@ -15,6 +15,7 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../core/logger.ts';
 import { createForgeApi } from './tools/forge.client.ts';
+import type { Confirmer } from './tools/tool.confirm.ts';
 import type { AnyForgeTool } from './tools/tool.contract.ts';
 import { createForgeMcpServer, declaredTools } from './tools/forge.tools.ts';
 import { narrowTools, parseNameList, selectTools, type SurfaceRequest, type ToolSurface } from './tools/tool.surface.ts';
@@ -41,6 +42,8 @@ export interface McpRouteDeps {
   serverUrl: string | undefined;
   scopes: string;
   bases: readonly string[];
+  /** Confirmations of high-impact writes, shared by every request (default: one per process). */
+  confirmer?: Confirmer;
 }
 
 function bearerOf(header: string | undefined): string | undefined {
@@ -87,6 +90,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
         allowQuickActions: deps.allowQuickActions,
         log: deps.log,
         onForgeUnauthorized: (token) => deps.validator.forget(token),
+        ...(deps.confirmer ? { confirmer: deps.confirmer } : {}),
       }),
     log: deps.log,
   });

@@ -469,4 +469,15 @@ export const REQUIREMENTS = defineRequirements([
     source: 'issue 17 item 1',
     rule: 'a JSON answer on /mcp is written whole with its Content-Length, and each request logs one completion line',
   },
+  // Issue 18: the toolsets (core, issues, merge_requests) and confirmations
+  {
+    id: 'TOOLSET-REGISTRY',
+    source: 'issue 18 item 1',
+    rule: 'tools are declared one module per toolset and listed in order in toolsets.ts; FORGE_TOOLSETS unset serves the default toolsets; get_server_info names only the toolsets of the request',
+  },
+  {
+    id: 'TOOL-CONFIRM',
+    source: 'issue 18 item 2',
+    rule: 'high-impact writes ask first: form elicitation when the client supports it (accepted goes ahead, declined writes nothing), else a server-minted token bound to the tool, the exact arguments and the user, valid 5 minutes, refused when replayed or with changed arguments',
+  },
 ]);

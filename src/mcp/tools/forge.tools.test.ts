@@ -10,7 +10,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevForge, type StartedDevForge } from '../../devforge/index.ts';
 import { captureLogger, toolJson } from '../mcp.testkit.ts';
-import { createForgeMcpServer, type ForgeMcpServerDeps } from './forge.tools.ts';
+import { createForgeMcpServer, declaredTools, type ForgeMcpServerDeps } from './forge.tools.ts';
+import { TOOLSETS, toolsetsOf } from './toolsets.ts';
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from './tool.text.ts';
 
 /** The annotation lock: changing a tool's hints must change this table (and be reviewed as such). */
@@ -133,6 +134,19 @@ describe('forge tools on the contract', () => {
       expect(full.items[0]).toHaveProperty('created_at');
     } finally {
       await close();
+    }
+  });
+
+  it('[TOOLSET-REGISTRY] toolsets come from the registry in order; get_server_info names only the toolsets this server carries', async () => {
+    expect(TOOLSETS.map((t) => t.name).slice(0, 3)).toEqual(['core', 'issues', 'merge_requests']);
+    expect(toolsetsOf(declaredTools())).toEqual(TOOLSETS.map((t) => t.name));
+    const narrowed = await connect(async () => pat, { tools: declaredTools().filter((t) => t.toolset !== 'issues') });
+    try {
+      const info = toolJson(await narrowed.call('get_server_info')) as { toolsets: string[] };
+      expect(info.toolsets).not.toContain('issues');
+      expect(info.toolsets).toContain('core');
+    } finally {
+      await narrowed.close();
     }
   });
 

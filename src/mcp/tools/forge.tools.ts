@@ -4,10 +4,13 @@
  * Used by the remote server (`/mcp`, a server per request, the bearer in `ctx.http.authInfo`) and by the local
  * stdio server (src/mcp/local, which passes `getToken`).
  */
+import { randomBytes } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Logger } from '../../core/logger.ts';
 import { createForgeApi, type ForgeApi } from './forge.client.ts';
+import { createMemoryReplayCache } from '../oauth/oauth.replay.ts';
 import { SERVER_INFO } from './server.info.ts';
+import { createConfirmer, type Confirmer } from './tool.confirm.ts';
 import { registerForgeTool, type AnyForgeTool } from './tool.contract.ts';
 import { defaultToolsetNames, toolsetsOf, toolsetTools } from './toolsets.ts';
 
@@ -26,10 +29,14 @@ export interface ForgeMcpServerDeps {
   forgeTimeoutMs?: number;
   /** A forge client to share (the remote server builds one per process, not one per request). */
   api?: ForgeApi;
+  /**
+   * Confirmations of high-impact writes (tool.confirm.ts). Replicas must share its secret and replay cache; the
+   * default is one per process (a random key, an in-memory replay record), right for stdio and one replica.
+   */
+  confirmer?: Confirmer;
   /** The tools to carry, in order (tool.surface.ts selects them); default: the default toolsets' tools. */
   tools?: readonly AnyForgeTool[];
 }
-
 
 /** Every declared tool, in the order `tools/list` shows them (toolsets.ts lists the toolsets). */
 export function forgeTools(): AnyForgeTool[] {
@@ -43,6 +50,17 @@ let declared: AnyForgeTool[] | undefined;
 export function declaredTools(): readonly AnyForgeTool[] {
   declared ??= forgeTools();
   return declared;
+}
+
+let processConfirmer: Confirmer | undefined;
+
+/** The per-process confirmer (see {@link ForgeMcpServerDeps.confirmer}). */
+function defaultConfirmer(): Confirmer {
+  processConfirmer ??= createConfirmer({
+    secret: randomBytes(32),
+    replay: createMemoryReplayCache({ clock: { now: () => Date.now() } }),
+  });
+  return processConfirmer;
 }
 
 /** The tools of the default toolsets (what a server carries when nobody narrowed or widened it). */
@@ -67,9 +85,11 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
     },
   });
   const toolsets = toolsetsOf(tools);
+  const confirmer = deps.confirmer ?? defaultConfirmer();
   for (const tool of tools)
     registerForgeTool(server, tool, {
       api,
+      confirmer,
       toolsets,
       forgeUrl: deps.forgeUrl,
       log: deps.log,

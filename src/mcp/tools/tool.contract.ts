@@ -21,6 +21,7 @@ import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON }
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import { ForgeApiError, type ForgeApi, type ForgeErrorType } from './forge.client.ts';
+import { ConfirmationPending, ConfirmationRefused, confirmationOutput, type Confirmer } from './tool.confirm.ts';
 import { renderUntrusted, sanitizeDeep, sanitizeText } from './tool.text.ts';
 
 /** The contract's error types: the forge's (forge.client.ts) and `internal` for a bug of ours. */
@@ -60,8 +61,14 @@ export interface ToolContext {
   progress(message: string): Promise<void>;
   /** The toolsets this request's server carries (its surface), in registry order: what get_server_info reports. */
   toolsets: readonly string[];
-  /** The SDK's request context (client capabilities, multi-round-trip input), for tool.confirm.ts. */
+  /** The SDK's request context (client capabilities, multi-round-trip input). */
   request: ServerContext;
+  /**
+   * Asks the person before a high-impact write (tool.confirm.ts): returns when they agreed; otherwise the call
+   * ends with the question (elicitation or a confirmation token) or with their refusal. Tools that call it set
+   * `confirms: true` and spread `confirmationInput` into their input.
+   */
+  confirm(summary: string): Promise<void>;
 }
 
 /** A toolset's name (toolsets.ts lists them: `core`, `issues`, `merge_requests`, …). */
@@ -91,6 +98,8 @@ export interface ForgeTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodO
   /** Required for read tools; write tools declare what they return too. */
   output: O;
   annotations: ToolHints;
+  /** Whether the tool may ask for a confirmation (its advertised output then admits `confirmation_required`). */
+  confirms?: boolean;
   run(args: z.infer<I>, ctx: ToolContext): Promise<z.infer<O>>;
 }
 
@@ -170,8 +179,9 @@ function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string,
  * against `outputSchema` even on error results (the v1 SDK client does, once it has listed the tools), so the
  * schema must admit both; the top level stays `type: object`, as MCP requires of an output schema.
  */
-function withErrorBranch(output: z.ZodObject): StandardSchemaWithJSON {
-  return advertised(z.union([output, toolErrorOutput]), (json) => ({ type: 'object', ...json }));
+function withErrorBranch(output: z.ZodObject, confirms: boolean): StandardSchemaWithJSON {
+  const union = confirms ? z.union([output, toolErrorOutput, confirmationOutput]) : z.union([output, toolErrorOutput]);
+  return advertised(union, (json) => ({ type: 'object', ...json }));
 }
 
 /** Per tool, built once: the advertised input and output schemas. */
@@ -220,6 +230,8 @@ export interface RegisterDeps {
   getToken?: () => Promise<string>;
   /** Told when the forge rejects a token, so a validation cache can forget it. */
   onForgeUnauthorized?: (token: string) => void;
+  /** Confirmations of high-impact writes (tool.confirm.ts). */
+  confirmer: Confirmer;
 }
 
 /** Registers `tool` (and its aliases) on `server` with the shared behaviour described above. */
@@ -234,6 +246,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
     }
     if (token === undefined || token === '')
       return toolErrorResult({ type: 'forbidden', status: 0, message: 'Not signed in to the forge.' });
+    const forgeToken = token;
     const progressToken = ctx.mcpReq._meta?.progressToken;
     let step = 0;
     const progress = async (message: string) => {
@@ -252,12 +265,20 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
         progress,
         toolsets: deps.toolsets,
         request: ctx,
+        confirm: (summary) =>
+          deps.confirmer.confirm(
+            summary,
+            { tool: tool.name, args: args as Record<string, unknown>, forgeToken },
+            { request: ctx, clientCapabilities: server.server.getClientCapabilities() },
+          ),
       });
       await progress('done');
       // Forge text is cleaned once here, for every tool, before either rendering sees it.
       const clean = sanitizeDeep(value);
       return { content: [{ type: 'text', text: renderUntrusted(clean) }], structuredContent: clean };
     } catch (error) {
+      if (error instanceof ConfirmationPending) return error.result;
+      if (error instanceof ConfirmationRefused) return toolErrorResult({ type: 'forbidden', status: 0, message: error.message });
       const toolError = toToolError(error);
       if (error instanceof ForgeApiError) {
         deps.log.warn(
@@ -273,7 +294,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
   };
   let schemas = advertisedSchemas.get(tool);
   if (!schemas) {
-    schemas = { input: advertised(tool.input), output: withErrorBranch(tool.output) };
+    schemas = { input: advertised(tool.input), output: withErrorBranch(tool.output, tool.confirms === true) };
     advertisedSchemas.set(tool, schemas);
   }
   for (const name of [tool.name, ...(tool.aliases ?? [])]) {
