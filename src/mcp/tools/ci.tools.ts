@@ -11,6 +11,7 @@ import { projectPathId, projectRef } from './forge.ids.ts';
 import { decodeCursor, encodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { jobLogUri } from './forge.uris.ts';
 import { byteWindow, cleanLog, grepLog, tailWindow } from './job.log.ts';
+import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 
 const STATUSES = [
@@ -108,7 +109,9 @@ const logSchema = z.object({
   truncated: z.boolean().describe('Lines outside this window or matches beyond max_matches exist'),
   next_byte_offset: z.number().int().nullable().optional().describe('Pass as byte_offset for the next window'),
   matches: z
-    .array(z.object({ line_number: z.number().int(), line: text('Matching line'), before: z.array(z.string()), after: z.array(z.string()) }))
+    .array(
+      z.object({ line_number: z.number().int(), line: text('Matching line'), before: z.array(z.string()), after: z.array(z.string()) }),
+    )
     .optional(),
   total_matches: z.number().int().optional(),
 });
@@ -123,7 +126,12 @@ type LogArgs = {
 };
 
 /** The log part of get_job: one of grep, byte window or tail (default: the last 100 lines). */
-async function readLog(ctx: ToolContext, projectRefValue: string | number, jobId: number, args: LogArgs): Promise<z.infer<typeof logSchema>> {
+async function readLog(
+  ctx: ToolContext,
+  projectRefValue: string | number,
+  jobId: number,
+  args: LogArgs,
+): Promise<z.infer<typeof logSchema>> {
   const base = project(ctx, projectRefValue);
   const uri = jobLogUri(projectPathId(projectRefValue, ctx.forgeUrl), jobId);
   let raw: string;
@@ -148,20 +156,43 @@ async function readLog(ctx: ToolContext, projectRefValue: string | number, jobId
   return { ...common, ...window };
 }
 
+/**
+ * Cancelling on a protected ref (a release or deploy branch) asks first (issue 18 item 2): it can stop a
+ * deployment half-way. Other cancels and every retry go ahead.
+ */
+async function confirmCancelOnProtectedRef(
+  ctx: ToolContext,
+  base: string,
+  args: { pipeline_id?: number | undefined; job_id?: number | undefined },
+) {
+  const target =
+    args.job_id !== undefined
+      ? await ctx.api.get<Json>(`${base}/jobs/${args.job_id}`, ctx.token)
+      : await ctx.api.get<Json>(`${base}/pipelines/${args.pipeline_id}`, ctx.token);
+  const ref = String(target.ref);
+  if (target.tag === true) return;
+  try {
+    await ctx.api.get(`${base}/protected_branches/${encodeURIComponent(ref)}`, ctx.token);
+  } catch (error) {
+    if ((error as { type?: unknown }).type === 'not_found') return;
+    throw error;
+  }
+  const what = args.job_id !== undefined ? `job ${args.job_id} (${String(target.name)})` : `pipeline ${args.pipeline_id}`;
+  await ctx.confirm(`Cancel ${what} on the protected branch "${ref}" (status ${String(target.status)}).`);
+}
+
 function pipelineTools() {
   return [
     defineTool({
       name: 'list_pipelines',
       toolset: 'ci',
       title: 'List pipelines',
-      description: 'Pipelines of a project, newest first, filtered by status, ref, SHA, source or user; one page at a time.',
+      description: 'Pipelines of a project, newest first, filtered by status, ref or SHA; one page at a time.',
       input: z.object({
         project_id: projectRef,
         status: z.enum(STATUSES).optional().describe('Only pipelines in this status'),
         ref: z.string().max(255).optional().describe('Only pipelines of this branch or tag'),
         sha: z.string().max(64).optional().describe('Only pipelines of this commit'),
-        source: z.string().max(40).optional().describe('push, web, api, schedule, merge_request_event, …'),
-        username: z.string().max(255).optional().describe('Only pipelines run by this user'),
         ...pagingInput,
       }),
       output: pageOutput(pipelineSchema),
@@ -171,8 +202,6 @@ function pipelineTools() {
           status: args.status,
           ref: args.ref,
           sha: args.sha,
-          source: args.source,
-          username: args.username,
           page: decodeCursor(args.cursor),
           per_page: args.per_page ?? 20,
         };
@@ -256,13 +285,18 @@ function pipelineTools() {
         action: z.enum(['retry', 'cancel']).describe('What to do'),
         pipeline_id: z.number().int().positive().optional().describe('The pipeline (unless job_id is given)'),
         job_id: z.number().int().positive().optional().describe('Act on this one job instead of a whole pipeline'),
+        ...confirmationInput,
       }),
       output: z.object({ pipeline: pipelineSchema.optional(), job: jobSchema.optional() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      confirms: true,
       async run(args, ctx) {
         const base = project(ctx, args.project_id);
-        if ((args.job_id === undefined) === (args.pipeline_id === undefined)) throw new ToolInputError('give exactly one of pipeline_id and job_id');
-        if (args.job_id !== undefined) return { job: jobOut(await ctx.api.post(`${base}/jobs/${args.job_id}/${args.action}`, ctx.token, {})) };
+        if ((args.job_id === undefined) === (args.pipeline_id === undefined))
+          throw new ToolInputError('give exactly one of pipeline_id and job_id');
+        if (args.action === 'cancel') await confirmCancelOnProtectedRef(ctx, base, args);
+        if (args.job_id !== undefined)
+          return { job: jobOut(await ctx.api.post(`${base}/jobs/${args.job_id}/${args.action}`, ctx.token, {})) };
         return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipelines/${args.pipeline_id}/${args.action}`, ctx.token, {})) };
       },
     }),
@@ -282,11 +316,11 @@ function jobTools() {
         job_id: z.number().int().positive().describe('Job id'),
         include_log: z.boolean().optional().describe('Add the log (one window of it)'),
         tail_lines: z.number().int().min(1).max(5000).optional().describe('The last lines of the log (default 100)'),
-        byte_offset: z.number().int().min(0).optional().describe('Start of a byte window: the next_byte_offset of the previous one'),
+        byte_offset: z.number().int().min(0).optional().describe('Byte window start: a next_byte_offset'),
         byte_limit: z.number().int().min(1).max(MAX_LOG_BYTES).optional().describe('Window size in bytes (default 65536)'),
-        grep: z.string().min(1).max(200).optional().describe('Lines containing this text (case-insensitive; a|b for either)'),
-        context_lines: z.number().int().min(0).max(20).optional().describe('grep: lines before and after each match (default 3)'),
-        max_matches: z.number().int().min(1).max(200).optional().describe('grep: at most this many matches (default 50)'),
+        grep: z.string().min(1).max(200).optional().describe('Lines containing text (no case; a|b)'),
+        context_lines: z.number().int().min(0).max(20).optional().describe('grep: context lines (default 3)'),
+        max_matches: z.number().int().min(1).max(200).optional().describe('grep: match cap (default 50)'),
       }),
       output: jobSchema.extend({ log: logSchema.optional() }),
       annotations: READ,
@@ -295,7 +329,8 @@ function jobTools() {
         if (!args.include_log && logOptions.some((v) => v !== undefined)) throw new ToolInputError('log options need include_log=true');
         if (args.grep !== undefined && (args.byte_offset !== undefined || args.tail_lines !== undefined))
           throw new ToolInputError('grep searches the whole log: leave out tail_lines and byte_offset');
-        if (args.tail_lines !== undefined && args.byte_offset !== undefined) throw new ToolInputError('give tail_lines or byte_offset, not both');
+        if (args.tail_lines !== undefined && args.byte_offset !== undefined)
+          throw new ToolInputError('give tail_lines or byte_offset, not both');
         const [job, log] = await Promise.all([
           ctx.api.get(`${project(ctx, args.project_id)}/jobs/${args.job_id}`, ctx.token),
           args.include_log ? readLog(ctx, args.project_id, args.job_id, args) : undefined,
@@ -307,25 +342,32 @@ function jobTools() {
       name: 'lint_ci_config',
       toolset: 'ci',
       title: 'Validate CI configuration',
-      description: 'Checks a .gitlab-ci.yml text, or the project’s own at a ref when content is left out; returns errors, warnings and jobs.',
+      description:
+        'Checks a .gitlab-ci.yml text, or the project’s own at a ref when content is left out; returns errors, warnings and jobs.',
       input: z.object({
         project_id: projectRef,
-        content: z.string().max(500_000).optional().describe('The YAML to check (default: the project’s .gitlab-ci.yml)'),
-        ref: z.string().max(255).optional().describe('Ref of the project’s file, and for rules and includes'),
-        include_jobs: z.boolean().optional().describe('Also list the jobs the configuration defines'),
+        content: z.string().max(500_000).optional().describe('YAML (default: the project’s file)'),
+        ref: z.string().max(255).optional().describe('Ref of the project’s file'),
+        include_jobs: z.boolean().optional().describe('List the jobs too'),
       }),
       output: z.object({
         valid: z.boolean(),
         errors: z.array(text('Error')),
         warnings: z.array(text('Warning')),
-        jobs: z.array(z.object({ name: z.string(), stage: z.string(), when: z.string().optional(), allow_failure: z.boolean().optional() })).optional(),
+        jobs: z
+          .array(z.object({ name: z.string(), stage: z.string(), when: z.string().optional(), allow_failure: z.boolean().optional() }))
+          .optional(),
       }),
       annotations: READ,
       async run(args, ctx) {
         const base = `${project(ctx, args.project_id)}/ci/lint`;
         const answer =
           args.content !== undefined
-            ? await ctx.api.post<Json>(base, ctx.token, { content: args.content, include_jobs: args.include_jobs ?? false, ...(args.ref ? { ref: args.ref } : {}) })
+            ? await ctx.api.post<Json>(base, ctx.token, {
+                content: args.content,
+                include_jobs: args.include_jobs ?? false,
+                ...(args.ref ? { ref: args.ref } : {}),
+              })
             : await ctx.api.get<Json>(base, ctx.token, { ref: args.ref, include_jobs: args.include_jobs });
         const jobs = answer.jobs as Json[] | undefined;
         return {

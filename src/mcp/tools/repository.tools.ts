@@ -14,12 +14,13 @@ import { READ, text, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
 import { decodeCursor, encodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { fileUri } from './forge.uris.ts';
+import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
 
-const refInput = z.string().min(1).max(255).optional().describe('Branch, tag or commit SHA (default: the default branch)');
-const filePath = z.string().min(1).max(1024).describe('File path in the repository, e.g. "src/app.ts"');
+const refInput = z.string().min(1).max(255).optional().describe('Branch, tag or SHA (default branch if omitted)');
+const filePath = z.string().min(1).max(1024).describe('Path in the repository');
 
 /** The longest line window one call returns, and the most content bytes (GitLab's MCP caps lines at 2000). */
 const MAX_LINES = 2000;
@@ -101,13 +102,8 @@ const diffWindowInput = {
     .min(1000)
     .max(200_000)
     .optional()
-    .describe('Cap per file patch in bytes (default 20000); a longer patch is cut at a line and marked truncated'),
-  paths: z.array(z.string().max(1024)).max(50).optional().describe('Only diffs of these paths (exact, or a directory prefix ending in /)'),
+    .describe('Cap per file patch (default 20000); longer ones are cut and marked truncated'),
 };
-
-const inPaths = (paths: readonly string[] | undefined) => (d: Json) =>
-  paths === undefined ||
-  paths.some((p) => [d.old_path, d.new_path].some((x) => typeof x === 'string' && (p.endsWith('/') ? x.startsWith(p) : x === p)));
 
 const commitSchema = z.object({
   id: z.string(),
@@ -152,27 +148,38 @@ function branchOut(b: unknown) {
     default: v.default === true,
     protected: v.protected === true,
     merged: v.merged === true,
-    commit: { id: String(c.id), title: String(c.title), ...(typeof c.committed_date === 'string' ? { committed_date: c.committed_date } : {}) },
+    commit: {
+      id: String(c.id),
+      title: String(c.title),
+      ...(typeof c.committed_date === 'string' ? { committed_date: c.committed_date } : {}),
+    },
     ...(typeof v.web_url === 'string' ? { web_url: v.web_url } : {}),
   };
 }
 
-const tagSchema = z.object({
-  name: z.string(),
-  message: text('Annotation message (empty for a lightweight tag)').optional(),
-  commit: z.object({ id: z.string(), title: text('Tagged commit title') }),
-  created_at: z.string().nullable().optional(),
-});
-
-function tagOut(t: unknown) {
-  const v = t as Json;
-  const c = (v.commit ?? {}) as Json;
-  return {
-    name: String(v.name),
-    ...(typeof v.message === 'string' && v.message !== '' ? { message: v.message } : {}),
-    commit: { id: String(c.id), title: String(c.title) },
-    ...(v.created_at !== undefined ? { created_at: (v.created_at as string | null) ?? null } : {}),
-  };
+/** Blame ranges of lines `start`–`end` (1-based, inclusive): the commit that last changed each range. */
+async function blameOf(ctx: ToolContext, project: string | number, path: string, ref: string, start: number, end: number) {
+  const ranges = await ctx.api.get<Json[]>(`${repo(ctx, project)}/files/${encodeURIComponent(path)}/blame`, ctx.token, {
+    ref,
+    'range[start]': start,
+    'range[end]': end,
+  });
+  let line = start;
+  return ranges.map((r) => {
+    const c = (r.commit ?? {}) as Json;
+    const first = line;
+    line += ((r.lines as unknown[] | undefined) ?? []).length;
+    return {
+      start_line: first,
+      end_line: line - 1,
+      commit: {
+        id: String(c.id),
+        title: (typeof c.message === 'string' ? c.message : '').split('\n')[0] ?? '',
+        author_name: String(c.author_name),
+        authored_date: String(c.authored_date),
+      },
+    };
+  });
 }
 
 /** Tools that read and write files, history and diffs. */
@@ -188,8 +195,9 @@ function fileAndHistoryTools() {
         project_id: projectRef,
         file_path: filePath,
         ref: refInput,
-        offset: z.number().int().min(0).optional().describe('Lines to skip from the start (default 0): the next_offset of the previous window'),
+        offset: z.number().int().min(0).optional().describe('Lines to skip: next_offset of the previous window'),
         limit: z.number().int().min(1).max(MAX_LINES).optional().describe(`Lines to return, 1–${MAX_LINES} (default 500)`),
+        blame: z.boolean().optional().describe('Also the commit that last changed each line'),
       }),
       output: z.object({
         file_path: z.string(),
@@ -206,12 +214,23 @@ function fileAndHistoryTools() {
         total_lines: z.number().int().optional(),
         truncated: z.boolean().describe('More lines follow this window'),
         next_offset: z.number().int().nullable().describe('Pass as offset for the next window; null at the end'),
+        blame: z
+          .array(
+            z.object({
+              start_line: z.number().int(),
+              end_line: z.number().int(),
+              commit: z.object({ id: z.string(), title: text('Commit title'), author_name: text('Author'), authored_date: z.string() }),
+            }),
+          )
+          .optional(),
       }),
       annotations: READ,
       async run(args, ctx) {
         const project = projectPathId(args.project_id, ctx.forgeUrl);
         const ref = await defaultRef(ctx, args.project_id, args.ref);
-        const file = await ctx.api.get<Json>(`${repo(ctx, args.project_id)}/files/${encodeURIComponent(args.file_path)}`, ctx.token, { ref });
+        const file = await ctx.api.get<Json>(`${repo(ctx, args.project_id)}/files/${encodeURIComponent(args.file_path)}`, ctx.token, {
+          ref,
+        });
         const bytes = Buffer.from(typeof file.content === 'string' ? file.content : '', 'base64');
         const binary = isBinary(bytes);
         const meta = {
@@ -224,6 +243,8 @@ function fileAndHistoryTools() {
           mime_type: mimeTypeOf(args.file_path, binary),
           resource_uri: fileUri(project, ref, String(file.file_path)),
         };
+        if (binary || bytes.length > MAX_WINDOW_BYTES)
+          ctx.link({ uri: meta.resource_uri, name: meta.file_path, mimeType: meta.mime_type, description: `${meta.size} bytes at ${ref}` });
         if (binary) return { ...meta, truncated: false, next_offset: null };
         const lines = bytes.toString('utf8').split('\n');
         if (lines[lines.length - 1] === '') lines.pop();
@@ -238,6 +259,8 @@ function fileAndHistoryTools() {
           used += Buffer.byteLength(line);
         }
         const end = offset + window.length;
+        const blame =
+          args.blame && window.length > 0 ? await blameOf(ctx, args.project_id, args.file_path, ref, offset + 1, end) : undefined;
         return {
           ...meta,
           content: window.join(''),
@@ -246,6 +269,7 @@ function fileAndHistoryTools() {
           total_lines: lines.length,
           truncated: end < lines.length,
           next_offset: end < lines.length ? end : null,
+          ...(blame ? { blame } : {}),
         };
       },
     }),
@@ -258,7 +282,7 @@ function fileAndHistoryTools() {
         project_id: projectRef,
         path: z.string().max(1024).optional().describe('Directory (default: the root)'),
         ref: refInput,
-        recursive: z.boolean().optional().describe('Everything below the path, not only its entries'),
+        recursive: z.boolean().optional().describe('Everything below the path'),
         ...pagingInput,
       }),
       output: pageOutput(z.object({ name: z.string(), type: z.enum(['tree', 'blob', 'commit']), path: z.string(), mode: z.string() })),
@@ -281,64 +305,6 @@ function fileAndHistoryTools() {
       },
     }),
     defineTool({
-      name: 'get_blame',
-      toolset: 'repository',
-      title: 'Blame a file',
-      description: 'Which commit last changed each line of a file at a ref, as ranges of lines, for a line range (default lines 1–200).',
-      input: z.object({
-        project_id: projectRef,
-        file_path: filePath,
-        ref: refInput,
-        start_line: z.number().int().min(1).optional().describe('First line (default 1)'),
-        end_line: z.number().int().min(1).optional().describe('Last line (default start_line + 199)'),
-      }),
-      output: z.object({
-        file_path: z.string(),
-        ref: z.string(),
-        ranges: z.array(
-          z.object({
-            start_line: z.number().int(),
-            end_line: z.number().int(),
-            commit: z.object({ id: z.string(), title: text('Commit title'), author_name: text('Author'), authored_date: z.string() }),
-            lines: z.array(text('Line')),
-          }),
-        ),
-        next_start_line: z.number().int().nullable().describe('Pass as start_line to go on; null when the file ended'),
-      }),
-      annotations: READ,
-      async run(args, ctx) {
-        const ref = await defaultRef(ctx, args.project_id, args.ref);
-        const start = args.start_line ?? 1;
-        const end = args.end_line ?? start + 199;
-        if (end < start) throw new ToolInputError('end_line must not be before start_line');
-        if (end - start >= MAX_LINES) throw new ToolInputError(`at most ${MAX_LINES} lines per call`);
-        const ranges = await ctx.api.get<Json[]>(`${repo(ctx, args.project_id)}/files/${encodeURIComponent(args.file_path)}/blame`, ctx.token, {
-          ref,
-          'range[start]': start,
-          'range[end]': end,
-        });
-        let line = start;
-        const out = ranges.map((r) => {
-          const c = (r.commit ?? {}) as Json;
-          const lines = (r.lines as string[] | undefined) ?? [];
-          const first = line;
-          line += lines.length;
-          return {
-            start_line: first,
-            end_line: line - 1,
-            commit: {
-              id: String(c.id),
-              title: String(c.message ?? '').split('\n')[0] ?? '',
-              author_name: String(c.author_name),
-              authored_date: String(c.authored_date),
-            },
-            lines,
-          };
-        });
-        return { file_path: args.file_path, ref, ranges: out, next_start_line: line > end ? end + 1 : null };
-      },
-    }),
-    defineTool({
       name: 'list_commits',
       toolset: 'repository',
       title: 'List commits',
@@ -346,11 +312,10 @@ function fileAndHistoryTools() {
       input: z.object({
         project_id: projectRef,
         ref_name: refInput,
-        path: z.string().max(1024).optional().describe('Only commits that changed this file or directory'),
-        since: z.string().max(40).optional().describe('Only commits after this time (ISO 8601)'),
-        until: z.string().max(40).optional().describe('Only commits before this time (ISO 8601)'),
-        with_stats: z.boolean().optional().describe('Add lines added and removed per commit'),
-        detail: z.enum(['slim', 'full']).optional().describe('full: also the whole message and the parent ids'),
+        path: z.string().max(1024).optional().describe('Only commits touching this path'),
+        since: z.string().max(40).optional().describe('After this time (ISO 8601)'),
+        until: z.string().max(40).optional().describe('Before this time (ISO 8601)'),
+        with_stats: z.boolean().optional().describe('Add lines added and removed'),
         ...pagingInput,
       }),
       output: pageOutput(commitSchema),
@@ -366,7 +331,7 @@ function fileAndHistoryTools() {
           per_page: args.per_page ?? 20,
         };
         const page = await ctx.api.page(`${repo(ctx, args.project_id)}/commits`, ctx.token, query);
-        return pageResult(page, (c) => commitOut(c, args.detail === 'full'));
+        return pageResult(page, (c) => commitOut(c, false));
       },
     }),
     defineTool({
@@ -377,8 +342,8 @@ function fileAndHistoryTools() {
         'One commit with its stats; with include_diff, its patch per file (a page of files by cursor, each capped at max_file_bytes).',
       input: z.object({
         project_id: projectRef,
-        sha: z.string().min(1).max(255).describe('Commit SHA (or a branch or tag: its head commit)'),
-        include_diff: z.boolean().optional().describe('Add the changed files with their patches'),
+        sha: z.string().min(1).max(255).describe('Commit SHA, branch or tag'),
+        include_diff: z.boolean().optional().describe('Add changed files with patches'),
         ...diffWindowInput,
         ...pagingInput,
       }),
@@ -402,7 +367,7 @@ function fileAndHistoryTools() {
           status: (commit.status as string | null | undefined) ?? null,
           ...(page
             ? {
-                diffs: page.items.filter(inPaths(args.paths)).map((d) => diffOut(d, true, args.max_file_bytes ?? 20_000)),
+                diffs: page.items.map((d) => diffOut(d, true, args.max_file_bytes ?? 20_000)),
                 next_cursor: page.nextPage === undefined ? null : encodeCursor(page.nextPage),
                 has_more: page.nextPage !== undefined,
               }
@@ -420,8 +385,8 @@ function fileAndHistoryTools() {
         project_id: projectRef,
         from: z.string().min(1).max(255).describe('Base ref (branch, tag or SHA)'),
         to: z.string().min(1).max(255).describe('Head ref'),
-        straight: z.boolean().optional().describe('Compare the two trees directly instead of from the merge base'),
-        include_patches: z.boolean().optional().describe('Add each file’s patch (default true)'),
+        straight: z.boolean().optional().describe('Compare trees directly, not from the merge base'),
+        include_patches: z.boolean().optional().describe('Patches too (default true)'),
         ...diffWindowInput,
         ...pagingInput,
       }),
@@ -443,7 +408,7 @@ function fileAndHistoryTools() {
           straight: args.straight,
         });
         const commits = (answer.commits as unknown[] | undefined) ?? [];
-        const diffs = ((answer.diffs as Json[] | undefined) ?? []).filter(inPaths(args.paths));
+        const diffs = (answer.diffs as Json[] | undefined) ?? [];
         const page = decodeCursor(args.cursor);
         const perPage = args.per_page ?? 20;
         const slice = diffs.slice((page - 1) * perPage, page * perPage);
@@ -468,30 +433,38 @@ function fileAndHistoryTools() {
         'One commit of several file actions (create, update by whole content or by an exact old→new replacement, move, delete, chmod) on a branch, created from start_branch if new.',
       input: z.object({
         project_id: projectRef,
-        branch: z.string().min(1).max(255).describe('Branch to commit to (created from start_branch when it does not exist)'),
+        branch: z.string().min(1).max(255).describe('Target branch (new: from start_branch)'),
         start_branch: z.string().max(255).optional().describe('Where a new branch starts'),
         commit_message: z.string().min(1).max(10_000).describe('Commit message'),
         actions: z
           .array(
             z.object({
-              action: z.enum(['create', 'update', 'move', 'delete', 'chmod']).describe('What to do with the file'),
+              action: z.enum(['create', 'update', 'move', 'delete', 'chmod']).describe('Action'),
               file_path: filePath,
               previous_path: z.string().max(1024).optional().describe('move: the current path'),
-              content: z.string().max(1_000_000).optional().describe('create/update: the whole new content'),
+              content: z.string().max(1_000_000).optional().describe('Whole new content'),
               encoding: z.enum(['text', 'base64']).optional().describe('Of content (default text)'),
-              old: z.string().max(100_000).optional().describe('update: exact text to replace; must occur exactly once'),
-              new: z.string().max(100_000).optional().describe('update: the replacement of old'),
-              last_commit_id: z.string().max(64).optional().describe('Refuse if the file changed after this commit'),
-              execute_filemode: z.boolean().optional().describe('chmod/create: executable bit'),
+              old: z.string().max(100_000).optional().describe('update: exact text to replace, found once'),
+              new: z.string().max(100_000).optional().describe('update: replacement of old'),
+              last_commit_id: z.string().max(64).optional().describe('Refuse if changed since this commit'),
+              execute_filemode: z.boolean().optional().describe('Executable bit'),
             }),
           )
           .min(1)
           .max(100)
           .describe('File actions, applied in order'),
+        ...confirmationInput,
       }),
       output: commitSchema.extend({ branch: z.string() }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      confirms: true,
       async run(args, ctx) {
+        const deleted = args.actions.filter((a) => a.action === 'delete').map((a) => a.file_path);
+        // Deleting files asks first (issue 18 item 2); other actions are ordinary, reviewable commits.
+        if (deleted.length > 0)
+          await ctx.confirm(
+            `Commit to "${args.branch}" of ${String(args.project_id)} deleting ${deleted.length} file(s): ${deleted.slice(0, 10).join(', ')}${deleted.length > 10 ? ', …' : ''}.`,
+          );
         const actions = await Promise.all(args.actions.map((a) => resolveAction(ctx, args, a)));
         const created = await ctx.api.post(`${repo(ctx, args.project_id)}/commits`, ctx.token, {
           branch: args.branch,
@@ -532,12 +505,14 @@ async function resolveAction(ctx: ToolContext, args: CommitArgs, a: ActionArgs):
   if (replacing) {
     if (a.action !== 'update') throw new ToolInputError(`${a.file_path}: old/new are for update actions only`);
     if (a.content !== undefined) throw new ToolInputError(`${a.file_path}: give either content or old/new, not both`);
-    if (a.old === undefined || a.new === undefined || a.old === '') throw new ToolInputError(`${a.file_path}: old and new are both needed, old not empty`);
+    if (a.old === undefined || a.new === undefined || a.old === '')
+      throw new ToolInputError(`${a.file_path}: old and new are both needed, old not empty`);
     const file = await readForEdit(ctx, args, a.file_path);
     const current = Buffer.from(String(file.content), 'base64').toString('utf8');
     const first = current.indexOf(a.old);
     if (first < 0) throw new ToolInputError(`${a.file_path}: old text not found; read the file again and copy it exactly`);
-    if (current.indexOf(a.old, first + 1) >= 0) throw new ToolInputError(`${a.file_path}: old text occurs more than once; include more context`);
+    if (current.indexOf(a.old, first + 1) >= 0)
+      throw new ToolInputError(`${a.file_path}: old text occurs more than once; include more context`);
     out.content = current.slice(0, first) + a.new + current.slice(first + a.old.length);
     out.last_commit_id ??= file.last_commit_id;
   } else if (a.content !== undefined) {
@@ -574,7 +549,7 @@ function branchTools() {
       description: 'Branches with their head commit and whether each is default, protected or merged; search by text, ^prefix or suffix$.',
       input: z.object({
         project_id: projectRef,
-        search: z.string().max(255).optional().describe('Name contains this; ^text: starts with; text$: ends with'),
+        search: z.string().max(255).optional().describe('Name contains; ^start or end$'),
         ...pagingInput,
       }),
       output: pageOutput(branchSchema),
@@ -629,53 +604,35 @@ function branchTools() {
         return { ...branchOut(branch), created };
       },
     }),
-  ];
-}
-
-function tagTools() {
-  return [
     defineTool({
-      name: 'list_tags',
+      name: 'delete_branch',
       toolset: 'repository',
-      title: 'List tags',
-      description: 'Tags, newest first, with the commit each points at; optionally only names containing a text.',
-      input: z.object({ project_id: projectRef, search: z.string().max(255).optional().describe('Name contains this'), ...pagingInput }),
-      output: pageOutput(tagSchema),
-      annotations: READ,
+      title: 'Delete a branch',
+      description: 'Deletes a branch (not the default one) after the user confirms; its commits stay reachable only from other refs.',
+      input: z.object({ project_id: projectRef, branch: z.string().min(1).max(255).describe('Branch name'), ...confirmationInput }),
+      output: z.object({ deleted: z.boolean(), branch: z.string(), commit_id: z.string().describe('Where it pointed') }),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+      confirms: true,
       async run(args, ctx) {
-        const query = { search: args.search, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
-        return pageResult(await ctx.api.page(`${repo(ctx, args.project_id)}/tags`, ctx.token, query), tagOut);
-      },
-    }),
-    defineTool({
-      name: 'add_tag',
-      toolset: 'repository',
-      title: 'Create a tag',
-      description: 'Tags a ref; with a message the tag is annotated.',
-      input: z.object({
-        project_id: projectRef,
-        tag_name: z.string().min(1).max(255).describe('Tag name, e.g. v1.2.0'),
-        ref: z.string().min(1).max(255).describe('Branch, tag or SHA to tag'),
-        message: z.string().max(10_000).optional().describe('Annotation message'),
-      }),
-      output: tagSchema,
-      annotations: WRITE,
-      async run(args, ctx) {
-        const body: Record<string, unknown> = { tag_name: args.tag_name, ref: args.ref };
-        if (args.message !== undefined) body.message = args.message;
-        return tagOut(await ctx.api.post(`${repo(ctx, args.project_id)}/tags`, ctx.token, body));
+        const url = `${repo(ctx, args.project_id)}/branches/${encodeURIComponent(args.branch)}`;
+        const branch = branchOut(await ctx.api.get(url, ctx.token));
+        await ctx.confirm(
+          `Delete branch "${args.branch}"${branch.protected ? ' (protected)' : ''} of ${String(args.project_id)}, at ${branch.commit.id.slice(0, 8)} "${branch.commit.title}".`,
+        );
+        await ctx.api.delete(url, ctx.token);
+        return { deleted: true, branch: args.branch, commit_id: branch.commit.id };
       },
     }),
   ];
 }
 
 export function repositoryTools() {
-  return [...fileAndHistoryTools(), ...branchTools(), ...tagTools()];
+  return [...fileAndHistoryTools(), ...branchTools()];
 }
 
 export const repositoryToolset: ToolsetDefinition = {
   name: 'repository',
-  description: 'Repository: files, tree, history, diffs, blame, commits, branches and tags',
+  description: 'Repository: files, tree, history, diffs, blame, commits and branches',
   default: true,
   tools: repositoryTools,
 };

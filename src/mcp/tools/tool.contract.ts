@@ -17,11 +17,12 @@
  * {@link ToolsetDefinition}), listed once in toolsets.ts; each tool's annotations go into the lock in
  * forge.tools.test.ts.
  */
-import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer, ResourceLink, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import { ForgeApiError, type ForgeApi, type ForgeErrorType } from './forge.client.ts';
 import { ConfirmationPending, ConfirmationRefused, confirmationOutput, type Confirmer } from './tool.confirm.ts';
+import { compactJsonSchema, outlineOutputSchema } from './tool.schema.ts';
 import { renderUntrusted, sanitizeDeep, sanitizeText } from './tool.text.ts';
 
 /** The contract's error types: the forge's (forge.client.ts) and `internal` for a bug of ours. */
@@ -69,6 +70,11 @@ export interface ToolContext {
    * `confirms: true` and spread `confirmationInput` into their input.
    */
   confirm(summary: string): Promise<void>;
+  /**
+   * Adds a `resource_link` to the result's content (a large file or log the client can read as a resource,
+   * resources.ts) beside the text rendering.
+   */
+  link(resource: { uri: string; name: string; mimeType?: string; description?: string }): void;
 }
 
 /** A toolset's name (toolsets.ts lists them: `core`, `issues`, `merge_requests`, …). */
@@ -161,7 +167,7 @@ function memoized(convert: (options: JsonSchemaOptions) => Record<string, unknow
  * A schema as advertised: validation stays zod's, the JSON Schema is converted once. The SDK converts on every
  * `tools/list`, and servers are built per request: measured 9.8 ms per tools/list of the seven tools without this.
  */
-function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string, unknown>) => Record<string, unknown> = (json) => json) {
+function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string, unknown>) => Record<string, unknown> = compactJsonSchema) {
   const standard = schema['~standard'];
   return {
     '~standard': {
@@ -181,7 +187,26 @@ function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string,
  */
 function withErrorBranch(output: z.ZodObject, confirms: boolean): StandardSchemaWithJSON {
   const union = confirms ? z.union([output, toolErrorOutput, confirmationOutput]) : z.union([output, toolErrorOutput]);
-  return advertised(union, (json) => ({ type: 'object', ...json }));
+  return advertised(union, (json) => ({ type: 'object', ...outlineOutputSchema(compactJsonSchema(briefAnswerBranches(json))) }));
+}
+
+/**
+ * The error and confirmation branches as advertised: only their key (`{type: object, required: [error]}`). Their
+ * shape is the contract's, the same for every tool and documented once (docs/mcp.md); spelled out in every tool it
+ * cost about 900 bytes a tool, a third of the 32 KB `tools/list` budget. Results are still built from the full
+ * zod schemas above, so they keep that shape.
+ */
+function briefAnswerBranches(json: Record<string, unknown>): Record<string, unknown> {
+  const branches = json.anyOf;
+  if (!Array.isArray(branches)) return json;
+  return {
+    ...json,
+    anyOf: branches.map((branch: unknown, index) => {
+      if (index === 0) return branch;
+      const required = (branch as { required?: unknown }).required;
+      return { type: 'object', required };
+    }),
+  };
 }
 
 /** Per tool, built once: the advertised input and output schemas. */
@@ -254,6 +279,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
       await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: step + 1, message } });
       step += 1;
     };
+    const links: ResourceLink[] = [];
     try {
       await progress('calling the forge');
       const value = await tool.run(args as z.infer<z.ZodObject>, {
@@ -271,11 +297,12 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
             { tool: tool.name, args: args as Record<string, unknown>, forgeToken },
             { request: ctx, clientCapabilities: server.server.getClientCapabilities() },
           ),
+        link: (resource) => links.push({ type: 'resource_link', ...resource }),
       });
       await progress('done');
       // Forge text is cleaned once here, for every tool, before either rendering sees it.
       const clean = sanitizeDeep(value);
-      return { content: [{ type: 'text', text: renderUntrusted(clean) }], structuredContent: clean };
+      return { content: [{ type: 'text', text: renderUntrusted(clean) }, ...sanitizeDeep(links)], structuredContent: clean };
     } catch (error) {
       if (error instanceof ConfirmationPending) return error.result;
       if (error instanceof ConfirmationRefused) return toolErrorResult({ type: 'forbidden', status: 0, message: error.message });
