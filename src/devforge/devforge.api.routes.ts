@@ -4,8 +4,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import * as entities from './devforge.api.serializers.ts';
-import type { ApiCaller, ApiError, ApiService, ListFilters } from './devforge.api.service.ts';
+import type { ApiCaller, ApiError, ApiService } from './devforge.api.service.ts';
 import { baseUrl, bearerToken, param } from './devforge.http.ts';
+import { registerIssueRoutes } from './devforge.issues.ts';
+import { registerMergeRequestRoutes } from './devforge.merge-requests.ts';
 import type { DevForgeStore, UserRecord } from './devforge.store.ts';
 import type { DevForgeFaults } from './devforge.faults.ts';
 import type { DevForgeCounters, ProjectRecord } from './devforge.types.ts';
@@ -14,25 +16,25 @@ import type { DevForgeCounters, ProjectRecord } from './devforge.types.ts';
 export const DEV_FORGE_VERSION = '17.11.0-devforge';
 
 /** Scopes that may read through the API, and those that may also read `/user` (GitLab's API guard). */
-const READ_SCOPES = ['api', 'read_api'] as const;
+export const READ_SCOPES = ['api', 'read_api'] as const;
 const USER_READ_SCOPES = ['api', 'read_api', 'read_user'] as const;
-const WRITE_SCOPES = ['api'] as const;
+export const WRITE_SCOPES = ['api'] as const;
 
 /** Pagination headers GitLab exposes to browsers through CORS. */
 const EXPOSED_HEADERS = 'link, x-next-page, x-page, x-per-page, x-prev-page, x-total, x-total-pages';
 
 /** A Grape parameter error: 400 `{"error":"<name> is invalid"}` and friends. */
-class ParamError extends Error {
+export class ParamError extends Error {
   constructor(readonly body: Record<string, string>) {
     super(body.error);
   }
 }
 
-function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).headers(error.headers).send(error.body);
 }
 
-function intParam(query: unknown, name: string, fallback: number): number {
+export function intParam(query: unknown, name: string, fallback: number): number {
   const raw = param(query, name);
   if (raw === undefined || raw === '') return fallback;
   if (!/^-?\d+$/.test(raw.trim())) throw new ParamError({ error: `${name} is invalid` });
@@ -40,7 +42,7 @@ function intParam(query: unknown, name: string, fallback: number): number {
 }
 
 /** Grape's Boolean coercion (dry-types `Params::Bool`). */
-function boolParam(query: unknown, name: string): boolean {
+export function boolParam(query: unknown, name: string): boolean {
   const raw = param(query, name);
   if (raw === undefined || raw === '') return false;
   const v = raw.toLowerCase();
@@ -49,33 +51,18 @@ function boolParam(query: unknown, name: string): boolean {
   throw new ParamError({ error: `${name} is invalid` });
 }
 
-function enumParam(query: unknown, name: string, values: readonly string[]): string | undefined {
+export function enumParam(query: unknown, name: string, values: readonly string[]): string | undefined {
   const raw = param(query, name);
   if (raw === undefined || raw === '') return undefined;
   if (!values.includes(raw)) throw new ParamError({ error: `${name} does not have a valid value` });
   return raw;
 }
 
-function listFilters(query: unknown, states: readonly string[]): ListFilters {
-  const labels = param(query, 'labels');
-  const search = param(query, 'search');
-  return {
-    state: enumParam(query, 'state', states),
-    search: search === undefined || search === '' ? undefined : search,
-    labels: labels
-      ? labels
-          .split(',')
-          .map((l) => l.trim())
-          .filter((l) => l !== '')
-      : undefined,
-  };
-}
-
 /**
  * GitLab's offset pagination: `page` (default 1), `per_page` (default 20, at most 100) and the headers `x-total`,
  * `x-total-pages`, `x-page`, `x-per-page`, `x-next-page`, `x-prev-page` and `link` (prev, next, first, last).
  */
-function paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[] {
+export function paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[] {
   const perPage = Math.min(100, Math.max(1, intParam(request.query, 'per_page', 20)));
   const page = Math.max(1, intParam(request.query, 'page', 1));
   const total = items.length;
@@ -104,6 +91,24 @@ function paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): 
   return items.slice((page - 1) * perPage, page * perPage);
 }
 
+/**
+ * What the resource route modules (devforge.issues.ts, devforge.merge-requests.ts, …) get from the API scope:
+ * the caller of a request, the checks every route makes, and the store.
+ */
+export interface ApiRouteKit {
+  api: ApiService;
+  store: DevForgeStore;
+  now: () => number;
+  caller(request: FastifyRequest): ApiCaller;
+  /** The signed-in user, or undefined with a 401 already sent. */
+  requireUser(request: FastifyRequest, reply: FastifyReply): UserRecord | undefined;
+  /** Null when the token carries one of `allowed`; the 403 `insufficient_scope` answer otherwise. */
+  scopeError(request: FastifyRequest, allowed: readonly string[]): ApiError | null;
+  /** The `:id` project if the caller can see it, or undefined with GitLab's 404 already sent. */
+  project(request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined;
+  author(id: number): UserRecord;
+}
+
 /** Registers `/api/v4/...` in its own scope (own 404 handler, CORS and error handler). */
 export async function registerApiRoutes(
   app: FastifyInstance,
@@ -113,7 +118,7 @@ export async function registerApiRoutes(
     counters: DevForgeCounters;
     faults: DevForgeFaults;
     now: () => number;
-    /** Route modules of their own (repository, CI) registered inside this scope, behind the same hooks. */
+    /** Route modules registered inside this scope, behind the same hooks (devforge.repository.routes.ts, …). */
     extensions?: readonly ApiRouteExtension[];
   },
 ): Promise<void> {
@@ -235,114 +240,16 @@ export async function registerApiRoutes(
         return entities.projectFull(p, baseUrl(request), c.kind === 'user' ? c.user.id : undefined, api.openIssuesCount(p));
       });
 
-      scope.get('/projects/:id/issues', async (request, reply) => {
-        const denied = scopeError(request, READ_SCOPES);
-        if (denied) return sendError(reply, denied);
-        const filters = listFilters(request.query, ['opened', 'closed', 'all']);
-        const p = project(request, reply);
-        if (!p) return reply;
-        const base = baseUrl(request);
-        return paginate(request, reply, api.listIssues(p, filters)).map((i) => entities.issue(i, p, author(i.authorId), base));
-      });
-
-      scope.get('/projects/:id/issues/:issue_iid', async (request, reply) => {
-        const denied = scopeError(request, READ_SCOPES);
-        if (denied) return sendError(reply, denied);
-        const iid = intParam(request.params, 'issue_iid', 0);
-        const p = project(request, reply);
-        if (!p) return reply;
-        const found = api.findIssue(p, iid);
-        if (!found) return reply.code(404).send({ message: '404 Issue Not Found' });
-        return entities.issue(found, p, author(found.authorId), baseUrl(request));
-      });
-
-      scope.post('/projects/:id/issues', async (request, reply) => {
-        const user = requireUser(request, reply);
-        if (!user) return reply;
-        const denied = scopeError(request, WRITE_SCOPES);
-        if (denied) return sendError(reply, denied);
-        const title = param(request.body, 'title');
-        if (title === undefined) throw new ParamError({ error: 'title is missing' });
-        if (title.trim() === '') throw new ParamError({ error: 'title is empty' });
-        const p = project(request, reply);
-        if (!p) return reply;
-        const labels = param(request.body, 'labels');
-        const created = api.createIssue(p, user, {
-          title,
-          description: param(request.body, 'description'),
-          labels: labels
-            ? labels
-                .split(',')
-                .map((l) => l.trim())
-                .filter((l) => l !== '')
-            : undefined,
-        });
-        request.log.info({ event: 'devforge.issue.created', projectId: p.id, iid: created.iid }, 'issue created');
-        return reply.code(201).send(entities.issue(created, p, user, baseUrl(request)));
-      });
-
-      scope.get('/projects/:id/merge_requests', async (request, reply) => {
-        const denied = scopeError(request, READ_SCOPES);
-        if (denied) return sendError(reply, denied);
-        const filters = listFilters(request.query, ['opened', 'closed', 'locked', 'merged', 'all']);
-        const p = project(request, reply);
-        if (!p) return reply;
-        const base = baseUrl(request);
-        return paginate(request, reply, api.listMergeRequests(p, filters)).map((m) =>
-          entities.mergeRequest(m, p, author(m.authorId), base),
-        );
-      });
-
-      scope.get('/projects/:id/merge_requests/:merge_request_iid', async (request, reply) => {
-        const denied = scopeError(request, READ_SCOPES);
-        if (denied) return sendError(reply, denied);
-        const iid = intParam(request.params, 'merge_request_iid', 0);
-        const p = project(request, reply);
-        if (!p) return reply;
-        const found = api.findMergeRequest(p, iid);
-        if (!found) return reply.code(404).send({ message: '404 Merge Request Not Found' });
-        return entities.mergeRequest(found, p, author(found.authorId), baseUrl(request));
-      });
-
-      // Route modules of their own (devforge.repository.routes.ts, devforge.ci.routes.ts), with the same helpers.
-      const kit: ApiRouteKit = {
-        caller,
-        requireUser,
-        scopeError,
-        project,
-        author,
-        paginate,
-        sendError,
-        intParam,
-        boolParam,
-        invalidParam: (body) => new ParamError(body),
-        readScopes: READ_SCOPES,
-        writeScopes: WRITE_SCOPES,
-      };
+      // Issues, merge requests, notes, labels, users and search (devforge.issues.ts, devforge.merge-requests.ts).
+      const kit: ApiRouteKit = { api, store, now: deps.now, caller, requireUser, scopeError, project, author };
+      registerIssueRoutes(scope, kit);
+      registerMergeRequestRoutes(scope, kit);
+      // Route modules with dependencies of their own (repositories, CI), given by the composition root.
       for (const extend of deps.extensions ?? []) await extend(scope, kit);
     },
     { prefix: '/api/v4' },
   );
 }
 
-/** What a route module registered inside the API scope gets: the scope's own helpers and scope lists. */
-export interface ApiRouteKit {
-  caller(request: FastifyRequest): ApiCaller;
-  /** The signed-in user, or undefined after a 401 was sent. */
-  requireUser(request: FastifyRequest, reply: FastifyReply): UserRecord | undefined;
-  scopeError(request: FastifyRequest, allowed: readonly string[]): ApiError | null;
-  /** The `:id` project the caller can see, or undefined after a 404 was sent. */
-  project(request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined;
-  author(id: number): UserRecord;
-  paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[];
-  sendError(reply: FastifyReply, error: ApiError): FastifyReply;
-  intParam(query: unknown, name: string, fallback: number): number;
-  boolParam(query: unknown, name: string): boolean;
-  /** A Grape parameter error to throw: 400 with `body` (`{"error":"ref is missing"}`). */
-  invalidParam(body: Record<string, string>): Error;
-  readScopes: readonly string[];
-  writeScopes: readonly string[];
-}
-
-/** A route module: registers its routes on the API scope. */
+/** A route module with its own dependencies: registers its routes on the API scope. */
 export type ApiRouteExtension = (scope: FastifyInstance, kit: ApiRouteKit) => Promise<void> | void;

@@ -120,27 +120,28 @@ describe('projects', () => {
     expect(names).toEqual(expect.arrayContaining(['alice/hello-forge', 'alice/handbook', 'bob/handbook', 'forge-samples/public-tools']));
     expect(names).not.toContain('bob/hello-forge');
 
-    const mine = await api('/projects?membership=true&per_page=1', { token: alice.access_token });
+    // Her two and the demo group's project (every seeded user is a member of it).
+    const mine = await api('/projects?membership=true&per_page=2', { token: alice.access_token });
     expect(mine.status).toBe(200);
-    expect(mine.headers.get('x-total')).toBe('2');
+    expect(mine.headers.get('x-total')).toBe('3');
     expect(mine.headers.get('x-total-pages')).toBe('2');
     expect(mine.headers.get('x-page')).toBe('1');
-    expect(mine.headers.get('x-per-page')).toBe('1');
+    expect(mine.headers.get('x-per-page')).toBe('2');
     expect(mine.headers.get('x-next-page')).toBe('2');
     expect(mine.headers.get('x-prev-page')).toBe('');
     const link = mine.headers.get('link') ?? '';
     expect(link).toBe(
       [
-        `<${fx.forge.url}/api/v4/projects?membership=true&per_page=1&page=2>; rel="next"`,
-        `<${fx.forge.url}/api/v4/projects?membership=true&per_page=1&page=1>; rel="first"`,
-        `<${fx.forge.url}/api/v4/projects?membership=true&per_page=1&page=2>; rel="last"`,
+        `<${fx.forge.url}/api/v4/projects?membership=true&per_page=2&page=2>; rel="next"`,
+        `<${fx.forge.url}/api/v4/projects?membership=true&per_page=2&page=1>; rel="first"`,
+        `<${fx.forge.url}/api/v4/projects?membership=true&per_page=2&page=2>; rel="last"`,
       ].join(', '),
     );
-    const page2 = await api('/projects?membership=true&per_page=1&page=2', { token: alice.access_token });
+    const page2 = await api('/projects?membership=true&per_page=2&page=2', { token: alice.access_token });
     expect(page2.headers.get('x-next-page')).toBe('');
     expect(page2.headers.get('x-prev-page')).toBe('1');
     const both = [...((await mine.json()) as Json[]), ...((await page2.json()) as Json[])].map((p) => p.path_with_namespace);
-    expect(both.sort()).toEqual(['alice/handbook', 'alice/hello-forge']);
+    expect(both.sort()).toEqual(['alice/handbook', 'alice/hello-forge', 'demo/webshop']);
   });
 
   it('search matches name, path or description; anonymous callers see public projects only', async () => {

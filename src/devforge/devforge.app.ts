@@ -16,7 +16,7 @@ import { sendPage } from './devforge.http.ts';
 import { createOAuthService } from './devforge.oauth.service.ts';
 import { registerOAuthRoutes } from './devforge.oauth.routes.ts';
 import { errorPage, notFoundPage } from './devforge.pages.ts';
-import { seedSampleProjects } from './devforge.seed.ts';
+import { seedDevForge } from './devforge.seed.ts';
 import { createSessionManager } from './devforge.session.ts';
 import { createDevForgeStore, hashSecret, snapshotDevForgeStore } from './devforge.store.ts';
 import { readDevForgeState, shownPasswordKey, writeStateText, type DevForgeState } from './devforge.state.ts';
@@ -79,7 +79,7 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
     now: clock(),
     ...(state ? { restore: state.store } : {}),
   });
-  if (!state) seedSampleProjects(store, clock());
+  if (!state) seedDevForge(store, clock());
   const shown: Record<string, string> = { ...state?.shown };
   // Seeded users the store did not have yet: their clear password is what the banner prints on every start.
   for (const u of options.users) shown[shownPasswordKey(u.username)] ??= u.password;

@@ -4,7 +4,16 @@
  * parameter names, statuses and error bodies. Registered inside the API scope (devforge.api.routes.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiRouteKit } from './devforge.api.routes.ts';
+import {
+  boolParam,
+  intParam,
+  paginate,
+  ParamError,
+  READ_SCOPES,
+  sendError,
+  WRITE_SCOPES,
+  type ApiRouteKit,
+} from './devforge.api.routes.ts';
 import * as entities from './devforge.ci.entities.ts';
 import {
   CI_STATUSES,
@@ -63,9 +72,9 @@ export function ciRoutes(deps: CiRouteDeps) {
   const { ci } = deps;
   return (scope: FastifyInstance, kit: ApiRouteKit): void => {
     const readable = (request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined => {
-      const denied = kit.scopeError(request, kit.readScopes);
+      const denied = kit.scopeError(request, READ_SCOPES);
       if (denied) {
-        kit.sendError(reply, denied);
+        sendError(reply, denied);
         return undefined;
       }
       return kit.project(request, reply);
@@ -73,9 +82,9 @@ export function ciRoutes(deps: CiRouteDeps) {
     const writable = (request: FastifyRequest, reply: FastifyReply) => {
       const user = kit.requireUser(request, reply);
       if (!user) return undefined;
-      const denied = kit.scopeError(request, kit.writeScopes);
+      const denied = kit.scopeError(request, WRITE_SCOPES);
       if (denied) {
-        kit.sendError(reply, denied);
+        sendError(reply, denied);
         return undefined;
       }
       const p = kit.project(request, reply);
@@ -87,13 +96,13 @@ export function ciRoutes(deps: CiRouteDeps) {
       return { p, user };
     };
     const pipelineOf = (request: FastifyRequest, reply: FastifyReply, p: ProjectRecord): PipelineRecord | undefined => {
-      const id = kit.intParam(request.params, 'pipeline_id', 0);
+      const id = intParam(request.params, 'pipeline_id', 0);
       const found = ci.pipelines.find((x) => x.projectId === p.id && x.id === id);
       if (!found) void reply.code(404).send({ message: '404 Not found' });
       return found;
     };
     const jobOf = (request: FastifyRequest, reply: FastifyReply, p: ProjectRecord): JobRecord | undefined => {
-      const id = kit.intParam(request.params, 'job_id', 0);
+      const id = intParam(request.params, 'job_id', 0);
       const found = ci.jobs.find((x) => x.projectId === p.id && x.id === id);
       if (!found) void reply.code(404).send({ message: '404 Job Not Found' });
       return found;
@@ -108,7 +117,7 @@ export function ciRoutes(deps: CiRouteDeps) {
     const statusesOf = (request: FastifyRequest): CiStatus[] => {
       const scopes = listParam(request.query, 'scope');
       for (const s of scopes)
-        if (!CI_STATUSES.includes(s as CiStatus)) throw kit.invalidParam({ error: 'scope does not have a valid value' });
+        if (!CI_STATUSES.includes(s as CiStatus)) throw new ParamError({ error: 'scope does not have a valid value' });
       return scopes as CiStatus[];
     };
 
@@ -118,12 +127,12 @@ export function ciRoutes(deps: CiRouteDeps) {
       const q = request.query;
       const pipelineScope = param(q, 'scope');
       if (pipelineScope !== undefined && !SCOPES.includes(pipelineScope as (typeof SCOPES)[number]))
-        throw kit.invalidParam({ error: 'scope does not have a valid value' });
+        throw new ParamError({ error: 'scope does not have a valid value' });
       const status = param(q, 'status');
       if (status !== undefined && !CI_STATUSES.includes(status as CiStatus))
-        throw kit.invalidParam({ error: 'status does not have a valid value' });
+        throw new ParamError({ error: 'status does not have a valid value' });
       const sort = param(q, 'sort') ?? 'desc';
-      if (sort !== 'asc' && sort !== 'desc') throw kit.invalidParam({ error: 'sort does not have a valid value' });
+      if (sort !== 'asc' && sort !== 'desc') throw new ParamError({ error: 'sort does not have a valid value' });
       const ref = param(q, 'ref');
       const sha = param(q, 'sha');
       const source = param(q, 'source');
@@ -146,7 +155,7 @@ export function ciRoutes(deps: CiRouteDeps) {
         })
         .sort((a, b) => (sort === 'asc' ? a.id - b.id : b.id - a.id));
       const base = baseUrl(request);
-      return kit.paginate(request, reply, list).map((x) => entities.pipelineBasic(x, pipelineStatus(ci, x), p, base));
+      return paginate(request, reply, list).map((x) => entities.pipelineBasic(x, pipelineStatus(ci, x), p, base));
     });
     scope.get('/projects/:id/pipelines/latest', async (request, reply) => {
       const p = readable(request, reply);
@@ -170,24 +179,24 @@ export function ciRoutes(deps: CiRouteDeps) {
       const statuses = statusesOf(request);
       const found = pipelineOf(request, reply, p);
       if (!found) return reply;
-      const includeRetried = kit.boolParam(request.query, 'include_retried');
+      const includeRetried = boolParam(request.query, 'include_retried');
       const jobs = ci.jobs
         .filter((j) => j.pipelineId === found.id && (includeRetried || !j.retried))
         .filter((j) => statuses.length === 0 || statuses.includes(j.status))
         .sort((a, b) => a.id - b.id);
       const base = baseUrl(request);
-      return kit.paginate(request, reply, jobs).map((j) => jobEntity(j, p, base));
+      return paginate(request, reply, jobs).map((j) => jobEntity(j, p, base));
     });
     scope.post('/projects/:id/pipeline', async (request, reply) => {
       const body = request.body as Record<string, unknown> | null;
       const ref = param({ ...(request.query as object), ...body }, 'ref');
-      if (ref === undefined) throw kit.invalidParam({ error: 'ref is missing' });
+      if (ref === undefined) throw new ParamError({ error: 'ref is missing' });
       const rawVariables = body?.variables ?? [];
-      if (!Array.isArray(rawVariables)) throw kit.invalidParam({ error: 'variables is invalid' });
+      if (!Array.isArray(rawVariables)) throw new ParamError({ error: 'variables is invalid' });
       const variables: PipelineVariable[] = rawVariables.map((v: unknown, i) => {
         const key = param(v, 'key');
         const value = param(v, 'value');
-        if (!key || value === undefined) throw kit.invalidParam({ error: `variables[${i}][key], variables[${i}][value] are missing` });
+        if (!key || value === undefined) throw new ParamError({ error: `variables[${i}][key], variables[${i}][value] are missing` });
         return { key, value, variable_type: param(v, 'variable_type') === 'file' ? 'file' : 'env_var' };
       });
       const found = writable(request, reply);
@@ -298,10 +307,10 @@ export function ciRoutes(deps: CiRouteDeps) {
     };
     scope.post('/projects/:id/ci/lint', async (request, reply) => {
       const content = param(request.body, 'content');
-      if (content === undefined) throw kit.invalidParam({ error: 'content is missing' });
+      if (content === undefined) throw new ParamError({ error: 'content is missing' });
       const p = readable(request, reply);
       if (!p) return reply;
-      return lintAnswer(content, kit.boolParam(request.body, 'include_jobs'));
+      return lintAnswer(content, boolParam(request.body, 'include_jobs'));
     });
     scope.get('/projects/:id/ci/lint', async (request, reply) => {
       const p = readable(request, reply);
@@ -311,7 +320,7 @@ export function ciRoutes(deps: CiRouteDeps) {
       const file = at?.files.get('.gitlab-ci.yml');
       if (!file)
         return { valid: false, errors: ['Please provide content of .gitlab-ci.yml'], warnings: [], merged_yaml: null, includes: [] };
-      return lintAnswer(file.content.toString('utf8'), kit.boolParam(request.query, 'include_jobs'));
+      return lintAnswer(file.content.toString('utf8'), boolParam(request.query, 'include_jobs'));
     });
   };
 }

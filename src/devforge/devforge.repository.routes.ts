@@ -5,7 +5,16 @@
  * authentication, scopes, faults and pagination headers are the API's own.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiRouteKit } from './devforge.api.routes.ts';
+import {
+  boolParam,
+  intParam,
+  paginate,
+  ParamError,
+  READ_SCOPES,
+  sendError,
+  WRITE_SCOPES,
+  type ApiRouteKit,
+} from './devforge.api.routes.ts';
 import { baseUrl, param } from './devforge.http.ts';
 import * as entities from './devforge.repository.entities.ts';
 import {
@@ -47,9 +56,9 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
     let ruleIds = 1_000_000;
     /** The project, its repository, for a read; undefined once an error was sent. */
     const readable = (request: FastifyRequest, reply: FastifyReply): { p: ProjectRecord; repo: RepositoryRecord } | undefined => {
-      const denied = kit.scopeError(request, kit.readScopes);
+      const denied = kit.scopeError(request, READ_SCOPES);
       if (denied) {
-        kit.sendError(reply, denied);
+        sendError(reply, denied);
         return undefined;
       }
       const p = kit.project(request, reply);
@@ -59,9 +68,9 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
     const writable = (request: FastifyRequest, reply: FastifyReply) => {
       const user = kit.requireUser(request, reply);
       if (!user) return undefined;
-      const denied = kit.scopeError(request, kit.writeScopes);
+      const denied = kit.scopeError(request, WRITE_SCOPES);
       if (denied) {
-        kit.sendError(reply, denied);
+        sendError(reply, denied);
         return undefined;
       }
       const p = kit.project(request, reply);
@@ -74,8 +83,8 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
     };
     const required = (source: unknown, name: string): string => {
       const value = param(source, name);
-      if (value === undefined) throw kit.invalidParam({ error: `${name} is missing` });
-      if (value.trim() === '') throw kit.invalidParam({ error: `${name} is empty` });
+      if (value === undefined) throw new ParamError({ error: `${name} is missing` });
+      if (value.trim() === '') throw new ParamError({ error: `${name} is empty` });
       return value;
     };
     const paramOf = (request: FastifyRequest, name: string): string => (request.params as Record<string, string>)[name] ?? '';
@@ -119,9 +128,9 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       const f = fileAt(request, reply, true);
       if (!f) return reply;
       const ranges = blame(f.repo, f.at, f.path) ?? [];
-      const start = kit.intParam(request.query, 'range[start]', 1);
-      const end = kit.intParam(request.query, 'range[end]', Number.MAX_SAFE_INTEGER);
-      if (start < 1 || end < start) throw kit.invalidParam({ error: 'range[start] and range[end] are invalid' });
+      const start = intParam(request.query, 'range[start]', 1);
+      const end = intParam(request.query, 'range[end]', Number.MAX_SAFE_INTEGER);
+      if (start < 1 || end < start) throw new ParamError({ error: 'range[start] and range[end] are invalid' });
       return ranges
         .map((r) => {
           const from = Math.max(start, r.start);
@@ -137,11 +146,11 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       const found = readable(request, reply);
       if (!found) return reply;
       const at = resolveRef(found.repo, refOr(request, found.repo));
-      const entries = at ? treeEntries(at, param(request.query, 'path') ?? '', kit.boolParam(request.query, 'recursive')) : undefined;
+      const entries = at ? treeEntries(at, param(request.query, 'path') ?? '', boolParam(request.query, 'recursive')) : undefined;
       if (!entries) return notFound(reply, 'Tree');
       if (param(request.query, 'pagination') === 'keyset') {
         // Keyset (GitLab 17.1+): `page_token` is the last path seen; only `Link: rel="next"` comes back.
-        const perPage = Math.min(100, Math.max(1, kit.intParam(request.query, 'per_page', 20)));
+        const perPage = Math.min(100, Math.max(1, intParam(request.query, 'per_page', 20)));
         const token = param(request.query, 'page_token');
         const from = token === undefined ? 0 : entries.findIndex((e) => e.path === token) + 1;
         const page = entries.slice(from, from + perPage);
@@ -153,7 +162,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
         }
         return page;
       }
-      return kit.paginate(request, reply, entries);
+      return paginate(request, reply, entries);
     });
 
     // Commits -------------------------------------------------------------------------------------------------
@@ -168,25 +177,25 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       const until = param(request.query, 'until');
       const sinceMs = since ? Date.parse(since) : undefined;
       const untilMs = until ? Date.parse(until) : undefined;
-      if (Number.isNaN(sinceMs) || Number.isNaN(untilMs)) throw kit.invalidParam({ error: 'since, until are invalid' });
+      if (Number.isNaN(sinceMs) || Number.isNaN(untilMs)) throw new ParamError({ error: 'since, until are invalid' });
       const commits = ancestors(repo, head).filter(
         (c) =>
           (path === undefined || path === '' || touches(repo, c, path)) &&
           (sinceMs === undefined || c.committedAt >= sinceMs) &&
           (untilMs === undefined || c.committedAt <= untilMs),
       );
-      const withStats = kit.boolParam(request.query, 'with_stats');
+      const withStats = boolParam(request.query, 'with_stats');
       const base = baseUrl(request);
-      return kit
-        .paginate(request, reply, commits)
-        .map((c) => (withStats ? { ...entities.commit(c, p, base), stats: diffStats(commitDiff(repo, c)) } : entities.commit(c, p, base)));
+      return paginate(request, reply, commits).map((c) =>
+        withStats ? { ...entities.commit(c, p, base), stats: diffStats(commitDiff(repo, c)) } : entities.commit(c, p, base),
+      );
     });
     scope.get('/projects/:id/repository/commits/:sha', async (request, reply) => {
       const found = readable(request, reply);
       if (!found) return reply;
       const c = resolveRef(found.repo, paramOf(request, 'sha'));
       if (!c) return notFound(reply, 'Commit');
-      const stats = param(request.query, 'stats') === undefined ? true : kit.boolParam(request.query, 'stats');
+      const stats = param(request.query, 'stats') === undefined ? true : boolParam(request.query, 'stats');
       return detail(c, found.p, found.repo, baseUrl(request), stats);
     });
     scope.get('/projects/:id/repository/commits/:sha/diff', async (request, reply) => {
@@ -194,24 +203,24 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       if (!found) return reply;
       const c = resolveRef(found.repo, paramOf(request, 'sha'));
       if (!c) return notFound(reply, 'Commit');
-      return kit.paginate(request, reply, commitDiff(found.repo, c)).map(entities.diff);
+      return paginate(request, reply, commitDiff(found.repo, c)).map(entities.diff);
     });
     scope.post('/projects/:id/repository/commits', async (request, reply) => {
       const body = request.body;
       const branchName = required(body, 'branch');
       const message = required(body, 'commit_message');
       const rawActions = (body as { actions?: unknown } | null)?.actions;
-      if (!Array.isArray(rawActions)) throw kit.invalidParam({ error: 'actions is missing' });
+      if (!Array.isArray(rawActions)) throw new ParamError({ error: 'actions is missing' });
       const actions: CommitAction[] = rawActions.map((raw: unknown, i) => {
         const action = param(raw, 'action');
         if (!ACTIONS.includes(action as CommitAction['action']))
-          throw kit.invalidParam({ error: `actions[${i}][action] does not have a valid value` });
+          throw new ParamError({ error: `actions[${i}][action] does not have a valid value` });
         const filePath = param(raw, 'file_path');
-        if (!filePath) throw kit.invalidParam({ error: `actions[${i}][file_path] is missing` });
+        if (!filePath) throw new ParamError({ error: `actions[${i}][file_path] is missing` });
         const content = param(raw, 'content');
         const encoding = param(raw, 'encoding') ?? 'text';
         if (encoding !== 'text' && encoding !== 'base64')
-          throw kit.invalidParam({ error: `actions[${i}][encoding] does not have a valid value` });
+          throw new ParamError({ error: `actions[${i}][encoding] does not have a valid value` });
         const mode = (raw as { execute_filemode?: unknown }).execute_filemode;
         return {
           action: action as CommitAction['action'],
@@ -251,7 +260,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       const b = resolveRef(repo, to);
       if (!a || !b) return notFound(reply, 'Ref');
       // Default: from the merge base (`from...to`); `straight=true` compares the two trees directly.
-      const straight = kit.boolParam(request.query, 'straight');
+      const straight = boolParam(request.query, 'straight');
       const start = straight ? a : (mergeBase(repo, a, b) ?? a);
       const inFrom = new Set(ancestors(repo, start).map((c) => c.id));
       const commits = ancestors(repo, b)
@@ -291,7 +300,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       };
       const names = [...found.repo.branches.keys()].filter(matches).sort();
       const base = baseUrl(request);
-      return kit.paginate(request, reply, names).map((n) => branchEntity(n, found.repo, found.p, base));
+      return paginate(request, reply, names).map((n) => branchEntity(n, found.repo, found.p, base));
     });
     scope.get('/projects/:id/repository/branches/:branch', async (request, reply) => {
       const found = readable(request, reply);
@@ -332,9 +341,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
         // GitLab's default order: `updated` descending (the newest tag first).
         .sort((a, b) => b.createdAt - a.createdAt || (a.name < b.name ? 1 : -1));
       const base = baseUrl(request);
-      return kit
-        .paginate(request, reply, tags)
-        .map((t) => entities.tag(t, found.repo.commits.get(t.target) as CommitRecord, found.p, base));
+      return paginate(request, reply, tags).map((t) => entities.tag(t, found.repo.commits.get(t.target) as CommitRecord, found.p, base));
     });
     scope.get('/projects/:id/repository/tags/:tag_name', async (request, reply) => {
       const found = readable(request, reply);
@@ -369,7 +376,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
     scope.get('/projects/:id/protected_branches', async (request, reply) => {
       const found = readable(request, reply);
       if (!found) return reply;
-      return kit.paginate(request, reply, [...found.repo.protectedBranches.values()]).map(entities.protectedBranch);
+      return paginate(request, reply, [...found.repo.protectedBranches.values()]).map(entities.protectedBranch);
     });
     scope.get('/projects/:id/protected_branches/:name', async (request, reply) => {
       const found = readable(request, reply);
@@ -381,8 +388,8 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       const source = { ...(request.query as object), ...(request.body as object | null) };
       const name = required(source, 'name');
       const level = (field: string, fallback: number) => {
-        const value = kit.intParam(source, field, fallback);
-        if (!ACCESS_LEVELS.includes(value)) throw kit.invalidParam({ error: `${field} does not have a valid value` });
+        const value = intParam(source, field, fallback);
+        if (!ACCESS_LEVELS.includes(value)) throw new ParamError({ error: `${field} does not have a valid value` });
         return value;
       };
       const push = level('push_access_level', 40);
@@ -396,7 +403,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
         name,
         pushAccessLevel: push,
         mergeAccessLevel: merge,
-        allowForcePush: kit.boolParam(source, 'allow_force_push'),
+        allowForcePush: boolParam(source, 'allow_force_push'),
       };
       found.repo.protectedBranches.set(name, rule);
       return reply.code(201).send(entities.protectedBranch(rule));

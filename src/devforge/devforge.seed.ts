@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DevForgeStore } from './devforge.store.ts';
+import { seedWorkDemo } from './devforge.work.ts';
 import { KNOWN_SCOPES } from './devforge.types.ts';
 import type { DevForgeApplication, DevForgeUser, NamespaceRecord, ProjectRecord } from './devforge.types.ts';
 
@@ -144,4 +145,10 @@ export function seedSampleProjects(store: DevForgeStore, now: number): void {
     [],
   );
   if (users[0]) addIssue(tools, users[0].id, 'Document the command line', 'List every command and option.', 'opened', []);
+}
+
+/** The sample data plus the demo group of devforge.work.ts (issues with notes, merge requests with diffs). */
+export function seedDevForge(store: DevForgeStore, now: number): void {
+  seedSampleProjects(store, now);
+  seedWorkDemo(store, now);
 }
