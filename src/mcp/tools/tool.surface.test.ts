@@ -14,7 +14,35 @@ import { startStack, type Stack } from '../mcp.testkit.ts';
 import { declaredTools } from './forge.tools.ts';
 import { narrowTools, selectTools, type ToolSurface } from './tool.surface.ts';
 
-const ALL = ['get_server_info', 'get_current_user', 'list_projects', 'get_project', 'list_issues', 'create_issue', 'list_merge_requests'];
+/** The repository and ci toolsets' tools, in declared order (repository.tools.ts, ci.tools.ts). */
+const REPOSITORY_AND_CI = [
+  'get_repository_file',
+  'list_repository_tree',
+  'list_commits',
+  'get_commit',
+  'compare_refs',
+  'add_commit',
+  'list_branches',
+  'save_branch',
+  'delete_branch',
+  'list_pipelines',
+  'get_pipeline',
+  'save_pipeline',
+  'manage_pipeline',
+  'get_job',
+  'lint_ci_config',
+];
+
+const ALL = [
+  'get_server_info',
+  'get_current_user',
+  'list_projects',
+  'get_project',
+  'list_issues',
+  'create_issue',
+  'list_merge_requests',
+  ...REPOSITORY_AND_CI,
+];
 
 function names(tools: readonly { name: string }[]): string[] {
   return tools.map((t) => t.name);
@@ -42,11 +70,14 @@ describe('the operator bound (environment)', () => {
       'list_projects',
       'list_issues',
     ]);
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_DENIED_TOOLS: 'get_*,list_merge_requests' })))).toEqual([
-      'list_projects',
-      'list_issues',
-      'create_issue',
-    ]);
+    expect(
+      names(
+        selectTools(
+          declaredTools(),
+          surfaceOf({ FORGE_TOOLSETS: 'core,issues,merge_requests', FORGE_DENIED_TOOLS: 'get_*,list_merge_requests' }),
+        ),
+      ),
+    ).toEqual(['list_projects', 'list_issues', 'create_issue']);
     expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_READ_ONLY: 'true' })))).not.toContain('create_issue');
   });
 
