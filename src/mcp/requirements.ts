@@ -511,4 +511,19 @@ export const REQUIREMENTS = defineRequirements([
     source: 'issue 18 tests',
     rule: 'read-only mode lists none of the write tools and refuses each when called; a read_api token writing gets insufficient_scope',
   },
+  {
+    id: 'MCP-RESOURCES',
+    source: 'issue 18 item 3',
+    rule: 'repository files at a ref and job logs are resource templates read with the caller’s token; tools returning large files or logs link to them',
+  },
+  {
+    id: 'MCP-PROMPTS',
+    source: 'issue 18 item 3',
+    rule: 'two prompts, review a merge request and triage an issue, expand to plans that name the tools and ask before writing',
+  },
+  {
+    id: 'MCP-COMPLETIONS',
+    source: 'issue 18 item 3',
+    rule: 'completion/complete offers the user’s project paths and a project’s branches and tags',
+  },
 ]);

@@ -394,3 +394,88 @@ describe('read-only', () => {
     }
   });
 });
+
+describe('resources, prompts and completions', () => {
+  async function clients() {
+    const url = new URL(`${stack.url}/mcp`);
+    const requestInit = { headers: { authorization: `Bearer ${pat}` } };
+    const v1 = new Client({ name: 'res-v1', version: '1' });
+    await v1.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+    const v2 = new V2Client({ name: 'res-v2', version: '1' });
+    await v2.connect(new V2Transport(url, { requestInit }));
+    return [v1, v2] as const;
+  }
+
+  it('[MCP-RESOURCES] files at a ref and job logs are resource templates; a tool’s resource link reads back; a missing file is not found', async () => {
+    for (const client of await clients()) {
+      try {
+        const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+        expect(templates).toEqual(['forge://projects/{project}/files/{ref}/{+path}', 'forge://projects/{project}/jobs/{job_id}/log']);
+        const linked = (await client.callTool({
+          name: 'get_repository_file',
+          arguments: { project_id: project, file_path: 'assets/logo.png' },
+        })) as ToolResult;
+        const uri = linked.content?.find((c) => c.type === 'resource_link')?.uri ?? '';
+        const logo = (await client.readResource({ uri })).contents[0] as { blob?: string; mimeType?: string };
+        expect(logo.mimeType).toBe('image/png');
+        expect(
+          Buffer.from(logo.blob ?? '', 'base64')
+            .subarray(1, 4)
+            .toString(),
+        ).toBe('PNG');
+        const encoded = encodeURIComponent(project);
+        const readme = (await client.readResource({ uri: `forge://projects/${encoded}/files/readme/README.md` })).contents[0] as {
+          text?: string;
+        };
+        expect(readme.text).toContain('## Running');
+        const log = (await client.readResource({ uri: `forge://projects/${encoded}/jobs/1/log` })).contents[0] as { text?: string };
+        expect(log.text).toContain('Job succeeded');
+        expect(log.text).not.toContain(String.fromCharCode(27));
+        await expect(client.readResource({ uri: `forge://projects/${encoded}/files/main/no/such.txt` })).rejects.toThrow();
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('[MCP-PROMPTS] review_merge_request and triage_issue are listed and expand to plans naming the tools', async () => {
+    for (const client of await clients()) {
+      try {
+        expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['review_merge_request', 'triage_issue']);
+        const review = await client.getPrompt({
+          name: 'review_merge_request',
+          arguments: { project, merge_request_iid: '1', focus: 'tests' },
+        });
+        const text = (review.messages[0]?.content as { text: string }).text;
+        expect(text).toContain(`!1 of ${project}`);
+        expect(text).toContain('get_merge_request');
+        expect(text).toContain('weighing tests most');
+        const triage = await client.getPrompt({ name: 'triage_issue', arguments: { project, issue_iid: '2' } });
+        expect((triage.messages[0]?.content as { text: string }).text).toContain(`#2 of ${project}`);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('[MCP-COMPLETIONS] completes project paths and, for a project, its branches and tags', async () => {
+    for (const client of await clients()) {
+      try {
+        const ref = { type: 'ref/resource' as const, uri: 'forge://projects/{project}/files/{ref}/{+path}' };
+        const projects = await client.complete({ ref, argument: { name: 'project', value: 'hello' } });
+        expect(projects.completion.values).toEqual([project]);
+        const refs = await client.complete({ ref, argument: { name: 'ref', value: 're' }, context: { arguments: { project } } });
+        expect(refs.completion.values).toEqual(['readme']);
+        const all = await client.complete({ ref, argument: { name: 'ref', value: '' }, context: { arguments: { project } } });
+        expect(all.completion.values).toEqual(expect.arrayContaining(['main', 'import', 'readme', 'v1.0.0', 'v0.1.0']) as unknown);
+        const prompt = await client.complete({
+          ref: { type: 'ref/prompt', name: 'triage_issue' },
+          argument: { name: 'project', value: 'hello-f' },
+        });
+        expect(prompt.completion.values).toEqual([project]);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+});
