@@ -619,7 +619,7 @@ export function seedWorkDemo(store: DevForgeStore, now: number): void {
       old_path: 'src/cart/total.ts',
       new_path: 'src/cart/total.ts',
       old_line: null,
-      new_line: 4,
+      new_line: 3,
     },
   });
   note('MergeRequest', fix.record, 'Looks good to me otherwise.');

@@ -476,6 +476,21 @@ export const REQUIREMENTS = defineRequirements([
     rule: 'tools are declared one module per toolset and listed in order in toolsets.ts; FORGE_TOOLSETS unset serves the default toolsets; get_server_info names only the toolsets of the request',
   },
   {
+    id: 'TOOL-CORE',
+    source: 'issue 18 item 1',
+    rule: 'core: the current or any user (get_user, alias get_current_user), projects, one search over GitLab scopes at global, group or project level, labels',
+  },
+  {
+    id: 'TOOL-ISSUES',
+    source: 'issue 18 item 1',
+    rule: 'issues: list with filters and cursor, get with concurrent includes (notes, discussions, links, related merge requests), save creates or updates (labels added/removed, assignees by username, close/reopen), notes and replies',
+  },
+  {
+    id: 'TOOL-MERGE-REQUESTS',
+    source: 'issue 18 item 1',
+    rule: 'merge_requests: list, get with concurrent includes, per-file diffs with path filters, a byte cap and too_large/collapsed, save, review by method, merge with the sha guard and already_merged, rebase',
+  },
+  {
     id: 'TOOL-CONFIRM',
     source: 'issue 18 item 2',
     rule: 'high-impact writes ask first: form elicitation when the client supports it (accepted goes ahead, declined writes nothing), else a server-minted token bound to the tool, the exact arguments and the user, valid 5 minutes, refused when replayed or with changed arguments',

@@ -199,7 +199,8 @@ describe('platform mcp commands', () => {
     await client.connect(transport);
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toContain('get_current_user');
+    // get_current_user is get_user's old name: unlisted, still callable.
+    expect(tools.tools.map((t) => t.name)).toContain('get_user');
     const first = await client.callTool({ name: 'get_current_user', arguments: {} });
     expect(first.isError).toBeFalsy();
     expect(JSON.stringify(first.content)).toContain('"username\\":\\"dev\\"');

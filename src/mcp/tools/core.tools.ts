@@ -3,12 +3,24 @@
  * other toolset needs to find its way. Names and parameters follow GitLab's own MCP server where it has the tool.
  */
 import { z } from 'zod';
-import type { QueryValue } from './forge.client.ts';
-import { detail, projectOut, projectSchema, READ, userOut, userSchema } from './forge.entities.ts';
+import { ForgeApiError, type QueryValue } from './forge.client.ts';
+import {
+  detail,
+  issueOut,
+  mergeRequestOut,
+  noteOut,
+  pick,
+  projectOut,
+  projectSchema,
+  READ,
+  text,
+  userOut,
+  userSchema,
+} from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
 import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { PROTOCOL_VERSIONS, SERVER_INFO } from './server.info.ts';
-import { defineTool, type ToolsetDefinition } from './tool.contract.ts';
+import { defineTool, ToolInputError, type ToolsetDefinition } from './tool.contract.ts';
 
 function coreTools() {
   return [
@@ -46,14 +58,28 @@ function coreTools() {
       },
     }),
     defineTool({
-      name: 'get_current_user',
+      name: 'get_user',
+      aliases: ['get_current_user'],
       toolset: 'core',
-      title: 'Current forge user',
-      description: 'The forge user this server acts for (id, username, name). Use it to resolve “me” in a request.',
-      input: z.object({}),
+      title: 'Get a forge user',
+      description: 'A forge user by username or id; without either, the user this server acts for. Use it to resolve “me” or an @mention.',
+      input: z.object({
+        username: z.string().min(1).max(255).optional().describe('Username (with or without @)'),
+        user_id: z.number().int().positive().optional().describe('User id'),
+      }),
       output: userSchema,
       annotations: READ,
-      run: async (_args, ctx) => userOut(await ctx.api.get('/user', ctx.token)),
+      async run(args, ctx) {
+        if (args.username !== undefined && args.user_id !== undefined) throw new ToolInputError('give username or user_id, not both');
+        if (args.user_id !== undefined) return userOut(await ctx.api.get(`/users/${args.user_id}`, ctx.token));
+        if (args.username !== undefined) {
+          const found = await ctx.api.get<unknown[]>('/users', ctx.token, { username: args.username.replace(/^@/, '') });
+          if (found.length === 0)
+            throw new ForgeApiError('not_found', 404, 'no user with that username', { publicMessage: `No forge user ${args.username}.` });
+          return userOut(found[0]);
+        }
+        return userOut(await ctx.api.get('/user', ctx.token));
+      },
     }),
     defineTool({
       name: 'list_projects',
@@ -89,7 +115,101 @@ function coreTools() {
       annotations: READ,
       run: async (args, ctx) => projectOut(true)(await ctx.api.get(`/projects/${projectPathId(args.project_id, ctx.forgeUrl)}`, ctx.token)),
     }),
+    defineTool({
+      name: 'search',
+      toolset: 'core',
+      title: 'Search the forge',
+      description:
+        'Searches one scope (projects, issues, merge_requests, notes, blobs, commits, wiki_blobs, users, milestones) across the forge, in a group, or in a project; one page at a time.',
+      input: z.object({
+        scope: z.enum(SEARCH_SCOPES).describe('What to search; notes only within a project, projects not within one'),
+        search: z.string().min(2).max(255).describe('The text to find'),
+        group_id: z
+          .union([z.number().int().positive(), z.string().min(1).max(255)])
+          .optional()
+          .describe('Search in this group (id or path)'),
+        project_id: projectRef.optional(),
+        ...pagingInput,
+      }),
+      output: pageOutput(z.record(z.string(), z.unknown()).describe('A result (fields depend on the scope)')),
+      annotations: READ,
+      async run(args, ctx) {
+        if (args.group_id !== undefined && args.project_id !== undefined) throw new ToolInputError('give group_id or project_id, not both');
+        const path =
+          args.project_id !== undefined
+            ? `/projects/${projectPathId(args.project_id, ctx.forgeUrl)}/search`
+            : args.group_id !== undefined
+              ? `/groups/${encodeURIComponent(String(args.group_id))}/search`
+              : '/search';
+        const query: Record<string, QueryValue> = {
+          scope: args.scope,
+          search: args.search,
+          page: decodeCursor(args.cursor),
+          per_page: args.per_page ?? 20,
+        };
+        return pageResult(await ctx.api.page(path, ctx.token, query), searchHit(args.scope));
+      },
+    }),
+    defineTool({
+      name: 'search_labels',
+      toolset: 'core',
+      title: 'Project labels',
+      description: 'Labels of a project (name, color, description, open issue and merge request counts), optionally filtered by name.',
+      input: z.object({
+        project_id: projectRef,
+        search: z.string().max(255).optional().describe('Only labels whose name contains this text'),
+        ...pagingInput,
+      }),
+      output: pageOutput(
+        z.object({
+          id: z.number().int().describe('Label id'),
+          name: text('Label name'),
+          color: z.string().optional().describe('Color (#RRGGBB)'),
+          description: text('Description').optional(),
+          open_issues_count: z.number().int().optional().describe('Open issues with it'),
+          open_merge_requests_count: z.number().int().optional().describe('Open merge requests with it'),
+        }),
+      ),
+      annotations: READ,
+      async run(args, ctx) {
+        const query: Record<string, QueryValue> = { search: args.search, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const page = await ctx.api.page(`/projects/${projectPathId(args.project_id, ctx.forgeUrl)}/labels`, ctx.token, query);
+        return pageResult(
+          page,
+          (l) =>
+            pick(l, ['id', 'name', 'color', 'description', 'open_issues_count', 'open_merge_requests_count']) as {
+              id: number;
+              name: string;
+            },
+        );
+      },
+    }),
   ];
+}
+
+const SEARCH_SCOPES = ['projects', 'issues', 'merge_requests', 'notes', 'blobs', 'commits', 'wiki_blobs', 'users', 'milestones'] as const;
+
+/** A search result reduced to what identifies it, per scope. */
+function searchHit(scope: (typeof SEARCH_SCOPES)[number]): (hit: unknown) => Record<string, unknown> {
+  switch (scope) {
+    case 'projects':
+      return projectOut(false);
+    case 'issues':
+      return issueOut(false);
+    case 'merge_requests':
+      return mergeRequestOut(false);
+    case 'users':
+      return userOut;
+    case 'notes':
+      return (n) => ({ ...noteOut(n), ...pick(n, ['noteable_type', 'noteable_iid', 'project_id']) });
+    case 'blobs':
+    case 'wiki_blobs':
+      return (b) => pick(b, ['path', 'filename', 'ref', 'startline', 'data', 'project_id']);
+    case 'commits':
+      return (c) => pick(c, ['id', 'short_id', 'title', 'author_name', 'created_at', 'web_url']);
+    case 'milestones':
+      return (m) => pick(m, ['id', 'iid', 'title', 'state', 'due_date', 'web_url']);
+  }
 }
 
 export const coreToolset: ToolsetDefinition = {

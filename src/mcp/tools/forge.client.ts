@@ -75,8 +75,8 @@ export interface ForgeApi {
   page<T>(path: string, token: string, query: Record<string, QueryValue>): Promise<ForgePage<T>>;
   post<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
   put<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
-  /** DELETE; GitLab answers 204 (or 202) without a body. */
-  delete(path: string, token: string, query?: Record<string, QueryValue>): Promise<void>;
+  /** A write whose answer has no body to read (204, or a body the caller does not need). */
+  send(method: 'POST' | 'PUT' | 'DELETE', path: string, token: string, body?: Record<string, unknown>): Promise<number>;
   /** A text answer (a raw file, a job log), whole. */
   text(path: string, token: string, query?: Record<string, QueryValue>): Promise<string>;
 }
@@ -212,9 +212,10 @@ export function createForgeApi(deps: { forgeUrl: string; fetch: typeof fetch; ti
     get: async (path, token, query) => json(await send('GET', path, token, query), `GET ${path}`),
     post: async (path, token, body) => json(await send('POST', path, token, undefined, body), `POST ${path}`),
     put: async (path, token, body) => json(await send('PUT', path, token, undefined, body), `PUT ${path}`),
-    async delete(path, token, query) {
-      const response = await send('DELETE', path, token, query);
+    async send(method, path, token, body) {
+      const response = await send(method, path, token, undefined, body);
       await response.body?.cancel();
+      return response.status;
     },
     async text(path, token, query) {
       const response = await send('GET', path, token, query);

@@ -24,10 +24,7 @@ export function usernameOf(value: unknown): string | undefined {
 /** A string field whose value was written on the forge (the text rendering marks it untrusted). */
 export const text = (what: string) => z.string().describe(`${what} (forge text: untrusted)`);
 
-export const detail = z
-  .enum(['slim', 'full'])
-  .optional()
-  .describe('slim (default): the fields to pick an item; full: also descriptions and more dates');
+export const detail = z.enum(['slim', 'full']).optional().describe('slim (default) or full (adds descriptions, dates)');
 
 export const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
 
@@ -57,6 +54,9 @@ export const issueSchema = z.object({
   state: z.string().describe('opened or closed'),
   labels: z.array(z.string()).optional().describe('Label names'),
   author: z.string().optional().describe('Author username'),
+  assignees: z.array(z.string()).optional().describe('Assignee usernames'),
+  milestone: z.string().optional().describe('Milestone title'),
+  confidential: z.boolean().optional().describe('Only members can see it'),
   web_url: z.string().describe('Issue page'),
   description: text('Description').optional(),
   created_at: z.string().optional().describe('Created (ISO 8601)'),
@@ -71,6 +71,10 @@ export const mergeRequestSchema = z.object({
   source_branch: z.string().optional().describe('Source branch'),
   target_branch: z.string().optional().describe('Target branch'),
   author: z.string().optional().describe('Author username'),
+  labels: z.array(z.string()).optional().describe('Label names'),
+  draft: z.boolean().optional().describe('Marked as draft'),
+  detailed_merge_status: z.string().optional().describe('mergeable, checking, conflict, not_open, draft_status, …'),
+  sha: z.string().optional().describe('Head commit SHA (pass it to accept_merge_request)'),
   web_url: z.string().describe('Merge request page'),
   description: text('Description').optional(),
   created_at: z.string().optional().describe('Created (ISO 8601)'),
@@ -95,8 +99,15 @@ const withAuthor = (value: unknown): Json => {
   return author ? { author } : {};
 };
 
-export const issueOut = (full: boolean) => (i: unknown) =>
-  ({
+const usernames = (list: unknown): string[] =>
+  Array.isArray(list) ? list.map(usernameOf).filter((u): u is string => u !== undefined) : [];
+
+export const issueOut = (full: boolean) => (i: unknown) => {
+  const source = (i ?? {}) as Json;
+  const assignees = usernames(source.assignees);
+  const milestone = (source.milestone as { title?: unknown } | null | undefined)?.title;
+  const confidential = source.confidential;
+  return {
     ...pick(i, [
       'id',
       'iid',
@@ -108,7 +119,11 @@ export const issueOut = (full: boolean) => (i: unknown) =>
       ...(full ? ['description', 'created_at', 'updated_at'] : []),
     ]),
     ...withAuthor(i),
-  }) as z.infer<typeof issueSchema>;
+    ...(assignees.length > 0 ? { assignees } : {}),
+    ...(typeof milestone === 'string' ? { milestone } : {}),
+    ...(typeof confidential === 'boolean' && (confidential || full) ? { confidential } : {}),
+  } as z.infer<typeof issueSchema>;
+};
 
 export const mergeRequestOut = (full: boolean) => (m: unknown) =>
   ({
@@ -120,8 +135,81 @@ export const mergeRequestOut = (full: boolean) => (m: unknown) =>
       'state',
       'source_branch',
       'target_branch',
+      'labels',
       'web_url',
-      ...(full ? ['description', 'created_at', 'updated_at'] : []),
+      ...(full ? ['description', 'created_at', 'updated_at', 'draft', 'detailed_merge_status', 'sha'] : []),
     ]),
     ...withAuthor(m),
   }) as z.infer<typeof mergeRequestSchema>;
+
+export const positionSchema = z.object({
+  old_path: z.string().describe('Path before the change'),
+  new_path: z.string().describe('Path after the change'),
+  old_line: z.number().int().nullable().optional().describe('Line in the old file (removed or unchanged lines)'),
+  new_line: z.number().int().nullable().optional().describe('Line in the new file (added or unchanged lines)'),
+});
+
+export const noteSchema = z.object({
+  id: z.number().int().describe('Note id'),
+  author: z.string().optional().describe('Author username'),
+  body: text('Note text (Markdown)'),
+  created_at: z.string().optional().describe('Created (ISO 8601)'),
+  system: z.boolean().optional().describe('Written by the forge (a change record), not a person'),
+  resolved: z.boolean().optional().describe('Resolved (resolvable threads)'),
+  position: positionSchema.optional().describe('The diff line of a diff note'),
+});
+
+export const discussionSchema = z.object({
+  id: z.string().describe('Discussion id (reply or resolve with it)'),
+  individual_note: z.boolean().describe('A single note rather than a thread'),
+  notes: z.array(noteSchema).describe('The notes, oldest first'),
+});
+
+export const noteOut = (n: unknown) => {
+  const source = (n ?? {}) as Json;
+  const position = source.position as Json | undefined;
+  return {
+    ...pick(n, ['id', 'body', 'created_at', 'system', ...(source.resolvable === true ? ['resolved'] : [])]),
+    ...withAuthor(n),
+    ...(position ? { position: pick(position, ['old_path', 'new_path', 'old_line', 'new_line']) } : {}),
+  } as z.infer<typeof noteSchema>;
+};
+
+export const discussionOut = (d: unknown) => {
+  const source = (d ?? {}) as Json;
+  return {
+    id: String(source.id),
+    individual_note: source.individual_note === true,
+    notes: Array.isArray(source.notes) ? source.notes.map(noteOut) : [],
+  };
+};
+
+/** An `include` list: which related data a get tool fetches besides the resource (each fetched concurrently). */
+export function includeInput<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .array(z.enum(values))
+    .max(values.length)
+    .optional()
+    .describe(`Related data to fetch too (concurrently): ${values.join(', ')}`);
+}
+
+/** A first page of related data: the items and whether there are more (ask the list tool for the rest). */
+export function firstPage<T extends z.ZodType>(item: T, what: string) {
+  return z
+    .object({ items: z.array(item).describe(what), has_more: z.boolean().describe('More exist than shown here') })
+    .optional()
+    .describe(`${what} (first page)`);
+}
+
+/** Another issue or merge request named from the one read (links, related merge requests): enough to fetch it. */
+export const refSchema = z.object({
+  iid: z.number().int().describe('Number within its project'),
+  project_id: z.number().int().optional().describe('Project id'),
+  title: text('Title'),
+  state: z.string().describe('State'),
+  web_url: z.string().optional().describe('Page'),
+  link_type: z.string().optional().describe('relates_to, blocks or is_blocked_by (links)'),
+});
+
+export const refOut = (value: unknown) =>
+  pick(value, ['iid', 'project_id', 'title', 'state', 'web_url', 'link_type']) as z.infer<typeof refSchema>;

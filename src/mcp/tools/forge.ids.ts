@@ -6,9 +6,7 @@
 import { z } from 'zod';
 import { ToolInputError } from './tool.contract.ts';
 
-export const projectRef = z
-  .union([z.number().int().positive(), z.string().min(1).max(500)])
-  .describe('The project: numeric id, "namespace/project" path, or its web URL');
+export const projectRef = z.union([z.number().int().positive(), z.string().min(1).max(500)]).describe('Project id, path or web URL');
 
 /**
  * The `:id` path segment for a project reference (URL-encoded path or number). `forgeUrl`'s own path (a forge

@@ -8,8 +8,8 @@ import type { ForgePage } from './forge.client.ts';
 import { ToolInputError } from './tool.contract.ts';
 
 export const pagingInput = {
-  cursor: z.string().max(200).optional().describe('The next_cursor of the previous answer, to get the next page; omit for the first page'),
-  per_page: z.number().int().min(1).max(100).optional().describe('Items per page, 1–100 (default 20)'),
+  cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
+  per_page: z.number().int().min(1).max(100).optional().describe('Page size, 1–100 (default 20)'),
 };
 
 /** The paging part of a list tool's output schema, around `item`. */

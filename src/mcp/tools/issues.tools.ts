@@ -3,10 +3,24 @@
  */
 import { z } from 'zod';
 import type { QueryValue } from './forge.client.ts';
-import { detail, issueOut, issueSchema, READ } from './forge.entities.ts';
+import {
+  detail,
+  discussionOut,
+  discussionSchema,
+  firstPage,
+  includeInput,
+  issueOut,
+  issueSchema,
+  noteOut,
+  noteSchema,
+  READ,
+  refOut,
+  refSchema,
+} from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
 import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
-import { defineTool, ToolInputError, type ToolsetDefinition } from './tool.contract.ts';
+import { confirmationInput } from './tool.confirm.ts';
+import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 import { quickActionLines } from './tool.text.ts';
 
 /** Refuses bodies with GitLab quick actions unless the operator allows them (issue 17 item 3). */
@@ -19,6 +33,34 @@ export function refuseQuickActions(allowed: boolean, ...bodies: (string | undefi
     );
 }
 
+const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
+
+const iso = z.string().max(40).optional();
+
+/** The issue's path: `/projects/:id/issues[/:iid]`. */
+const issuePath = (project: string | number, forgeUrl: string, iid?: number) =>
+  `/projects/${projectPathId(project, forgeUrl)}/issues${iid === undefined ? '' : `/${iid}`}`;
+
+/** Usernames to user ids (one lookup each, concurrently); an unknown username is a validation error. */
+export async function userIdsOf(ctx: ToolContext, names: readonly string[]): Promise<number[]> {
+  return Promise.all(
+    names.map(async (name) => {
+      const found = await ctx.api.get<{ id: number }[]>('/users', ctx.token, { username: name.replace(/^@/, '') });
+      const id = found[0]?.id;
+      if (id === undefined) throw new ToolInputError(`no forge user with the username ${JSON.stringify(name)}`);
+      return id;
+    }),
+  );
+}
+
+/** A first page of a related list, as `{items, has_more}`. */
+export async function related<T>(ctx: ToolContext, path: string, map: (item: unknown) => T, query: Record<string, QueryValue> = {}) {
+  const page = await ctx.api.page<unknown>(path, ctx.token, { per_page: 20, ...query });
+  return { items: page.items.map(map), has_more: page.nextPage !== undefined };
+}
+
+const ISSUE_INCLUDES = ['notes', 'discussions', 'links', 'related_merge_requests'] as const;
+
 function issueTools() {
   return [
     defineTool({
@@ -26,49 +68,141 @@ function issueTools() {
       toolset: 'issues',
       title: 'List issues',
       description:
-        'Issues of one project, filtered by state, labels or text, newest first; one page at a time. Use detail=full to read descriptions.',
+        'Issues of one project filtered by state, labels, assignee, author, milestone, text or dates, newest first; one page at a time. Use detail=full to read descriptions.',
       input: z.object({
         project_id: projectRef,
         state: z.enum(['opened', 'closed', 'all']).optional().describe('Issue state (default all)'),
-        labels: z.string().max(500).optional().describe('Comma-separated label names; issues must have all of them'),
+        labels: z.string().max(500).optional().describe('Comma-separated label names, all required; None or Any'),
+        assignee_username: z.string().max(255).optional().describe('Only issues assigned to this username'),
+        author_username: z.string().max(255).optional().describe('Only issues opened by this username'),
+        milestone: z.string().max(255).optional().describe('Milestone title; None or Any'),
         search: z.string().max(255).optional().describe('Only issues whose title or description contains this text'),
+        created_after: iso.describe('Created since (ISO 8601)'),
+        created_before: iso.describe('Created until'),
+        updated_after: iso.describe('Updated since'),
+        updated_before: iso.describe('Updated until'),
+        order_by: z.enum(['created_at', 'updated_at']).optional().describe('Sort key (default created_at)'),
+        sort: z.enum(['asc', 'desc']).optional().describe('Sort order (default desc)'),
         detail,
         ...pagingInput,
       }),
       output: pageOutput(issueSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query: Record<string, QueryValue> = {
-          state: args.state,
-          labels: args.labels,
-          search: args.search,
-          page: decodeCursor(args.cursor),
-          per_page: args.per_page ?? 20,
-        };
-        const page = await ctx.api.page(`/projects/${projectPathId(args.project_id, ctx.forgeUrl)}/issues`, ctx.token, query);
-        return pageResult(page, issueOut(args.detail === 'full'));
+        const { project_id, detail: level, cursor, per_page, ...filters } = args;
+        const query: Record<string, QueryValue> = { ...filters, page: decodeCursor(cursor), per_page: per_page ?? 20 };
+        return pageResult(await ctx.api.page(issuePath(project_id, ctx.forgeUrl), ctx.token, query), issueOut(level === 'full'));
       },
     }),
     defineTool({
-      name: 'create_issue',
+      name: 'get_issue',
       toolset: 'issues',
-      title: 'Create an issue',
+      title: 'Get an issue',
       description:
-        'Opens a new issue in a project and returns it. Lines starting with “/” (GitLab quick actions) are refused unless the operator allows them.',
+        'One issue with its description and, on request (include), its notes, discussions, linked issues and related merge requests, fetched concurrently.',
       input: z.object({
         project_id: projectRef,
-        title: z.string().min(1).max(255).describe('Issue title'),
-        description: z.string().max(100_000).optional().describe('Issue body (Markdown)'),
-        labels: z.string().max(500).optional().describe('Comma-separated label names (missing labels are created)'),
+        issue_iid: z.number().int().positive().describe('Issue number within the project'),
+        include: includeInput(ISSUE_INCLUDES),
+      }),
+      output: z.object({
+        issue: issueSchema.describe('The issue'),
+        notes: firstPage(noteSchema, 'Notes, oldest first'),
+        discussions: firstPage(discussionSchema, 'Discussion threads'),
+        links: z.array(refSchema).optional().describe('Linked issues'),
+        related_merge_requests: firstPage(refSchema, 'Merge requests that mention or close it'),
+      }),
+      annotations: READ,
+      async run(args, ctx) {
+        const path = issuePath(args.project_id, ctx.forgeUrl, args.issue_iid);
+        const include = new Set(args.include ?? []);
+        const [issue, notes, discussions, links, mergeRequests] = await Promise.all([
+          ctx.api.get(path, ctx.token),
+          include.has('notes') ? related(ctx, `${path}/notes`, noteOut, { sort: 'asc' }) : undefined,
+          include.has('discussions') ? related(ctx, `${path}/discussions`, discussionOut) : undefined,
+          include.has('links') ? ctx.api.get<unknown[]>(`${path}/links`, ctx.token) : undefined,
+          include.has('related_merge_requests') ? related(ctx, `${path}/related_merge_requests`, refOut) : undefined,
+        ]);
+        return {
+          issue: issueOut(true)(issue),
+          ...(notes ? { notes } : {}),
+          ...(discussions ? { discussions } : {}),
+          ...(links ? { links: links.map(refOut) } : {}),
+          ...(mergeRequests ? { related_merge_requests: mergeRequests } : {}),
+        };
+      },
+    }),
+    defineTool({
+      name: 'save_issue',
+      aliases: ['create_issue'],
+      toolset: 'issues',
+      title: 'Create or update an issue',
+      description:
+        'Creates an issue when no issue_iid is given, else updates that one (title, description, close/reopen, labels added or removed, assignees by username, confidentiality). Making a confidential issue public asks the user first.',
+      input: z.object({
+        project_id: projectRef,
+        issue_iid: z.number().int().positive().optional().describe('The issue to update; omit to create one'),
+        title: z.string().min(1).max(255).optional().describe('Title (required to create)'),
+        description: z.string().max(100_000).optional().describe('Body (Markdown)'),
+        labels: z.string().max(500).optional().describe('Comma-separated labels replacing the current ones (missing labels are created)'),
+        add_labels: z.array(z.string().max(255)).max(50).optional().describe('Labels to add'),
+        remove_labels: z.array(z.string().max(255)).max(50).optional().describe('Labels to remove'),
+        assignee_usernames: z.array(z.string().max(255)).max(20).optional().describe('Assignees by username (replaces them; [] unassigns)'),
+        state_event: z.enum(['close', 'reopen']).optional().describe('Close or reopen (updates only)'),
+        confidential: z.boolean().optional().describe('Only project members can see it'),
+        ...confirmationInput,
       }),
       output: issueSchema,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      annotations: WRITE,
+      confirms: true,
       async run(args, ctx) {
         refuseQuickActions(ctx.allowQuickActions, args.title, args.description);
-        const body: Record<string, unknown> = { title: args.title };
-        if (args.description !== undefined) body.description = args.description;
-        if (args.labels !== undefined) body.labels = args.labels;
-        return issueOut(true)(await ctx.api.post(`/projects/${projectPathId(args.project_id, ctx.forgeUrl)}/issues`, ctx.token, body));
+        const body: Record<string, unknown> = {};
+        for (const key of ['title', 'description', 'labels', 'confidential'] as const) if (args[key] !== undefined) body[key] = args[key];
+        if (args.add_labels) body.add_labels = args.add_labels.join(',');
+        if (args.remove_labels) body.remove_labels = args.remove_labels.join(',');
+        if (args.assignee_usernames) body.assignee_ids = await userIdsOf(ctx, args.assignee_usernames);
+        if (args.issue_iid === undefined) {
+          if (args.title === undefined) throw new ToolInputError('title is required to create an issue (or give issue_iid to update one)');
+          if (args.state_event !== undefined || args.add_labels || args.remove_labels)
+            throw new ToolInputError('state_event, add_labels and remove_labels apply to updates only (give issue_iid)');
+          return issueOut(true)(await ctx.api.post(issuePath(args.project_id, ctx.forgeUrl), ctx.token, body));
+        }
+        if (args.state_event !== undefined) body.state_event = args.state_event;
+        if (Object.keys(body).length === 0) throw new ToolInputError('nothing to change: give at least one field to update');
+        const path = issuePath(args.project_id, ctx.forgeUrl, args.issue_iid);
+        if (args.confidential === false) {
+          const current = await ctx.api.get<{ confidential?: unknown }>(path, ctx.token);
+          if (current.confidential === true)
+            await ctx.confirm(
+              `Make confidential issue #${args.issue_iid} of ${String(args.project_id)} visible to everyone who can see the project`,
+            );
+        }
+        return issueOut(true)(await ctx.api.put(path, ctx.token, body));
+      },
+    }),
+    defineTool({
+      name: 'save_issue_note',
+      toolset: 'issues',
+      title: 'Comment on an issue',
+      description: 'Adds a note to an issue, or a reply in one of its discussions when discussion_id is given. Returns the note.',
+      input: z.object({
+        project_id: projectRef,
+        issue_iid: z.number().int().positive().describe('Issue number within the project'),
+        body: z.string().min(1).max(1_000_000).describe('Note text (Markdown)'),
+        discussion_id: z
+          .string()
+          .regex(/^[0-9a-f]{40}$/)
+          .optional()
+          .describe('Reply in this discussion (from get_issue include=discussions)'),
+      }),
+      output: noteSchema,
+      annotations: WRITE,
+      async run(args, ctx) {
+        refuseQuickActions(ctx.allowQuickActions, args.body);
+        const path = issuePath(args.project_id, ctx.forgeUrl, args.issue_iid);
+        const target = args.discussion_id === undefined ? `${path}/notes` : `${path}/discussions/${args.discussion_id}/notes`;
+        return noteOut(await ctx.api.post(target, ctx.token, { body: args.body }));
       },
     }),
   ];

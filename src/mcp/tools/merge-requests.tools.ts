@@ -2,11 +2,173 @@
  * The `merge_requests` toolset (issue 18 item 1): list, get with related data, diffs, save, review, merge, rebase.
  */
 import { z } from 'zod';
-import type { QueryValue } from './forge.client.ts';
-import { detail, mergeRequestOut, mergeRequestSchema, READ } from './forge.entities.ts';
+import { ForgeApiError, type QueryValue } from './forge.client.ts';
+import {
+  detail,
+  discussionOut,
+  discussionSchema,
+  firstPage,
+  includeInput,
+  mergeRequestOut,
+  mergeRequestSchema,
+  noteOut,
+  noteSchema,
+  pick,
+  READ,
+  text,
+  usernameOf,
+} from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
 import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
-import { defineTool, type ToolsetDefinition } from './tool.contract.ts';
+import { refuseQuickActions, related, userIdsOf } from './issues.tools.ts';
+import { confirmationInput } from './tool.confirm.ts';
+import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
+
+const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
+const IDEMPOTENT_WRITE = { ...WRITE, idempotentHint: true } as const;
+
+const iid = z.number().int().positive().describe('Merge request number within the project');
+
+const mrPath = (project: string | number, forgeUrl: string, mrIid?: number) =>
+  `/projects/${projectPathId(project, forgeUrl)}/merge_requests${mrIid === undefined ? '' : `/${mrIid}`}`;
+
+/** Added and removed lines of a unified diff. */
+function lineStats(diff: string): { additions: number; deletions: number } {
+  let additions = 0;
+  let deletions = 0;
+  for (const line of diff.split('\n')) {
+    if (line.startsWith('+')) additions += 1;
+    else if (line.startsWith('-')) deletions += 1;
+  }
+  return { additions, deletions };
+}
+
+const diffFlags = ['new_file', 'renamed_file', 'deleted_file', 'too_large', 'collapsed'] as const;
+
+const diffSummarySchema = z.object({
+  old_path: z.string().describe('Path before'),
+  new_path: z.string().describe('Path after'),
+  additions: z.number().int().describe('Added lines'),
+  deletions: z.number().int().describe('Removed lines'),
+  new_file: z.boolean().optional().describe('Added file'),
+  renamed_file: z.boolean().optional().describe('Renamed file'),
+  deleted_file: z.boolean().optional().describe('Deleted file'),
+  too_large: z.boolean().optional().describe('Over the forge’s diff limits: no patch text'),
+  collapsed: z.boolean().optional().describe('Collapsed by the forge: no patch text'),
+});
+
+function flagsOf(d: unknown): Record<string, boolean> {
+  const source = (d ?? {}) as Record<string, unknown>;
+  const out: Record<string, boolean> = {};
+  for (const flag of diffFlags) if (source[flag] === true) out[flag] = true;
+  return out;
+}
+
+const diffSummaryOut = (d: unknown) => {
+  const source = (d ?? {}) as { old_path?: string; new_path?: string; diff?: string };
+  return { old_path: source.old_path ?? '', new_path: source.new_path ?? '', ...lineStats(source.diff ?? ''), ...flagsOf(d) };
+};
+
+const commitOut = (c: unknown) => pick(c, ['id', 'short_id', 'title', 'author_name', 'created_at']) as { id: string };
+
+/** `*` matches within a path segment, `**` across segments. */
+function pathMatcher(globs: readonly string[]): (path: string) => boolean {
+  const patterns = globs.map(
+    (g) =>
+      new RegExp(
+        `^${g
+          .split('**')
+          .map((part) =>
+            part
+              .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '[^/]*')
+              .replace(/\?/g, '[^/]'),
+          )
+          .join('.*')}$`,
+      ),
+  );
+  return (path) => patterns.some((p) => p.test(path));
+}
+
+/** A diff cursor: the forge page and the file offset within it (a byte cap may end a window mid-page). */
+function encodeDiffCursor(page: number, offset: number): string {
+  return Buffer.from(JSON.stringify({ p: page, o: offset })).toString('base64url');
+}
+function decodeDiffCursor(cursor: string | undefined): { page: number; offset: number } {
+  if (cursor === undefined || cursor === '') return { page: 1, offset: 0 };
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { p?: unknown; o?: unknown };
+    if (typeof v.p === 'number' && Number.isInteger(v.p) && v.p >= 1 && typeof v.o === 'number' && Number.isInteger(v.o) && v.o >= 0)
+      return { page: v.p, offset: v.o };
+  } catch {
+    // fall through
+  }
+  throw new ToolInputError('cursor is not a next_cursor this server returned; omit it to start from the first file');
+}
+
+const MR_INCLUDES = ['notes', 'discussions', 'diffs', 'commits', 'pipelines', 'approvals', 'versions'] as const;
+
+const REVIEW_METHODS = [
+  'create_note',
+  'reply_discussion',
+  'create_diff_note',
+  'resolve_discussion',
+  'submit_review',
+  'approve',
+  'unapprove',
+] as const;
+
+/** Which parameters each review method takes (others are refused, as GitLab's tool does). */
+const METHOD_PARAMS: Record<(typeof REVIEW_METHODS)[number], readonly string[]> = {
+  create_note: ['body'],
+  reply_discussion: ['body', 'discussion_id'],
+  create_diff_note: ['body', 'new_path', 'old_path', 'new_line', 'old_line'],
+  resolve_discussion: ['discussion_id', 'resolved'],
+  submit_review: ['comments', 'summary'],
+  approve: ['sha'],
+  unapprove: [],
+};
+const METHOD_OPTIONAL = new Set(['old_path', 'new_path', 'new_line', 'old_line', 'resolved', 'summary', 'sha']);
+
+interface DiffRefs {
+  base_sha: string;
+  head_sha: string;
+  start_sha: string;
+}
+
+/** A diff note's position from the merge request's `diff_refs` (GitLab wants all three SHAs of its latest version). */
+function positionOf(
+  refs: DiffRefs,
+  c: { new_path?: string | undefined; old_path?: string | undefined; new_line?: number | undefined; old_line?: number | undefined },
+) {
+  const newPath = c.new_path ?? c.old_path;
+  const oldPath = c.old_path ?? c.new_path;
+  if (newPath === undefined || oldPath === undefined) throw new ToolInputError('a diff comment needs new_path (or old_path)');
+  if (c.new_line === undefined && c.old_line === undefined)
+    throw new ToolInputError('a diff comment needs new_line (added or unchanged line) or old_line (removed line)');
+  return {
+    position_type: 'text',
+    base_sha: refs.base_sha,
+    start_sha: refs.start_sha,
+    head_sha: refs.head_sha,
+    new_path: newPath,
+    old_path: oldPath,
+    ...(c.new_line !== undefined ? { new_line: c.new_line } : {}),
+    ...(c.old_line !== undefined ? { old_line: c.old_line } : {}),
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The merge request, read again while the forge is still computing its mergeability (`checking`), at most 5 times. */
+async function settledMergeRequest(ctx: ToolContext, path: string): Promise<Record<string, unknown>> {
+  let mr = await ctx.api.get<Record<string, unknown>>(path, ctx.token);
+  for (let i = 0; i < 5 && (mr.detailed_merge_status === 'checking' || mr.merge_status === 'checking'); i += 1) {
+    await sleep(100 * 2 ** i);
+    mr = await ctx.api.get<Record<string, unknown>>(path, ctx.token);
+  }
+  return mr;
+}
 
 function mergeRequestTools() {
   return [
@@ -15,19 +177,446 @@ function mergeRequestTools() {
       toolset: 'merge_requests',
       title: 'List merge requests',
       description:
-        'Merge requests of one project, filtered by state, newest first; one page at a time. Use detail=full to read descriptions.',
+        'Merge requests of one project filtered by state, labels, author, assignee, reviewer, branches, text or dates, newest first; one page at a time. Use detail=full for descriptions.',
       input: z.object({
         project_id: projectRef,
         state: z.enum(['opened', 'closed', 'merged', 'locked', 'all']).optional().describe('Merge request state (default all)'),
+        labels: z.string().max(500).optional().describe('Comma-separated label names, all required'),
+        author_username: z.string().max(255).optional().describe('Only merge requests opened by this username'),
+        assignee_username: z.string().max(255).optional().describe('Only merge requests assigned to this username'),
+        reviewer_username: z.string().max(255).optional().describe('Only merge requests this username reviews'),
+        source_branch: z.string().max(255).optional().describe('Source branch'),
+        target_branch: z.string().max(255).optional().describe('Target branch'),
+        search: z.string().max(255).optional().describe('Text in the title or description'),
+        updated_after: z.string().max(40).optional().describe('Updated at or after (ISO 8601)'),
         detail,
         ...pagingInput,
       }),
       output: pageOutput(mergeRequestSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query: Record<string, QueryValue> = { state: args.state, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
-        const page = await ctx.api.page(`/projects/${projectPathId(args.project_id, ctx.forgeUrl)}/merge_requests`, ctx.token, query);
-        return pageResult(page, mergeRequestOut(args.detail === 'full'));
+        const { project_id, detail: level, cursor, per_page, ...filters } = args;
+        const query: Record<string, QueryValue> = { ...filters, page: decodeCursor(cursor), per_page: per_page ?? 20 };
+        return pageResult(await ctx.api.page(mrPath(project_id, ctx.forgeUrl), ctx.token, query), mergeRequestOut(level === 'full'));
+      },
+    }),
+    defineTool({
+      name: 'get_merge_request',
+      toolset: 'merge_requests',
+      title: 'Get a merge request',
+      description:
+        'One merge request with its diff_refs and merge status and, on request (include), notes, discussions, a diffs summary (per-file line counts), commits, pipelines, approvals and versions, fetched concurrently.',
+      input: z.object({ project_id: projectRef, merge_request_iid: iid, include: includeInput(MR_INCLUDES) }),
+      output: z.object({
+        merge_request: mergeRequestSchema
+          .extend({
+            changes_count: z.string().optional().describe('Changed files ("1000+" above the limit)'),
+            diff_refs: z
+              .object({ base_sha: z.string(), head_sha: z.string(), start_sha: z.string() })
+              .partial()
+              .optional()
+              .describe('SHAs of the latest version (diff note positions use them)'),
+          })
+          .describe('The merge request'),
+        notes: firstPage(noteSchema, 'Notes, oldest first'),
+        discussions: firstPage(discussionSchema, 'Discussion threads'),
+        diffs: firstPage(diffSummarySchema, 'Changed files with line counts (patch text: get_merge_request_diffs)'),
+        commits: firstPage(
+          z.object({
+            id: z.string().describe('SHA'),
+            short_id: z.string().optional().describe('Short SHA'),
+            title: text('Title').optional(),
+          }),
+          'Commits',
+        ),
+        pipelines: firstPage(
+          z.object({
+            id: z.number().int().describe('Pipeline id'),
+            status: z.string().optional().describe('Status'),
+            sha: z.string().optional().describe('SHA'),
+          }),
+          'Pipelines',
+        ),
+        approvals: z
+          .object({
+            approved: z.boolean().optional().describe('Approved'),
+            approved_by: z.array(z.string()).describe('Approver usernames'),
+            approvals_left: z.number().int().optional().describe('Approvals still needed'),
+          })
+          .optional()
+          .describe('Approvals'),
+        versions: firstPage(
+          z.object({
+            id: z.number().int().describe('Version id'),
+            head_commit_sha: z.string().optional().describe('Head SHA'),
+            created_at: z.string().optional().describe('Created'),
+          }),
+          'Diff versions, newest first',
+        ),
+      }),
+      annotations: READ,
+      async run(args, ctx) {
+        const path = mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid);
+        const include = new Set(args.include ?? []);
+        const when = <T>(key: (typeof MR_INCLUDES)[number], fetch: () => Promise<T>) => (include.has(key) ? fetch() : undefined);
+        const [mr, notes, discussions, diffs, commits, pipelines, approvals, versions] = await Promise.all([
+          ctx.api.get(path, ctx.token),
+          when('notes', () => related(ctx, `${path}/notes`, noteOut, { sort: 'asc' })),
+          when('discussions', () => related(ctx, `${path}/discussions`, discussionOut)),
+          when('diffs', () => related(ctx, `${path}/diffs`, diffSummaryOut, { per_page: 100 })),
+          when('commits', () => related(ctx, `${path}/commits`, commitOut)),
+          when('pipelines', () => related(ctx, `${path}/pipelines`, (p) => pick(p, ['id', 'status', 'sha']) as { id: number })),
+          when('approvals', () =>
+            ctx.api.get<{ approved?: boolean; approvals_left?: number; approved_by?: { user?: unknown }[] }>(
+              `${path}/approvals`,
+              ctx.token,
+            ),
+          ),
+          when('versions', () =>
+            related(ctx, `${path}/versions`, (v) => pick(v, ['id', 'head_commit_sha', 'created_at']) as { id: number }),
+          ),
+        ]);
+        return {
+          merge_request: { ...mergeRequestOut(true)(mr), ...pick(mr, ['changes_count', 'diff_refs']) },
+          ...(notes ? { notes } : {}),
+          ...(discussions ? { discussions } : {}),
+          ...(diffs ? { diffs } : {}),
+          ...(commits ? { commits } : {}),
+          ...(pipelines ? { pipelines } : {}),
+          ...(approvals
+            ? {
+                approvals: {
+                  ...pick(approvals, ['approved', 'approvals_left']),
+                  approved_by: (approvals.approved_by ?? []).map((a) => usernameOf(a.user)).filter((u): u is string => u !== undefined),
+                },
+              }
+            : {}),
+          ...(versions ? { versions } : {}),
+        };
+      },
+    }),
+    defineTool({
+      name: 'get_merge_request_diffs',
+      toolset: 'merge_requests',
+      title: 'Merge request diff, per file',
+      description:
+        'The patch text of a merge request, file by file, with path filters and a byte cap per answer; files over the forge’s diff limits say too_large or collapsed. Page with next_cursor.',
+      input: z.object({
+        project_id: projectRef,
+        merge_request_iid: iid,
+        paths: z
+          .array(z.string().min(1).max(500))
+          .max(50)
+          .optional()
+          .describe('Only files matching these globs (* within a folder, ** across)'),
+        max_bytes: z
+          .number()
+          .int()
+          .min(1000)
+          .max(500_000)
+          .optional()
+          .describe('Patch bytes per answer (default 100000); the rest follows with next_cursor'),
+        cursor: pagingInput.cursor,
+        per_page: z.number().int().min(1).max(100).optional().describe('Files fetched from the forge per page, 1–100 (default 20)'),
+      }),
+      output: z.object({
+        items: z
+          .array(
+            diffSummarySchema.extend({
+              diff: text('Unified diff').optional(),
+              diff_truncated: z.boolean().optional().describe('This file’s patch was cut at max_bytes'),
+            }),
+          )
+          .describe('Changed files, in order'),
+        next_cursor: z.string().nullable().describe('Pass as cursor for the next files; null at the end'),
+        has_more: z.boolean().describe('More files follow'),
+        truncated: z.boolean().describe('This answer stopped at max_bytes before the forge page ended'),
+        total: z.number().int().optional().describe('Changed files in all, when the forge reports it'),
+      }),
+      annotations: READ,
+      async run(args, ctx) {
+        const { page: forgePage, offset } = decodeDiffCursor(args.cursor);
+        const perPage = args.per_page ?? 20;
+        const cap = args.max_bytes ?? 100_000;
+        const match = args.paths ? pathMatcher(args.paths) : () => true;
+        const page = await ctx.api.page<{ old_path?: string; new_path?: string; diff?: string }>(
+          `${mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid)}/diffs`,
+          ctx.token,
+          { page: forgePage, per_page: perPage },
+        );
+        const items: Record<string, unknown>[] = [];
+        let used = 0;
+        let stoppedAt: number | undefined;
+        for (let i = offset; i < page.items.length; i += 1) {
+          const file = page.items[i];
+          if (!file || !(match(file.new_path ?? '') || match(file.old_path ?? ''))) continue;
+          const diff = file.diff ?? '';
+          const bytes = Buffer.byteLength(diff);
+          if (used + bytes > cap && items.length > 0) {
+            stoppedAt = i;
+            break;
+          }
+          const cut = bytes > cap;
+          items.push({
+            ...diffSummaryOut(file),
+            ...(diff !== '' ? { diff: cut ? Buffer.from(diff).subarray(0, cap).toString('utf8') : diff } : {}),
+            ...(cut ? { diff_truncated: true } : {}),
+          });
+          used += Math.min(bytes, cap);
+        }
+        const next =
+          stoppedAt !== undefined
+            ? encodeDiffCursor(forgePage, stoppedAt)
+            : page.nextPage !== undefined
+              ? encodeDiffCursor(page.nextPage, 0)
+              : null;
+        return {
+          items: items as z.infer<typeof diffSummarySchema>[],
+          next_cursor: next,
+          has_more: next !== null,
+          truncated: stoppedAt !== undefined,
+          ...(page.total !== undefined ? { total: page.total } : {}),
+        };
+      },
+    }),
+    defineTool({
+      name: 'save_merge_request',
+      toolset: 'merge_requests',
+      title: 'Create or update a merge request',
+      description:
+        'Creates a merge request when no merge_request_iid is given (source_branch, target_branch, title), else updates it (title, description, labels, assignees and reviewers by username, close/reopen).',
+      input: z.object({
+        project_id: projectRef,
+        merge_request_iid: iid.optional(),
+        source_branch: z.string().min(1).max(255).optional().describe('Source branch (to create)'),
+        target_branch: z.string().min(1).max(255).optional().describe('Target branch'),
+        title: z.string().min(1).max(255).optional().describe('Title (required to create; "Draft: " marks a draft)'),
+        description: z.string().max(1_048_576).optional().describe('Description (Markdown)'),
+        labels: z.string().max(500).optional().describe('Comma-separated labels replacing the current ones'),
+        add_labels: z.array(z.string().max(255)).max(50).optional().describe('Labels to add'),
+        remove_labels: z.array(z.string().max(255)).max(50).optional().describe('Labels to remove'),
+        assignee_usernames: z.array(z.string().max(255)).max(20).optional().describe('Assignees by username (replaces them)'),
+        reviewer_usernames: z.array(z.string().max(255)).max(20).optional().describe('Reviewers by username (replaces them)'),
+        state_event: z.enum(['close', 'reopen']).optional().describe('Close or reopen (updates only)'),
+      }),
+      output: mergeRequestSchema,
+      annotations: WRITE,
+      async run(args, ctx) {
+        refuseQuickActions(ctx.allowQuickActions, args.title, args.description);
+        const body: Record<string, unknown> = {};
+        for (const key of ['title', 'description', 'labels', 'target_branch'] as const) if (args[key] !== undefined) body[key] = args[key];
+        if (args.add_labels) body.add_labels = args.add_labels.join(',');
+        if (args.remove_labels) body.remove_labels = args.remove_labels.join(',');
+        const [assignees, reviewers] = await Promise.all([
+          args.assignee_usernames ? userIdsOf(ctx, args.assignee_usernames) : undefined,
+          args.reviewer_usernames ? userIdsOf(ctx, args.reviewer_usernames) : undefined,
+        ]);
+        if (assignees) body.assignee_ids = assignees;
+        if (reviewers) body.reviewer_ids = reviewers;
+        if (args.merge_request_iid === undefined) {
+          if (args.source_branch === undefined || args.target_branch === undefined || args.title === undefined)
+            throw new ToolInputError(
+              'source_branch, target_branch and title are required to create a merge request (or give merge_request_iid)',
+            );
+          if (args.state_event !== undefined || args.add_labels || args.remove_labels)
+            throw new ToolInputError('state_event, add_labels and remove_labels apply to updates only (give merge_request_iid)');
+          body.source_branch = args.source_branch;
+          return mergeRequestOut(true)(await ctx.api.post(mrPath(args.project_id, ctx.forgeUrl), ctx.token, body));
+        }
+        if (args.source_branch !== undefined) throw new ToolInputError('source_branch cannot change on an existing merge request');
+        if (args.state_event !== undefined) body.state_event = args.state_event;
+        if (Object.keys(body).length === 0) throw new ToolInputError('nothing to change: give at least one field to update');
+        return mergeRequestOut(true)(await ctx.api.put(mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid), ctx.token, body));
+      },
+    }),
+    defineTool({
+      name: 'save_merge_request_review',
+      toolset: 'merge_requests',
+      title: 'Review a merge request',
+      description:
+        'One review step chosen by method: create_note, reply_discussion, create_diff_note (a line; position from diff_refs), resolve_discussion, submit_review (1–20 comments published at once, plus a summary), approve, unapprove.',
+      input: z.object({
+        project_id: projectRef,
+        merge_request_iid: iid,
+        method: z.enum(REVIEW_METHODS).describe('The review step'),
+        body: z.string().min(1).max(1_000_000).optional().describe('Comment text (create_note, reply_discussion, create_diff_note)'),
+        discussion_id: z
+          .string()
+          .regex(/^[0-9a-f]{40}$/)
+          .optional()
+          .describe('The thread (reply_discussion, resolve_discussion)'),
+        new_path: z.string().max(1000).optional().describe('create_diff_note: file path after the change'),
+        old_path: z.string().max(1000).optional().describe('create_diff_note: file path before the change (default new_path)'),
+        new_line: z.number().int().positive().optional().describe('create_diff_note: line in the new file (added or unchanged)'),
+        old_line: z.number().int().positive().optional().describe('create_diff_note: line in the old file (removed)'),
+        resolved: z.boolean().optional().describe('resolve_discussion: true (default) to resolve, false to reopen'),
+        comments: z
+          .array(
+            z.object({
+              body: z.string().min(1).max(100_000).describe('Comment text'),
+              new_path: z.string().max(1000).optional().describe('File path (omit for a general comment)'),
+              old_path: z.string().max(1000).optional().describe('Path before the change'),
+              new_line: z.number().int().positive().optional().describe('Line in the new file'),
+              old_line: z.number().int().positive().optional().describe('Line in the old file'),
+            }),
+          )
+          .min(1)
+          .max(20)
+          .optional()
+          .describe('submit_review: the comments, published together'),
+        summary: z.string().max(100_000).optional().describe('submit_review: an overall comment posted after the others'),
+        sha: z
+          .string()
+          .regex(/^[0-9a-f]{7,64}$/)
+          .optional()
+          .describe('approve: only if the head is still this SHA'),
+      }),
+      output: z.object({
+        method: z.string().describe('The step done'),
+        note: noteSchema.optional().describe('The note written'),
+        discussion: discussionSchema.optional().describe('The thread written or resolved'),
+        published: z.number().int().optional().describe('submit_review: comments published'),
+        approved: z.boolean().optional().describe('approve/unapprove: whether it is approved now'),
+        diff_head_sha: z.string().optional().describe('The head SHA the step saw'),
+      }),
+      annotations: WRITE,
+      async run(args, ctx) {
+        const allowed = METHOD_PARAMS[args.method];
+        const given = [
+          'body',
+          'discussion_id',
+          'new_path',
+          'old_path',
+          'new_line',
+          'old_line',
+          'resolved',
+          'comments',
+          'summary',
+          'sha',
+        ].filter((k) => args[k as keyof typeof args] !== undefined);
+        const foreign = given.filter((k) => !allowed.includes(k));
+        if (foreign.length > 0) throw new ToolInputError(`${args.method} does not take ${foreign.join(', ')}`);
+        const missing = allowed.filter((k) => !METHOD_OPTIONAL.has(k) && !given.includes(k));
+        if (missing.length > 0) throw new ToolInputError(`${args.method} needs ${missing.join(', ')}`);
+        refuseQuickActions(ctx.allowQuickActions, args.body, args.summary, ...(args.comments ?? []).map((c) => c.body));
+        const path = mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid);
+        const body = args.body ?? '';
+        switch (args.method) {
+          case 'create_note':
+            return { method: args.method, note: noteOut(await ctx.api.post(`${path}/notes`, ctx.token, { body })) };
+          case 'reply_discussion':
+            return {
+              method: args.method,
+              note: noteOut(await ctx.api.post(`${path}/discussions/${args.discussion_id}/notes`, ctx.token, { body })),
+            };
+          case 'resolve_discussion':
+            return {
+              method: args.method,
+              discussion: discussionOut(
+                await ctx.api.put(`${path}/discussions/${args.discussion_id}`, ctx.token, { resolved: args.resolved ?? true }),
+              ),
+            };
+          case 'create_diff_note': {
+            const mr = await ctx.api.get<{ diff_refs?: DiffRefs; sha?: string }>(path, ctx.token);
+            if (!mr.diff_refs) throw new ToolInputError('the merge request has no diff yet');
+            const discussion = await ctx.api.post(`${path}/discussions`, ctx.token, { body, position: positionOf(mr.diff_refs, args) });
+            return { method: args.method, discussion: discussionOut(discussion), diff_head_sha: mr.diff_refs.head_sha };
+          }
+          case 'submit_review': {
+            const comments = args.comments ?? [];
+            const mr = await ctx.api.get<{ diff_refs?: DiffRefs }>(path, ctx.token);
+            const refs = mr.diff_refs;
+            // Positions are checked before anything is written, so a bad comment leaves no half-published review.
+            const drafts = comments.map((c) => {
+              const onLine = c.new_path !== undefined || c.old_path !== undefined;
+              if (onLine && !refs) throw new ToolInputError('the merge request has no diff yet');
+              return { note: c.body, ...(onLine && refs ? { position: positionOf(refs, c) } : {}) };
+            });
+            for (const draft of drafts) await ctx.api.post(`${path}/draft_notes`, ctx.token, draft);
+            await ctx.api.send('POST', `${path}/draft_notes/bulk_publish`, ctx.token);
+            const summary = args.summary ? noteOut(await ctx.api.post(`${path}/notes`, ctx.token, { body: args.summary })) : undefined;
+            return {
+              method: args.method,
+              published: drafts.length,
+              ...(summary ? { note: summary } : {}),
+              ...(refs ? { diff_head_sha: refs.head_sha } : {}),
+            };
+          }
+          case 'approve':
+          case 'unapprove': {
+            const answer = await ctx.api.post<{ approved?: boolean }>(
+              `${path}/${args.method}`,
+              ctx.token,
+              args.sha ? { sha: args.sha } : {},
+            );
+            const mr = await ctx.api.get<{ sha?: string }>(path, ctx.token);
+            return { method: args.method, approved: answer.approved === true, ...(mr.sha ? { diff_head_sha: mr.sha } : {}) };
+          }
+        }
+      },
+    }),
+    defineTool({
+      name: 'accept_merge_request',
+      toolset: 'merge_requests',
+      title: 'Merge a merge request',
+      description:
+        'Merges a merge request if its head is still sha (from get_merge_request). Asks the user first. Merging one already merged answers already_merged.',
+      input: z.object({
+        project_id: projectRef,
+        merge_request_iid: iid,
+        sha: z
+          .string()
+          .regex(/^[0-9a-f]{7,64}$/)
+          .describe('The head SHA you reviewed; the merge is refused if the branch moved'),
+        squash: z.boolean().optional().describe('Squash the commits'),
+        should_remove_source_branch: z.boolean().optional().describe('Delete the source branch after merging'),
+        ...confirmationInput,
+      }),
+      output: z.object({
+        status: z.enum(['merged', 'already_merged']).describe('What happened'),
+        merge_request: mergeRequestSchema.describe('The merge request now'),
+      }),
+      annotations: IDEMPOTENT_WRITE,
+      confirms: true,
+      async run(args, ctx) {
+        const path = mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid);
+        const mr = await settledMergeRequest(ctx, path);
+        if (mr.state === 'merged') return { status: 'already_merged' as const, merge_request: mergeRequestOut(true)(mr) };
+        if (mr.state !== 'opened')
+          throw new ForgeApiError('conflict', 405, 'merge request not open', {
+            publicMessage: `The merge request is ${String(mr.state)}, not open.`,
+          });
+        const source = typeof mr.source_branch === 'string' ? mr.source_branch : '?';
+        const target = typeof mr.target_branch === 'string' ? mr.target_branch : '?';
+        await ctx.confirm(
+          `Merge !${args.merge_request_iid} of ${String(args.project_id)} (${source} into ${target}) at ${args.sha.slice(0, 12)}`,
+        );
+        const body: Record<string, unknown> = { sha: args.sha };
+        if (args.squash !== undefined) body.squash = args.squash;
+        if (args.should_remove_source_branch !== undefined) body.should_remove_source_branch = args.should_remove_source_branch;
+        return { status: 'merged' as const, merge_request: mergeRequestOut(true)(await ctx.api.put(`${path}/merge`, ctx.token, body)) };
+      },
+    }),
+    defineTool({
+      name: 'rebase_merge_request',
+      toolset: 'merge_requests',
+      title: 'Rebase a merge request',
+      description:
+        'Asks the forge to rebase the source branch onto the target branch; it runs in the background (check get_merge_request).',
+      input: z.object({
+        project_id: projectRef,
+        merge_request_iid: iid,
+        skip_ci: z.boolean().optional().describe('Do not start a pipeline'),
+      }),
+      output: z.object({ rebase_in_progress: z.boolean().describe('The forge started the rebase') }),
+      annotations: IDEMPOTENT_WRITE,
+      async run(args, ctx) {
+        const answer = await ctx.api.put<{ rebase_in_progress?: boolean }>(
+          `${mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid)}/rebase`,
+          ctx.token,
+          args.skip_ci !== undefined ? { skip_ci: args.skip_ci } : {},
+        );
+        return { rebase_in_progress: answer.rebase_in_progress === true };
       },
     }),
   ];

@@ -81,7 +81,7 @@ function releaseTools() {
         await ctx.confirm(
           `Delete tag "${args.tag_name}" of ${String(args.project_id)}, at ${tag.commit.id.slice(0, 8)} "${tag.commit.title}".`,
         );
-        await ctx.api.delete(url, ctx.token);
+        await ctx.api.send('DELETE', url, ctx.token);
         return { deleted: true, tag_name: args.tag_name, commit_id: tag.commit.id };
       },
     }),

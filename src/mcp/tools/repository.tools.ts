@@ -596,7 +596,7 @@ function branchTools() {
             merge_access_level: LEVELS[args.merge_access_level ?? 'maintainer'],
           });
         } else if (args.protected === false && branch.protected === true) {
-          await ctx.api.delete(`${project}/protected_branches/${name}`, ctx.token);
+          await ctx.api.send('DELETE', `${project}/protected_branches/${name}`, ctx.token);
         } else if (args.protected === undefined && (args.push_access_level || args.merge_access_level)) {
           throw new ToolInputError('access levels apply when protecting: set protected=true');
         }
@@ -619,7 +619,7 @@ function branchTools() {
         await ctx.confirm(
           `Delete branch "${args.branch}"${branch.protected ? ' (protected)' : ''} of ${String(args.project_id)}, at ${branch.commit.id.slice(0, 8)} "${branch.commit.title}".`,
         );
-        await ctx.api.delete(url, ctx.token);
+        await ctx.api.send('DELETE', url, ctx.token);
         return { deleted: true, branch: args.branch, commit_id: branch.commit.id };
       },
     }),

@@ -22,7 +22,6 @@ import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import { ForgeApiError, type ForgeApi, type ForgeErrorType } from './forge.client.ts';
 import { ConfirmationPending, ConfirmationRefused, confirmationOutput, type Confirmer } from './tool.confirm.ts';
-import { compactJsonSchema, outlineOutputSchema } from './tool.schema.ts';
 import { renderUntrusted, sanitizeDeep, sanitizeText } from './tool.text.ts';
 
 /** The contract's error types: the forge's (forge.client.ts) and `internal` for a bug of ours. */
@@ -93,7 +92,7 @@ export interface ToolsetDefinition {
 export interface ForgeTool<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   /** `snake_case`, at most 64 characters. */
   name: string;
-  /** Older names still callable (same tool, hidden from nothing: clients see each as a tool). */
+  /** Older names still callable (the same tool), not listed by `tools/list`. */
   aliases?: readonly string[];
   toolset: Toolset;
   /** Human title (also the `title` annotation). */
@@ -167,7 +166,7 @@ function memoized(convert: (options: JsonSchemaOptions) => Record<string, unknow
  * A schema as advertised: validation stays zod's, the JSON Schema is converted once. The SDK converts on every
  * `tools/list`, and servers are built per request: measured 9.8 ms per tools/list of the seven tools without this.
  */
-function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string, unknown>) => Record<string, unknown> = compactJsonSchema) {
+function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string, unknown>) => Record<string, unknown> = (json) => json) {
   const standard = schema['~standard'];
   return {
     '~standard': {
@@ -187,27 +186,72 @@ function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string,
  */
 function withErrorBranch(output: z.ZodObject, confirms: boolean): StandardSchemaWithJSON {
   const union = confirms ? z.union([output, toolErrorOutput, confirmationOutput]) : z.union([output, toolErrorOutput]);
-  return advertised(union, (json) => ({ type: 'object', ...outlineOutputSchema(compactJsonSchema(briefAnswerBranches(json))) }));
+  return advertised(union, (json) => {
+    const compact = compactOutput(json) as { anyOf?: unknown[] };
+    // The error branch is the same object on every tool and documented once (docs/mcp.md): advertised by its shape.
+    if (Array.isArray(compact.anyOf)) compact.anyOf[1] = ERROR_BRANCH;
+    return { type: 'object', ...compact };
+  });
+}
+
+const ERROR_BRANCH = {
+  type: 'object',
+  properties: { error: { type: 'object', required: ['type', 'status', 'message'] } },
+  required: ['error'],
+};
+
+/**
+ * An input schema as advertised: types, enums, required fields and descriptions; `$schema`, zod's safe-integer
+ * bounds and length limits dropped (the server checks them, with a message naming the field, before a tool runs).
+ */
+const LIMIT_KEYWORDS = new Set(['maxLength', 'minLength', 'maxItems', 'minItems']);
+
+function compactInput(json: Record<string, unknown>): Record<string, unknown> {
+  const strip = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(strip);
+    if (value === null || typeof value !== 'object') return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      if (key === '$schema' || LIMIT_KEYWORDS.has(key)) continue;
+      if ((key === 'minimum' && item === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && item === Number.MAX_SAFE_INTEGER)) continue;
+      out[key] = strip(item);
+    }
+    return out;
+  };
+  return strip(json) as Record<string, unknown>;
 }
 
 /**
- * The error and confirmation branches as advertised: only their key (`{type: object, required: [error]}`). Their
- * shape is the contract's, the same for every tool and documented once (docs/mcp.md); spelled out in every tool it
- * cost about 900 bytes a tool, a third of the 32 KB `tools/list` budget. Results are still built from the full
- * zod schemas above, so they keep that shape.
+ * An output schema as advertised: without descriptions (outputs are read by the client's validator, and the
+ * tool's description and field names say what they hold), `$schema`, and the safe-integer bounds zod adds to
+ * every integer, and nested deeper than {@link OUTPUT_DEPTH} levels only by type (zod still checks the whole
+ * value before it leaves). Measured on the 19 tools of core, issues and merge_requests: 85 KB of tools/list before.
  */
-function briefAnswerBranches(json: Record<string, unknown>): Record<string, unknown> {
-  const branches = json.anyOf;
-  if (!Array.isArray(branches)) return json;
-  return {
-    ...json,
-    anyOf: branches.map((branch: unknown, index) => {
-      if (index === 0) return branch;
-      const required = (branch as { required?: unknown }).required;
-      return { type: 'object', required };
-    }),
-  };
+function compactOutput(value: unknown, depth = 0): unknown {
+  if (Array.isArray(value)) return value.map((v) => compactOutput(v, depth));
+  if (value === null || typeof value !== 'object') return value;
+  const schema = value as Record<string, unknown>;
+  // Deeper than a resource's own fields (the value, its fields, their items): the shape is named, not spelled out.
+  if (depth > OUTPUT_DEPTH && (schema.type === 'object' || schema.type === 'array')) return { type: schema.type };
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(schema)) {
+    // Outputs are checked by zod before they leave; the advertised shape may be looser than that check.
+    if (key === 'description' || key === '$schema' || key === 'additionalProperties' || key === 'required' || LIMIT_KEYWORDS.has(key))
+      continue;
+    if ((key === 'minimum' && item === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && item === Number.MAX_SAFE_INTEGER)) continue;
+    // `properties` maps field names to schemas: a field called "description" is kept.
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(item as Record<string, unknown>).map(([k, v]) => [k, compactOutput(v, depth + 1)]))
+        : key === 'items'
+          ? compactOutput(item, depth + 1)
+          : compactOutput(item, depth);
+  }
+  return out;
 }
+
+/** Levels of an output schema spelled out: the result's fields, and the fields and items of those. */
+const OUTPUT_DEPTH = 2;
 
 /** Per tool, built once: the advertised input and output schemas. */
 const advertisedSchemas = new WeakMap<AnyForgeTool, { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON }>();
@@ -321,7 +365,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
   };
   let schemas = advertisedSchemas.get(tool);
   if (!schemas) {
-    schemas = { input: advertised(tool.input), output: withErrorBranch(tool.output, tool.confirms === true) };
+    schemas = { input: advertised(tool.input, compactInput), output: withErrorBranch(tool.output, tool.confirms === true) };
     advertisedSchemas.set(tool, schemas);
   }
   for (const name of [tool.name, ...(tool.aliases ?? [])]) {
@@ -336,5 +380,19 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
       },
       handler,
     );
+    if (name !== tool.name) unlist(server, name);
   }
+}
+
+/**
+ * Keeps an alias callable but out of `tools/list` (GitLab's server does the same with its old names): each
+ * listed alias repeats its tool's whole schema, which the 32 KB budget of the default list cannot carry. The SDK
+ * lists `Object.entries` of its tool registry and calls by property lookup, so a non-enumerable entry is exactly
+ * "callable, not listed"; tool.surface.test.ts pins both halves against SDK upgrades.
+ */
+function unlist(server: McpServer, name: string): void {
+  const registry = (server as unknown as { _registeredTools?: Record<string, unknown> })._registeredTools;
+  const entry = registry ? Object.getOwnPropertyDescriptor(registry, name) : undefined;
+  if (!registry || !entry) throw new Error(`cannot unlist alias ${name}: the MCP SDK's tool registry changed`);
+  Object.defineProperty(registry, name, { ...entry, enumerable: false });
 }

@@ -14,8 +14,19 @@ import { startStack, type Stack } from '../mcp.testkit.ts';
 import { declaredTools } from './forge.tools.ts';
 import { narrowTools, selectTools, type ToolSurface } from './tool.surface.ts';
 
-/** The repository and ci toolsets' tools, in declared order (repository.tools.ts, ci.tools.ts). */
-const REPOSITORY_AND_CI = [
+const CORE = ['get_server_info', 'get_user', 'list_projects', 'get_project', 'search', 'search_labels'];
+const CORE_READ = CORE.filter((n) => n !== 'get_server_info');
+const ISSUES = ['list_issues', 'get_issue', 'save_issue', 'save_issue_note'];
+const MERGE_REQUESTS = [
+  'list_merge_requests',
+  'get_merge_request',
+  'get_merge_request_diffs',
+  'save_merge_request',
+  'save_merge_request_review',
+  'accept_merge_request',
+  'rebase_merge_request',
+];
+const REPOSITORY = [
   'get_repository_file',
   'list_repository_tree',
   'list_commits',
@@ -25,24 +36,9 @@ const REPOSITORY_AND_CI = [
   'list_branches',
   'save_branch',
   'delete_branch',
-  'list_pipelines',
-  'get_pipeline',
-  'save_pipeline',
-  'manage_pipeline',
-  'get_job',
-  'lint_ci_config',
 ];
-
-const ALL = [
-  'get_server_info',
-  'get_current_user',
-  'list_projects',
-  'get_project',
-  'list_issues',
-  'create_issue',
-  'list_merge_requests',
-  ...REPOSITORY_AND_CI,
-];
+const CI = ['list_pipelines', 'get_pipeline', 'save_pipeline', 'manage_pipeline', 'get_job', 'lint_ci_config'];
+const ALL = [...CORE, ...ISSUES, ...MERGE_REQUESTS, ...REPOSITORY, ...CI];
 
 function names(tools: readonly { name: string }[]): string[] {
   return tools.map((t) => t.name);
@@ -58,27 +54,16 @@ describe('the operator bound (environment)', () => {
   });
 
   it('[SURFACE-ENV] intersects FORGE_TOOLSETS and FORGE_TOOLS (globs), removes FORGE_DENIED_TOOLS, keeps read tools only when read-only', () => {
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues, core' })))).toEqual([
-      'get_server_info',
-      'get_current_user',
-      'list_projects',
-      'get_project',
-      'list_issues',
-      'create_issue',
-    ]);
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues, core' })))).toEqual([...CORE, ...ISSUES]);
     expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'issues,core', FORGE_TOOLS: 'list_*' })))).toEqual([
       'list_projects',
       'list_issues',
     ]);
-    expect(
-      names(
-        selectTools(
-          declaredTools(),
-          surfaceOf({ FORGE_TOOLSETS: 'core,issues,merge_requests', FORGE_DENIED_TOOLS: 'get_*,list_merge_requests' }),
-        ),
-      ),
-    ).toEqual(['list_projects', 'list_issues', 'create_issue']);
-    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_READ_ONLY: 'true' })))).not.toContain('create_issue');
+    // Aliases count: get_user goes with its alias get_current_user.
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_DENIED_TOOLS: 'get_*,list_merge_requests' })))).toEqual(
+      ALL.filter((n) => !n.startsWith('get_') && n !== 'list_merge_requests'),
+    );
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_READ_ONLY: 'true' })))).not.toContain('save_issue');
   });
 
   it('[SURFACE-ENV] refuses unknown toolsets, malformed names and names that match no tool, one line each', () => {
@@ -100,9 +85,9 @@ describe('a request narrowing the bound', () => {
 
   it('[SURFACE-NARROW] narrows by toolsets, tools, exclusions and read-only', () => {
     const narrowed = narrowTools(bound, { toolsets: ['issues'], exclude: ['list_issues'], readOnly: false });
-    expect('tools' in narrowed && names(narrowed.tools)).toEqual(['create_issue']);
+    expect('tools' in narrowed && names(narrowed.tools)).toEqual(['get_issue', 'save_issue', 'save_issue_note']);
     const readOnly = narrowTools(bound, { tools: ['*_issue*'], readOnly: true });
-    expect('tools' in readOnly && names(readOnly.tools)).toEqual(['list_issues']);
+    expect('tools' in readOnly && names(readOnly.tools)).toEqual(['list_issues', 'get_issue']);
   });
 
   it('[SURFACE-WIDEN] refuses a toolset or tool outside the bound, and malformed names', () => {
@@ -153,7 +138,7 @@ describe('over HTTP with the SDK clients', () => {
   }
 
   it('[SURFACE-ENV] lists the operator bound, in order, to both clients', async () => {
-    const bound = ['get_current_user', 'list_projects', 'get_project', 'list_issues', 'create_issue'];
+    const bound = [...CORE_READ, ...ISSUES];
     const one = await v1('/mcp');
     const two = await v2('/mcp');
     try {
@@ -171,8 +156,15 @@ describe('over HTTP with the SDK clients', () => {
     const one = await v1('/mcp', { 'x-mcp-toolsets': 'issues,core', 'x-mcp-exclude-tools': 'get_project', 'x-mcp-readonly': 'true' });
     const two = await v2('/mcp', { 'x-mcp-tools': 'list_*,create_issue' });
     try {
-      expect(names((await one.listTools()).tools)).toEqual(['get_current_user', 'list_projects', 'list_issues']);
-      expect(names((await two.listTools()).tools)).toEqual(['list_projects', 'list_issues', 'create_issue']);
+      expect(names((await one.listTools()).tools)).toEqual([
+        'get_user',
+        'list_projects',
+        'search',
+        'search_labels',
+        'list_issues',
+        'get_issue',
+      ]);
+      expect(names((await two.listTools()).tools)).toEqual(['list_projects', 'list_issues', 'save_issue']);
     } finally {
       await one.close();
       await two.close();
@@ -183,8 +175,9 @@ describe('over HTTP with the SDK clients', () => {
     const one = await v1('/mcp/x/issues/readonly');
     const two = await v2('/mcp/x/core');
     try {
-      expect(names((await one.listTools()).tools)).toEqual(['list_issues']);
-      expect(names((await two.listTools()).tools)).toEqual(['get_current_user', 'list_projects', 'get_project']);
+      expect(names((await one.listTools()).tools)).toEqual(['list_issues', 'get_issue']);
+      expect(names((await two.listTools()).tools)).toEqual(CORE_READ);
+      // An alias is not listed, and still callable.
       const me = await two.callTool({ name: 'get_current_user', arguments: {} });
       expect(me.isError).toBeFalsy();
     } finally {
@@ -222,15 +215,8 @@ describe('over HTTP with the SDK clients', () => {
       });
       return (await response.json()) as { result?: { tools?: { name: string }[]; isError?: boolean }; error?: { message: string } };
     };
-    expect(names((await modern('tools/list', {}, { 'x-mcp-toolsets': 'issues' })).result?.tools ?? [])).toEqual([
-      'list_issues',
-      'create_issue',
-    ]);
-    expect(names((await modern('tools/list', {}, {}, '/mcp/x/core/readonly')).result?.tools ?? [])).toEqual([
-      'get_current_user',
-      'list_projects',
-      'get_project',
-    ]);
+    expect(names((await modern('tools/list', {}, { 'x-mcp-toolsets': 'issues' })).result?.tools ?? [])).toEqual(ISSUES);
+    expect(names((await modern('tools/list', {}, {}, '/mcp/x/core/readonly')).result?.tools ?? [])).toEqual(CORE_READ);
     const refused = await modern(
       'tools/call',
       { name: 'create_issue', arguments: { project_id: '1', title: 'must not exist' } },
