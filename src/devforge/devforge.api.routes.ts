@@ -145,7 +145,15 @@ export interface ApiRouteKit {
 /** Registers `/api/v4/...` in its own scope (own 404 handler, CORS and error handler). */
 export async function registerApiRoutes(
   app: FastifyInstance,
-  deps: { api: ApiService; store: DevForgeStore; counters: DevForgeCounters; faults: DevForgeFaults; now: () => number },
+  deps: {
+    api: ApiService;
+    store: DevForgeStore;
+    counters: DevForgeCounters;
+    faults: DevForgeFaults;
+    now: () => number;
+    /** Route modules registered inside this scope, behind the same hooks (devforge.repository.routes.ts, …). */
+    extensions?: readonly ApiRouteExtension[];
+  },
 ): Promise<void> {
   const { api, store, counters } = deps;
   const callers = new WeakMap<FastifyRequest, ApiCaller>();
@@ -270,7 +278,12 @@ export async function registerApiRoutes(
       const kit: ApiRouteKit = { api, store, now: deps.now, caller, requireUser, scopeError, project, author };
       registerIssueRoutes(scope, kit);
       registerMergeRequestRoutes(scope, kit);
+      // Route modules with dependencies of their own (repositories, CI), given by the composition root.
+      for (const extend of deps.extensions ?? []) await extend(scope, kit);
     },
     { prefix: '/api/v4' },
   );
 }
+
+/** A route module with its own dependencies: registers its routes on the API scope. */
+export type ApiRouteExtension = (scope: FastifyInstance, kit: ApiRouteKit) => Promise<void> | void;

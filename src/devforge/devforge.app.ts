@@ -23,6 +23,11 @@ import { readDevForgeState, shownPasswordKey, writeStateText, type DevForgeState
 import { createDevForgeFaults, type DevForgeFaults } from './devforge.faults.ts';
 import type { DevForgeCounters, DevForgeOptions } from './devforge.types.ts';
 import { registerWebRoutes } from './devforge.web.routes.ts';
+import { createDevForgeCi } from './devforge.ci.ts';
+import { ciRoutes, lastPipelineOf } from './devforge.ci.routes.ts';
+import { createDevForgeRepositories } from './devforge.repository.ts';
+import { repositoryRoutes } from './devforge.repository.routes.ts';
+import { seedRepositories } from './devforge.repository.seed.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
 export { devForgeSeed } from './devforge.seed.ts';
@@ -130,7 +135,15 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   registerWebRoutes(app, { store, sessions });
   await registerOAuthRoutes(app, { oauth, sessions, store, counters });
   const faults = createDevForgeFaults();
-  await registerApiRoutes(app, { api, store, counters, faults, now: () => clock() });
+  // Repositories and CI (issue 18): rebuilt from the seed on every start, not kept in the state file.
+  const repositories = createDevForgeRepositories();
+  const ci = createDevForgeCi();
+  seedRepositories(store, repositories, ci, clock());
+  const extensions = [
+    repositoryRoutes({ repositories, now: () => clock(), lastPipeline: (p, sha) => lastPipelineOf(ci, p, sha) }),
+    ciRoutes({ ci, repositories, now: () => clock() }),
+  ];
+  await registerApiRoutes(app, { api, store, counters, faults, now: () => clock(), extensions });
 
   app.setNotFoundHandler(async (_request, reply) => sendPage(reply, notFoundPage()));
   app.setErrorHandler((error: { statusCode?: number }, request, reply) => {

@@ -505,4 +505,50 @@ export const REQUIREMENTS = defineRequirements([
     source: 'issue 18 item 2',
     rule: 'high-impact writes ask first: form elicitation when the client supports it (accepted goes ahead, declined writes nothing), else a server-minted token bound to the tool, the exact arguments and the user, valid 5 minutes, refused when replayed or with changed arguments',
   },
+  // Issue 18: the repository, ci and releases toolsets, resources and prompts, and the dev forge behind them
+  {
+    id: 'REPO-FILE-WINDOW',
+    source: 'issue 18 item 1 (repository)',
+    rule: 'file contents come in line windows with total_lines and next_offset, optionally with blame; a binary file comes as metadata and a resource link',
+  },
+  {
+    id: 'REPO-TOOLS',
+    source: 'issue 18 item 1 (repository)',
+    rule: 'tree with a cursor, commits list and get with stats or patch (capped per file, declared), compare refs with paged diffs, branches with default/protected/merged',
+  },
+  {
+    id: 'REPO-COMMIT',
+    source: 'issue 18 item 1 (repository)',
+    rule: 'one commit of several actions (create, update by content or by exact old/new replacement found once, move, delete, chmod) on a branch created from start_branch; branches created and protected',
+  },
+  {
+    id: 'CI-TOOLS',
+    source: 'issue 18 item 1 (ci)',
+    rule: 'pipelines listed and paged, a pipeline with its jobs filtered by status, a job log cleaned of ANSI and section markers as its tail, byte windows with next_byte_offset, or grep matches with context lines',
+  },
+  {
+    id: 'CI-WRITES',
+    source: 'issue 18 items 1, 2 (ci)',
+    rule: 'pipelines run with variables, retried and cancelled (a cancel on a protected branch asks first); CI lint of given content or the project file',
+  },
+  {
+    id: 'TOOL-READONLY',
+    source: 'issue 18 tests',
+    rule: 'read-only mode lists none of the write tools and refuses each when called; a read_api token writing gets insufficient_scope',
+  },
+  {
+    id: 'MCP-RESOURCES',
+    source: 'issue 18 item 3',
+    rule: 'repository files at a ref and job logs are resource templates read with the caller’s token; tools returning large files or logs link to them',
+  },
+  {
+    id: 'MCP-PROMPTS',
+    source: 'issue 18 item 3',
+    rule: 'two prompts, review a merge request and triage an issue, expand to plans that name the tools and ask before writing',
+  },
+  {
+    id: 'MCP-COMPLETIONS',
+    source: 'issue 18 item 3',
+    rule: 'completion/complete offers the user’s project paths and a project’s branches and tags',
+  },
 ]);

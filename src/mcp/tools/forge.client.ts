@@ -121,6 +121,8 @@ export interface ForgeApi {
   put<T>(path: string, token: string, body: Record<string, unknown>): Promise<T>;
   /** A write whose answer has no body to read (204, or a body the caller does not need). */
   send(method: 'POST' | 'PUT' | 'DELETE', path: string, token: string, body?: Record<string, unknown>): Promise<number>;
+  /** A text answer (a raw file, a job log), whole. */
+  text(path: string, token: string, query?: Record<string, QueryValue>): Promise<string>;
 }
 
 /** What the client needs of an HTTP request: a `Response` for a method, URL, headers and an optional JSON body. */
@@ -278,6 +280,16 @@ export function createForgeApi(deps: {
       const response = await send(method, path, token, undefined, body);
       await response.body?.cancel();
       return response.status;
+    },
+    async text(path, token, query) {
+      const response = await send('GET', path, token, query);
+      try {
+        return await response.text();
+      } catch (error) {
+        if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError')
+          throw new ForgeApiError('timeout', response.status, `forge body of GET ${path} did not arrive within ${timeoutMs} ms`);
+        throw new ForgeApiError('upstream', response.status, `forge body of GET ${path} broke off`);
+      }
     },
     async page<T>(path: string, token: string, query: Record<string, QueryValue>) {
       const { page, ...filters } = query;

@@ -18,6 +18,8 @@ import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from './tool.text.ts';
 const R = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 const W = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 const WI = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const D = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+const DI = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
 const ANNOTATION_LOCK: Record<
   string,
   { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }
@@ -39,6 +41,25 @@ const ANNOTATION_LOCK: Record<
   save_merge_request_review: W,
   accept_merge_request: WI,
   rebase_merge_request: WI,
+  get_repository_file: R,
+  list_repository_tree: R,
+  list_commits: R,
+  get_commit: R,
+  compare_refs: R,
+  add_commit: D,
+  list_branches: R,
+  save_branch: WI,
+  delete_branch: DI,
+  list_pipelines: R,
+  get_pipeline: R,
+  save_pipeline: W,
+  manage_pipeline: D,
+  get_job: R,
+  lint_ci_config: R,
+  // opt-in: releases
+  list_tags: R,
+  add_tag: W,
+  delete_tag: DI,
 };
 
 /** Issue 17 item 4: the default tools/list answer stays under 32 KB of JSON. */
@@ -70,7 +91,8 @@ describe('forge tools on the contract', () => {
   }
 
   it('[TOOL-ANNOTATIONS-LOCK] every tool sets all four hints explicitly, exactly as locked', async () => {
-    const { client, close } = await connect();
+    // Every declared tool, the opt-in toolsets' too.
+    const { client, close } = await connect(async () => pat, { tools: declaredTools() });
     try {
       const tools = (await client.listTools()).tools;
       const actual = Object.fromEntries(
@@ -134,7 +156,7 @@ describe('forge tools on the contract', () => {
       expect(info.structuredContent).toMatchObject({
         server: { name: 'platform-forge-mcp' },
         protocol_versions: ['2026-07-28', '2025-11-25', '2025-06-18'],
-        toolsets: ['core', 'issues', 'merge_requests'],
+        toolsets: ['core', 'issues', 'merge_requests', 'repository', 'ci'],
         user: { username: 'tess' },
         forge: { url: forge.url, version: expect.stringMatching(/devforge/) as unknown },
       });

@@ -9,6 +9,8 @@ import { McpServer } from '@modelcontextprotocol/server';
 import type { Logger } from '../../core/logger.ts';
 import { createForgeApi, type ForgeApi } from './forge.client.ts';
 import { createMemoryReplayCache } from '../oauth/oauth.replay.ts';
+import { registerForgePrompts } from './prompts.ts';
+import { registerForgeResources } from './resources.ts';
 import { SERVER_INFO } from './server.info.ts';
 import { createConfirmer, type Confirmer } from './tool.confirm.ts';
 import { registerForgeTool, type AnyForgeTool } from './tool.contract.ts';
@@ -82,6 +84,11 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
     cacheHints: {
       'server/discover': { ttlMs: 300_000, cacheScope: 'private' },
       'tools/list': { ttlMs: 300_000, cacheScope: 'private' },
+      'prompts/list': { ttlMs: 300_000, cacheScope: 'private' },
+      'resources/templates/list': { ttlMs: 300_000, cacheScope: 'private' },
+      'resources/list': { ttlMs: 300_000, cacheScope: 'private' },
+      // A file at a branch changes with the branch: no caching of reads.
+      'resources/read': { ttlMs: 0, cacheScope: 'private' },
     },
   });
   const toolsets = toolsetsOf(tools);
@@ -97,5 +104,8 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
       ...(deps.getToken ? { getToken: deps.getToken } : {}),
       ...(deps.onForgeUnauthorized ? { onForgeUnauthorized: deps.onForgeUnauthorized } : {}),
     });
+  // Resources (files at a ref, job logs), completions of projects and refs, and the prompts (issue 18 item 3).
+  registerForgeResources(server, { api, forgeUrl: deps.forgeUrl, ...(deps.getToken ? { getToken: deps.getToken } : {}) });
+  registerForgePrompts(server);
   return server;
 }

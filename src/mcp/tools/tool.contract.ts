@@ -17,7 +17,7 @@
  * {@link ToolsetDefinition}), listed once in toolsets.ts; each tool's annotations go into the lock in
  * forge.tools.test.ts.
  */
-import type { CallToolResult, McpServer, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer, ResourceLink, ServerContext, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import { ForgeApiError, type ForgeApi, type ForgeErrorType } from './forge.client.ts';
@@ -69,6 +69,11 @@ export interface ToolContext {
    * `confirms: true` and spread `confirmationInput` into their input.
    */
   confirm(summary: string): Promise<void>;
+  /**
+   * Adds a `resource_link` to the result's content (a large file or log the client can read as a resource,
+   * resources.ts) beside the text rendering.
+   */
+  link(resource: { uri: string; name: string; mimeType?: string; description?: string }): void;
 }
 
 /** A toolset's name (toolsets.ts lists them: `core`, `issues`, `merge_requests`, …). */
@@ -318,6 +323,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
       await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: step + 1, message } });
       step += 1;
     };
+    const links: ResourceLink[] = [];
     try {
       await progress('calling the forge');
       const value = await tool.run(args as z.infer<z.ZodObject>, {
@@ -335,11 +341,12 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
             { tool: tool.name, args: args as Record<string, unknown>, forgeToken },
             { request: ctx, clientCapabilities: server.server.getClientCapabilities() },
           ),
+        link: (resource) => links.push({ type: 'resource_link', ...resource }),
       });
       await progress('done');
       // Forge text is cleaned once here, for every tool, before either rendering sees it.
       const clean = sanitizeDeep(value);
-      return { content: [{ type: 'text', text: renderUntrusted(clean) }], structuredContent: clean };
+      return { content: [{ type: 'text', text: renderUntrusted(clean) }, ...sanitizeDeep(links)], structuredContent: clean };
     } catch (error) {
       if (error instanceof ConfirmationPending) return error.result;
       if (error instanceof ConfirmationRefused) return toolErrorResult({ type: 'forbidden', status: 0, message: error.message });

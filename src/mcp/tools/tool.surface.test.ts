@@ -26,7 +26,19 @@ const MERGE_REQUESTS = [
   'accept_merge_request',
   'rebase_merge_request',
 ];
-const ALL = [...CORE, ...ISSUES, ...MERGE_REQUESTS];
+const REPOSITORY = [
+  'get_repository_file',
+  'list_repository_tree',
+  'list_commits',
+  'get_commit',
+  'compare_refs',
+  'add_commit',
+  'list_branches',
+  'save_branch',
+  'delete_branch',
+];
+const CI = ['list_pipelines', 'get_pipeline', 'save_pipeline', 'manage_pipeline', 'get_job', 'lint_ci_config'];
+const ALL = [...CORE, ...ISSUES, ...MERGE_REQUESTS, ...REPOSITORY, ...CI];
 
 function names(tools: readonly { name: string }[]): string[] {
   return tools.map((t) => t.name);

@@ -6,13 +6,19 @@
 import { coreToolset } from './core.tools.ts';
 import { issuesToolset } from './issues.tools.ts';
 import { mergeRequestsToolset } from './merge-requests.tools.ts';
+import { ciToolset } from './ci.tools.ts';
+import { releasesToolset } from './releases.tools.ts';
+import { repositoryToolset } from './repository.tools.ts';
 import type { AnyForgeTool, ToolsetDefinition } from './tool.contract.ts';
 
 export const TOOLSETS: readonly ToolsetDefinition[] = [
   coreToolset,
   issuesToolset,
   mergeRequestsToolset,
-  // repository and ci come next, then the opt-in toolsets
+  repositoryToolset,
+  ciToolset,
+  // the opt-in toolsets
+  releasesToolset,
 ];
 
 /** Every declared tool, toolset by toolset. A tool whose `toolset` is not the module's own is a bug caught here. */

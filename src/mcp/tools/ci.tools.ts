@@ -1,0 +1,398 @@
+/**
+ * The `ci` toolset (issue 18 item 1): pipelines (list; get with its jobs filtered by status; create with
+ * variables; retry or cancel), jobs (get, with the log as its tail, a byte window or a search with context lines;
+ * retry or cancel through manage_pipeline) and CI lint. Names follow GitLab's own MCP server (`list_pipelines`,
+ * `get_pipeline`, `save_pipeline`, `manage_pipeline`, `get_job`).
+ */
+import { z } from 'zod';
+import type { QueryValue } from './forge.client.ts';
+import { READ, text, type Json } from './forge.entities.ts';
+import { projectPathId, projectRef } from './forge.ids.ts';
+import { decodeCursor, encodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { jobLogUri } from './forge.uris.ts';
+import { byteWindow, cleanLog, grepLog, tailWindow } from './job.log.ts';
+import { confirmationInput } from './tool.confirm.ts';
+import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
+
+const STATUSES = [
+  'created',
+  'waiting_for_resource',
+  'preparing',
+  'pending',
+  'running',
+  'success',
+  'failed',
+  'canceled',
+  'skipped',
+  'manual',
+  'scheduled',
+] as const;
+
+const MAX_LOG_BYTES = 512_000;
+
+const project = (ctx: ToolContext, ref: string | number) => `/projects/${projectPathId(ref, ctx.forgeUrl)}`;
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+const pipelineSchema = z.object({
+  id: z.number().int(),
+  iid: z.number().int().optional(),
+  status: z.string(),
+  ref: z.string(),
+  sha: z.string(),
+  source: z.string().optional(),
+  created_at: z.string().optional(),
+  web_url: z.string(),
+  started_at: z.string().nullable().optional(),
+  finished_at: z.string().nullable().optional(),
+  duration: z.number().nullable().optional().describe('Seconds'),
+  user: z.string().optional().describe('Username of who ran it'),
+});
+
+function pipelineOut(p: unknown) {
+  const v = p as Json;
+  const user = (v.user as Json | null | undefined)?.username;
+  return {
+    id: Number(v.id),
+    ...(num(v.iid) !== undefined ? { iid: num(v.iid) } : {}),
+    status: String(v.status),
+    ref: String(v.ref),
+    sha: String(v.sha),
+    ...(str(v.source) !== undefined ? { source: str(v.source) } : {}),
+    ...(str(v.created_at) !== undefined ? { created_at: str(v.created_at) } : {}),
+    web_url: String(v.web_url),
+    ...('started_at' in v ? { started_at: str(v.started_at) ?? null, finished_at: str(v.finished_at) ?? null } : {}),
+    ...('duration' in v ? { duration: num(v.duration) ?? null } : {}),
+    ...(typeof user === 'string' ? { user } : {}),
+  };
+}
+
+const jobSchema = z.object({
+  id: z.number().int(),
+  name: text('Job name'),
+  stage: z.string(),
+  status: z.string(),
+  ref: z.string().optional(),
+  allow_failure: z.boolean().optional(),
+  failure_reason: z.string().optional(),
+  duration: z.number().nullable().optional().describe('Seconds'),
+  pipeline_id: z.number().int().optional(),
+  web_url: z.string(),
+});
+
+function jobOut(j: unknown) {
+  const v = j as Json;
+  const pipelineId = num((v.pipeline as Json | undefined)?.id);
+  return {
+    id: Number(v.id),
+    name: String(v.name),
+    stage: String(v.stage),
+    status: String(v.status),
+    ...(str(v.ref) !== undefined ? { ref: str(v.ref) } : {}),
+    ...(typeof v.allow_failure === 'boolean' ? { allow_failure: v.allow_failure } : {}),
+    ...(str(v.failure_reason) !== undefined ? { failure_reason: str(v.failure_reason) } : {}),
+    ...('duration' in v ? { duration: num(v.duration) ?? null } : {}),
+    ...(pipelineId !== undefined ? { pipeline_id: pipelineId } : {}),
+    web_url: String(v.web_url),
+  };
+}
+
+const logSchema = z.object({
+  total_bytes: z.number().int().describe('Size of the cleaned log'),
+  total_lines: z.number().int(),
+  resource_uri: z.string().describe('The whole log as an MCP resource'),
+  available: z.boolean().describe('false: the job has no log yet'),
+  text: text('The window of the log (ANSI colours and section markers removed)').optional(),
+  first_line: z.number().int().optional(),
+  start_byte: z.number().int().optional(),
+  end_byte: z.number().int().optional(),
+  truncated: z.boolean().describe('Lines outside this window or matches beyond max_matches exist'),
+  next_byte_offset: z.number().int().nullable().optional().describe('Pass as byte_offset for the next window'),
+  matches: z
+    .array(
+      z.object({ line_number: z.number().int(), line: text('Matching line'), before: z.array(z.string()), after: z.array(z.string()) }),
+    )
+    .optional(),
+  total_matches: z.number().int().optional(),
+});
+
+type LogArgs = {
+  tail_lines?: number | undefined;
+  byte_offset?: number | undefined;
+  byte_limit?: number | undefined;
+  grep?: string | undefined;
+  context_lines?: number | undefined;
+  max_matches?: number | undefined;
+};
+
+/** The log part of get_job: one of grep, byte window or tail (default: the last 100 lines). */
+async function readLog(
+  ctx: ToolContext,
+  projectRefValue: string | number,
+  jobId: number,
+  args: LogArgs,
+): Promise<z.infer<typeof logSchema>> {
+  const base = project(ctx, projectRefValue);
+  const uri = jobLogUri(projectPathId(projectRefValue, ctx.forgeUrl), jobId);
+  let raw: string;
+  try {
+    raw = await ctx.api.text(`${base}/jobs/${jobId}/trace`, ctx.token);
+  } catch (error) {
+    // GitLab answers 404 both for a missing job and for a job without a log; the job itself was found.
+    if ((error as { type?: unknown }).type !== 'not_found') throw error;
+    return { total_bytes: 0, total_lines: 0, resource_uri: uri, available: false, truncated: false };
+  }
+  const log = cleanLog(raw);
+  const lines = log === '' ? 0 : log.split('\n').length - (log.endsWith('\n') ? 1 : 0);
+  const common = { total_bytes: Buffer.byteLength(log), total_lines: lines, resource_uri: uri, available: true };
+  if (args.grep !== undefined) {
+    const found = grepLog(log, args.grep, args.context_lines ?? 3, args.max_matches ?? 50);
+    return { ...common, ...found, truncated: found.total_matches > found.matches.length };
+  }
+  const window =
+    args.byte_offset !== undefined || args.byte_limit !== undefined
+      ? byteWindow(log, args.byte_offset ?? 0, args.byte_limit ?? 65_536)
+      : tailWindow(log, args.tail_lines ?? 100, args.byte_limit ?? 65_536);
+  return { ...common, ...window };
+}
+
+/**
+ * Cancelling on a protected ref (a release or deploy branch) asks first (issue 18 item 2): it can stop a
+ * deployment half-way. Other cancels and every retry go ahead.
+ */
+async function confirmCancelOnProtectedRef(
+  ctx: ToolContext,
+  base: string,
+  args: { pipeline_id?: number | undefined; job_id?: number | undefined },
+) {
+  const target =
+    args.job_id !== undefined
+      ? await ctx.api.get<Json>(`${base}/jobs/${args.job_id}`, ctx.token)
+      : await ctx.api.get<Json>(`${base}/pipelines/${args.pipeline_id}`, ctx.token);
+  const ref = String(target.ref);
+  if (target.tag === true) return;
+  try {
+    await ctx.api.get(`${base}/protected_branches/${encodeURIComponent(ref)}`, ctx.token);
+  } catch (error) {
+    if ((error as { type?: unknown }).type === 'not_found') return;
+    throw error;
+  }
+  const what = args.job_id !== undefined ? `job ${args.job_id} (${String(target.name)})` : `pipeline ${args.pipeline_id}`;
+  await ctx.confirm(`Cancel ${what} on the protected branch "${ref}" (status ${String(target.status)}).`);
+}
+
+function pipelineTools() {
+  return [
+    defineTool({
+      name: 'list_pipelines',
+      toolset: 'ci',
+      title: 'List pipelines',
+      description: 'Pipelines of a project, newest first, filtered by status, ref or SHA; one page at a time.',
+      input: z.object({
+        project_id: projectRef,
+        status: z.enum(STATUSES).optional().describe('Only pipelines in this status'),
+        ref: z.string().max(255).optional().describe('Only pipelines of this branch or tag'),
+        sha: z.string().max(64).optional().describe('Only pipelines of this commit'),
+        ...pagingInput,
+      }),
+      output: pageOutput(pipelineSchema),
+      annotations: READ,
+      async run(args, ctx) {
+        const query: Record<string, QueryValue> = {
+          status: args.status,
+          ref: args.ref,
+          sha: args.sha,
+          page: decodeCursor(args.cursor),
+          per_page: args.per_page ?? 20,
+        };
+        return pageResult(await ctx.api.page(`${project(ctx, args.project_id)}/pipelines`, ctx.token, query), pipelineOut);
+      },
+    }),
+    defineTool({
+      name: 'get_pipeline',
+      toolset: 'ci',
+      title: 'Get a pipeline',
+      description: 'One pipeline with its jobs (current attempts; filter by status, e.g. ["failed"]), a page of jobs at a time.',
+      input: z.object({
+        project_id: projectRef,
+        pipeline_id: z.number().int().positive().describe('Pipeline id'),
+        job_status: z.array(z.enum(STATUSES)).max(11).optional().describe('Only jobs in these statuses'),
+        include_retried: z.boolean().optional().describe('Also jobs replaced by a retry'),
+        jobs_cursor: z.string().max(200).optional().describe('The jobs_next_cursor of the previous answer'),
+      }),
+      output: pipelineSchema.extend({
+        jobs: z.array(jobSchema),
+        jobs_next_cursor: z.string().nullable().describe('More jobs: pass as jobs_cursor'),
+        jobs_total: z.number().int().optional(),
+      }),
+      annotations: READ,
+      async run(args, ctx) {
+        const base = `${project(ctx, args.project_id)}/pipelines/${args.pipeline_id}`;
+        const query: Record<string, QueryValue> = {
+          include_retried: args.include_retried,
+          page: decodeCursor(args.jobs_cursor),
+          per_page: 100,
+        };
+        // GitLab takes several statuses as repeated `scope[]`; the client sends one value per key, so filter here
+        // when more than one is asked for.
+        const statuses = args.job_status ?? [];
+        if (statuses.length === 1) query['scope[]'] = statuses[0];
+        const [pipeline, jobs] = await Promise.all([ctx.api.get(base, ctx.token), ctx.api.page<Json>(`${base}/jobs`, ctx.token, query)]);
+        const wanted = (j: Json) => statuses.length <= 1 || statuses.includes(j.status as (typeof STATUSES)[number]);
+        return {
+          ...pipelineOut(pipeline),
+          jobs: jobs.items.filter(wanted).map(jobOut),
+          jobs_next_cursor: jobs.nextPage === undefined ? null : encodeCursor(jobs.nextPage),
+          ...(jobs.total !== undefined && statuses.length <= 1 ? { jobs_total: jobs.total } : {}),
+        };
+      },
+    }),
+    defineTool({
+      name: 'save_pipeline',
+      toolset: 'ci',
+      title: 'Run a pipeline',
+      description: 'Starts a new pipeline for a branch or tag, with optional CI/CD variables for this run.',
+      input: z.object({
+        project_id: projectRef,
+        ref: z.string().min(1).max(255).describe('Branch or tag to run'),
+        variables: z
+          .array(
+            z.object({
+              key: z.string().min(1).max(255).regex(/^\w+$/).describe('Variable name'),
+              value: z.string().max(10_000).describe('Value'),
+              variable_type: z.enum(['env_var', 'file']).optional().describe('env_var (default) or file'),
+            }),
+          )
+          .max(50)
+          .optional()
+          .describe('Variables for this pipeline'),
+      }),
+      output: pipelineSchema,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      async run(args, ctx) {
+        const body: Record<string, unknown> = { ref: args.ref };
+        if (args.variables) body.variables = args.variables.map((v) => ({ ...v, variable_type: v.variable_type ?? 'env_var' }));
+        return pipelineOut(await ctx.api.post(`${project(ctx, args.project_id)}/pipeline`, ctx.token, body));
+      },
+    }),
+    defineTool({
+      name: 'manage_pipeline',
+      toolset: 'ci',
+      title: 'Retry or cancel a pipeline or job',
+      description: 'retry: runs the failed and canceled jobs again (or one job with job_id); cancel: stops what is pending or running.',
+      input: z.object({
+        project_id: projectRef,
+        action: z.enum(['retry', 'cancel']).describe('What to do'),
+        pipeline_id: z.number().int().positive().optional().describe('The pipeline (unless job_id is given)'),
+        job_id: z.number().int().positive().optional().describe('Act on this one job instead of a whole pipeline'),
+        ...confirmationInput,
+      }),
+      output: z.object({ pipeline: pipelineSchema.optional(), job: jobSchema.optional() }),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      confirms: true,
+      async run(args, ctx) {
+        const base = project(ctx, args.project_id);
+        if ((args.job_id === undefined) === (args.pipeline_id === undefined))
+          throw new ToolInputError('give exactly one of pipeline_id and job_id');
+        if (args.action === 'cancel') await confirmCancelOnProtectedRef(ctx, base, args);
+        if (args.job_id !== undefined)
+          return { job: jobOut(await ctx.api.post(`${base}/jobs/${args.job_id}/${args.action}`, ctx.token, {})) };
+        return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipelines/${args.pipeline_id}/${args.action}`, ctx.token, {})) };
+      },
+    }),
+  ];
+}
+
+function jobTools() {
+  return [
+    defineTool({
+      name: 'get_job',
+      toolset: 'ci',
+      title: 'Get a job and its log',
+      description:
+        'One job; with include_log its log, cleaned: the last tail_lines (default 100), a byte window (byte_offset/byte_limit), or grep matches with context.',
+      input: z.object({
+        project_id: projectRef,
+        job_id: z.number().int().positive().describe('Job id'),
+        include_log: z.boolean().optional().describe('Add the log (one window of it)'),
+        tail_lines: z.number().int().min(1).max(5000).optional().describe('The last lines of the log (default 100)'),
+        byte_offset: z.number().int().min(0).optional().describe('Byte window start: a next_byte_offset'),
+        byte_limit: z.number().int().min(1).max(MAX_LOG_BYTES).optional().describe('Window size in bytes (default 65536)'),
+        grep: z.string().min(1).max(200).optional().describe('Lines containing text (no case; a|b)'),
+        context_lines: z.number().int().min(0).max(20).optional().describe('grep: context lines (default 3)'),
+        max_matches: z.number().int().min(1).max(200).optional().describe('grep: match cap (default 50)'),
+      }),
+      output: jobSchema.extend({ log: logSchema.optional() }),
+      annotations: READ,
+      async run(args, ctx) {
+        const logOptions = [args.tail_lines, args.byte_offset, args.grep, args.context_lines, args.max_matches];
+        if (!args.include_log && logOptions.some((v) => v !== undefined)) throw new ToolInputError('log options need include_log=true');
+        if (args.grep !== undefined && (args.byte_offset !== undefined || args.tail_lines !== undefined))
+          throw new ToolInputError('grep searches the whole log: leave out tail_lines and byte_offset');
+        if (args.tail_lines !== undefined && args.byte_offset !== undefined)
+          throw new ToolInputError('give tail_lines or byte_offset, not both');
+        const [job, log] = await Promise.all([
+          ctx.api.get(`${project(ctx, args.project_id)}/jobs/${args.job_id}`, ctx.token),
+          args.include_log ? readLog(ctx, args.project_id, args.job_id, args) : undefined,
+        ]);
+        return { ...jobOut(job), ...(log ? { log } : {}) };
+      },
+    }),
+    defineTool({
+      name: 'lint_ci_config',
+      toolset: 'ci',
+      title: 'Validate CI configuration',
+      description:
+        'Checks a .gitlab-ci.yml text, or the project’s own at a ref when content is left out; returns errors, warnings and jobs.',
+      input: z.object({
+        project_id: projectRef,
+        content: z.string().max(500_000).optional().describe('YAML (default: the project’s file)'),
+        ref: z.string().max(255).optional().describe('Ref of the project’s file'),
+        include_jobs: z.boolean().optional().describe('List the jobs too'),
+      }),
+      output: z.object({
+        valid: z.boolean(),
+        errors: z.array(text('Error')),
+        warnings: z.array(text('Warning')),
+        jobs: z
+          .array(z.object({ name: z.string(), stage: z.string(), when: z.string().optional(), allow_failure: z.boolean().optional() }))
+          .optional(),
+      }),
+      annotations: READ,
+      async run(args, ctx) {
+        const base = `${project(ctx, args.project_id)}/ci/lint`;
+        const answer =
+          args.content !== undefined
+            ? await ctx.api.post<Json>(base, ctx.token, {
+                content: args.content,
+                include_jobs: args.include_jobs ?? false,
+                ...(args.ref ? { ref: args.ref } : {}),
+              })
+            : await ctx.api.get<Json>(base, ctx.token, { ref: args.ref, include_jobs: args.include_jobs });
+        const jobs = answer.jobs as Json[] | undefined;
+        return {
+          valid: answer.valid === true,
+          errors: ((answer.errors as unknown[] | undefined) ?? []).map(String),
+          warnings: ((answer.warnings as unknown[] | undefined) ?? []).map(String),
+          ...(jobs
+            ? {
+                jobs: jobs.map((j) => ({
+                  name: String(j.name),
+                  stage: String(j.stage),
+                  ...(str(j.when) !== undefined ? { when: str(j.when) } : {}),
+                  ...(typeof j.allow_failure === 'boolean' ? { allow_failure: j.allow_failure } : {}),
+                })),
+              }
+            : {}),
+        };
+      },
+    }),
+  ];
+}
+
+export const ciToolset: ToolsetDefinition = {
+  name: 'ci',
+  description: 'CI/CD: pipelines, jobs and their logs, retry and cancel, configuration lint',
+  default: true,
+  tools: () => [...pipelineTools(), ...jobTools()],
+};
