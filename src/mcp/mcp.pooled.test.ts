@@ -95,9 +95,9 @@ describe('[MCP-POOLED] the shared server of plain 2025-era requests', () => {
     const all = await names({});
     const issues = await names({ 'x-mcp-toolsets': 'issues' });
     const readonlyIssues = await names({}, '/mcp/x/issues/readonly');
-    expect(issues).toContain('create_issue');
+    expect(issues).toContain('save_issue');
     expect(issues.every((n) => all.includes(n)) && issues.length < all.length).toBe(true);
-    expect(readonlyIssues).toEqual(issues.filter((n) => n !== 'create_issue'));
+    expect(readonlyIssues).toEqual(issues.filter((n) => n !== 'save_issue' && n !== 'save_issue_note'));
     const refused = await post(apiToken, call(2, 'create_issue', { project_id: String(projectId), title: 'x' }), {
       'x-mcp-readonly': 'true',
     });

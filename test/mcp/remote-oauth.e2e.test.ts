@@ -188,7 +188,7 @@ describe.skipIf(!browser)('signing in through a narrowed URL', () => {
         const { client, authorizationUrl } = await connectWithOAuth(stack.serverUrl, stack.forge, kind, '/mcp/x/issues/readonly');
         // The SDK followed the challenge to /mcp's document and asked for that resource, which the token serves too.
         expect(authorizationUrl.searchParams.get('resource')).toBe(`${stack.serverUrl}/mcp`);
-        expect(await client.toolNames()).toEqual(['list_issues']);
+        expect(await client.toolNames()).toEqual(['list_issues', 'get_issue']);
         const listed = await client.callTool('list_issues', { project_id: `${stack.forge.user.username}/hello-forge` });
         expect((toolJson(listed) as { items: unknown[] }).items.length).toBeGreaterThan(0);
         const refused = await client.callTool('create_issue', { project_id: `${stack.forge.user.username}/hello-forge`, title: 'no' }).then(

@@ -126,13 +126,13 @@ describe('platform mcp through the real CLI', () => {
   it('[SURFACE-ENV] [SURFACE-READONLY] honours FORGE_TOOLSETS and FORGE_READ_ONLY: only those tools are listed, a hidden one is refused', async () => {
     const token = forge.createPersonalAccessToken('dev', ['api']);
     const { client } = await connect(
-      childEnv({ FORGE_PERSONAL_ACCESS_TOKEN: token, FORGE_TOOLSETS: 'issues,context', FORGE_READ_ONLY: 'true' }),
+      childEnv({ FORGE_PERSONAL_ACCESS_TOKEN: token, FORGE_TOOLSETS: 'issues,core', FORGE_READ_ONLY: 'true' }),
     );
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain('list_issues');
-    expect(names).toContain('get_current_user');
-    expect(names).not.toContain('create_issue');
-    expect(names).not.toContain('get_project');
+    expect(names).toContain('get_user');
+    expect(names).not.toContain('save_issue');
+    expect(names).not.toContain('list_merge_requests');
     const before = forge.counters.api;
     const refused = await client
       .callTool({ name: 'create_issue', arguments: { project_id: '1', title: 'x' } })

@@ -43,6 +43,14 @@ export function decodeCursor(cursor: string | undefined): number | string {
   throw new ToolInputError('cursor is not a next_cursor this server returned; omit it to start from the first page');
 }
 
+/** A cursor of a window this server cuts itself (no forge paging behind it): only page numbers are ours. */
+export function decodePageNumber(cursor: string | undefined): number {
+  const decoded = decodeCursor(cursor);
+  if (typeof decoded !== 'number')
+    throw new ToolInputError('cursor is not a next_cursor of this list; omit it to start from the first page');
+  return decoded;
+}
+
 /** The list answer for one forge page. */
 export function pageResult<T, U>(page: ForgePage<T>, map: (item: T) => U) {
   const next = page.nextKeyset ?? page.nextPage;

@@ -156,7 +156,7 @@ describe('forge tools on the contract', () => {
       expect(info.structuredContent).toMatchObject({
         server: { name: 'platform-forge-mcp' },
         protocol_versions: ['2026-07-28', '2025-11-25', '2025-06-18'],
-        toolsets: ['core', 'issues', 'merge_requests', 'repository', 'ci'],
+        toolsets: ['core', 'issues', 'merge_requests'],
         user: { username: 'tess' },
         forge: { url: forge.url, version: expect.stringMatching(/devforge/) as unknown },
       });

@@ -39,6 +39,8 @@ const REPOSITORY = [
 ];
 const CI = ['list_pipelines', 'get_pipeline', 'save_pipeline', 'manage_pipeline', 'get_job', 'lint_ci_config'];
 const ALL = [...CORE, ...ISSUES, ...MERGE_REQUESTS, ...REPOSITORY, ...CI];
+/** The default toolsets' tools (FORGE_TOOLSETS unset); repository and ci are opt-in until their schemas fit the budget. */
+const DEFAULT = [...CORE, ...ISSUES, ...MERGE_REQUESTS];
 
 function names(tools: readonly { name: string }[]): string[] {
   return tools.map((t) => t.name);
@@ -49,8 +51,9 @@ function surfaceOf(env: Record<string, string>): ToolSurface {
 }
 
 describe('the operator bound (environment)', () => {
-  it('[SURFACE-ENV] serves every tool in declared order by default', () => {
-    expect(names(selectTools(declaredTools(), surfaceOf({})))).toEqual(ALL);
+  it('[SURFACE-ENV] serves the default toolsets in declared order by default, and every tool with FORGE_TOOLSETS=all', () => {
+    expect(names(selectTools(declaredTools(), surfaceOf({})))).toEqual(DEFAULT);
+    expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_TOOLSETS: 'all' }))).filter((n) => ALL.includes(n))).toEqual(ALL);
   });
 
   it('[SURFACE-ENV] intersects FORGE_TOOLSETS and FORGE_TOOLS (globs), removes FORGE_DENIED_TOOLS, keeps read tools only when read-only', () => {
@@ -61,7 +64,7 @@ describe('the operator bound (environment)', () => {
     ]);
     // Aliases count: get_user goes with its alias get_current_user.
     expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_DENIED_TOOLS: 'get_*,list_merge_requests' })))).toEqual(
-      ALL.filter((n) => !n.startsWith('get_') && n !== 'list_merge_requests'),
+      DEFAULT.filter((n) => !n.startsWith('get_') && n !== 'list_merge_requests'),
     );
     expect(names(selectTools(declaredTools(), surfaceOf({ FORGE_READ_ONLY: 'true' })))).not.toContain('save_issue');
   });
