@@ -9,7 +9,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 
 /** `API::Entities::UserBasic`. */
-function userBasic(user: UserRecord, base: string): Record<string, unknown> {
+export function userBasic(user: UserRecord, base: string): Record<string, unknown> {
   return {
     id: user.id,
     username: user.username,

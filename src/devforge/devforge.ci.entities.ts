@@ -2,6 +2,7 @@
  * JSON shapes of GitLab's CI API (`API::Entities::Ci::PipelineBasic`, `Ci::Pipeline`, `Ci::Job`), as GitLab's
  * pipelines.md and jobs.md document their fields (mcp-facts.md 2.3).
  */
+import { userBasic } from './devforge.api.serializers.ts';
 import type { UserRecord } from './devforge.store.ts';
 import type { CommitRecord } from './devforge.repository.ts';
 import { commitTitle } from './devforge.repository.ts';
@@ -12,18 +13,6 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
 const seconds = (from: number | null, to: number | null): number | null => (from === null || to === null ? null : (to - from) / 1000);
 const path = (p: ProjectRecord) => `${p.namespace.path}/${p.path}`;
-
-function userBasic(user: UserRecord, base: string): Record<string, unknown> {
-  return {
-    id: user.id,
-    username: user.username,
-    name: user.name,
-    state: 'active',
-    locked: false,
-    avatar_url: null,
-    web_url: `${base}/${user.username}`,
-  };
-}
 
 const STATUS_TEXT: Record<CiStatus, string> = {
   created: 'Created',

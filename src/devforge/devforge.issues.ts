@@ -20,9 +20,9 @@ import {
   noteEntity,
   projectLabels,
   relatedMergeRequests,
-  userBasic,
   workOf,
 } from './devforge.work.ts';
+import { userBasic } from './devforge.api.serializers.ts';
 
 const matches = (text: string | null, needle: string): boolean => text !== null && text.toLowerCase().includes(needle.toLowerCase());
 

@@ -22,10 +22,10 @@ import {
   fullMergeRequest,
   issueDetails,
   mergeRequestDetails,
-  userBasic,
   workOf,
   type DiffPosition,
 } from './devforge.work.ts';
+import { userBasic } from './devforge.api.serializers.ts';
 
 export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRouteKit): void {
   const { store } = kit;

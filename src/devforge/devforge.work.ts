@@ -9,8 +9,8 @@
  * state file keeps its issues and merge requests and loses these details (demo data is seeded on a fresh start).
  */
 import { createHash } from 'node:crypto';
-import { issue as issueEntity, mergeRequest as mergeRequestEntity } from './devforge.api.serializers.ts';
-import type { DevForgeStore, UserRecord } from './devforge.store.ts';
+import { issue as issueEntity, mergeRequest as mergeRequestEntity, userBasic } from './devforge.api.serializers.ts';
+import type { DevForgeStore } from './devforge.store.ts';
 import type { IssueRecord, MergeRequestRecord, NamespaceRecord, ProjectRecord } from './devforge.types.ts';
 
 export interface IssueDetails {
@@ -245,19 +245,6 @@ export function diffLines(diff: string): [number | null, number | null][] {
 // ---- JSON shapes ----------------------------------------------------------------------------------------------
 
 const iso = (ms: number): string => new Date(ms).toISOString();
-
-/** `API::Entities::UserBasic`. */
-export function userBasic(user: UserRecord, base: string): Record<string, unknown> {
-  return {
-    id: user.id,
-    username: user.username,
-    name: user.name,
-    state: 'active',
-    locked: false,
-    avatar_url: null,
-    web_url: `${base}/${user.username}`,
-  };
-}
 
 function users(store: DevForgeStore, ids: number[], base: string): Record<string, unknown>[] {
   return ids.flatMap((id) => {
