@@ -139,6 +139,13 @@ export interface ApiRouteKit {
   scopeError(request: FastifyRequest, allowed: readonly string[]): ApiError | null;
   /** The `:id` project if the caller can see it, or undefined with GitLab's 404 already sent. */
   project(request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined;
+  /** The `:id` project for a read (`api` or `read_api`), or undefined with the 403 or 404 already sent. */
+  readableProject(request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined;
+  /**
+   * The `:id` project and the signed-in member writing to it (`api` scope; GitLab: Developer or above), or undefined
+   * with the 401, 403 or 404 already sent.
+   */
+  writableProject(request: FastifyRequest, reply: FastifyReply): { project: ProjectRecord; user: UserRecord } | undefined;
   author(id: number): UserRecord;
 }
 
@@ -225,6 +232,30 @@ export async function registerApiRoutes(
         if (!found) void reply.code(404).send({ message: '404 Project Not Found' });
         return found;
       };
+      const readableProject = (request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined => {
+        const denied = scopeError(request, READ_SCOPES);
+        if (denied) {
+          sendError(reply, denied);
+          return undefined;
+        }
+        return project(request, reply);
+      };
+      const writableProject = (request: FastifyRequest, reply: FastifyReply) => {
+        const user = requireUser(request, reply);
+        if (!user) return undefined;
+        const denied = scopeError(request, WRITE_SCOPES);
+        if (denied) {
+          sendError(reply, denied);
+          return undefined;
+        }
+        const p = project(request, reply);
+        if (!p) return undefined;
+        if (!p.memberIds.includes(user.id)) {
+          void reply.code(403).send({ message: '403 Forbidden' });
+          return undefined;
+        }
+        return { project: p, user };
+      };
       const author = (id: number): UserRecord => {
         const user = store.users.get(id);
         if (!user) throw new Error(`dev forge record refers to missing user ${id}`);
@@ -275,7 +306,18 @@ export async function registerApiRoutes(
       });
 
       // Issues, merge requests, notes, labels, users and search (devforge.issues.ts, devforge.merge-requests.ts).
-      const kit: ApiRouteKit = { api, store, now: deps.now, caller, requireUser, scopeError, project, author };
+      const kit: ApiRouteKit = {
+        api,
+        store,
+        now: deps.now,
+        caller,
+        requireUser,
+        scopeError,
+        project,
+        readableProject,
+        writableProject,
+        author,
+      };
       registerIssueRoutes(scope, kit);
       registerMergeRequestRoutes(scope, kit);
       // Route modules with dependencies of their own (repositories, CI), given by the composition root.

@@ -4,16 +4,7 @@
  * parameter names, statuses and error bodies. Registered inside the API scope (devforge.api.routes.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  boolParam,
-  intParam,
-  paginate,
-  ParamError,
-  READ_SCOPES,
-  sendError,
-  WRITE_SCOPES,
-  type ApiRouteKit,
-} from './devforge.api.routes.ts';
+import { boolParam, intParam, paginate, ParamError, type ApiRouteKit } from './devforge.api.routes.ts';
 import * as entities from './devforge.ci.entities.ts';
 import {
   CI_STATUSES,
@@ -71,29 +62,10 @@ export function lastPipelineOf(ci: DevForgeCi, project: ProjectRecord, sha: stri
 export function ciRoutes(deps: CiRouteDeps) {
   const { ci } = deps;
   return (scope: FastifyInstance, kit: ApiRouteKit): void => {
-    const readable = (request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined => {
-      const denied = kit.scopeError(request, READ_SCOPES);
-      if (denied) {
-        sendError(reply, denied);
-        return undefined;
-      }
-      return kit.project(request, reply);
-    };
+    const readable = (request: FastifyRequest, reply: FastifyReply) => kit.readableProject(request, reply);
     const writable = (request: FastifyRequest, reply: FastifyReply) => {
-      const user = kit.requireUser(request, reply);
-      if (!user) return undefined;
-      const denied = kit.scopeError(request, WRITE_SCOPES);
-      if (denied) {
-        sendError(reply, denied);
-        return undefined;
-      }
-      const p = kit.project(request, reply);
-      if (!p) return undefined;
-      if (!p.memberIds.includes(user.id)) {
-        void reply.code(403).send({ message: '403 Forbidden' });
-        return undefined;
-      }
-      return { p, user };
+      const found = kit.writableProject(request, reply);
+      return found && { p: found.project, user: found.user };
     };
     const pipelineOf = (request: FastifyRequest, reply: FastifyReply, p: ProjectRecord): PipelineRecord | undefined => {
       const id = intParam(request.params, 'pipeline_id', 0);

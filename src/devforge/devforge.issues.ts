@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { boolParam, enumParam, intParam, paginate, ParamError, READ_SCOPES, sendError, type ApiRouteKit } from './devforge.api.routes.ts';
 import { currentUser, projectFull } from './devforge.api.serializers.ts';
 import { baseUrl, param } from './devforge.http.ts';
-import { bodyString, registerNoteRoutes, requireMember } from './devforge.notes.ts';
+import { bodyString, updatedTitle, registerNoteRoutes, requireMember } from './devforge.notes.ts';
 import type { DevForgeStore } from './devforge.store.ts';
 import type { IssueRecord, MergeRequestRecord, ProjectRecord } from './devforge.types.ts';
 import {
@@ -334,12 +334,9 @@ export function registerIssueRoutes(scope: FastifyInstance, kit: ApiRouteKit): v
       'milestone_title',
       'discussion_locked',
     ];
-    if (!known.some((k) => body[k] !== undefined))
-      throw new ParamError({ error: `${known.join(', ')} are missing, at least one parameter must be provided` });
     const d = issueDetails(store, found);
-    const title = bodyString(request, 'title');
+    const title = updatedTitle(request, known);
     if (title !== undefined) {
-      if (title.trim() === '') throw new ParamError({ error: 'title is empty' });
       found.title = title;
     }
     const description = bodyString(request, 'description');

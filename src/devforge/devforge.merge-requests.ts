@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { intParam, paginate, ParamError, READ_SCOPES, sendError, type ApiRouteKit } from './devforge.api.routes.ts';
 import { baseUrl } from './devforge.http.ts';
 import { issuableFilter, listParam } from './devforge.issues.ts';
-import { bodyString, parsePosition, registerNoteRoutes, requireMember } from './devforge.notes.ts';
+import { bodyString, updatedTitle, parsePosition, registerNoteRoutes, requireMember } from './devforge.notes.ts';
 import type { UserRecord } from './devforge.store.ts';
 import type { MergeRequestRecord, ProjectRecord } from './devforge.types.ts';
 import {
@@ -156,12 +156,9 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
       'target_branch',
       'discussion_locked',
     ];
-    if (!known.some((k) => body[k] !== undefined))
-      throw new ParamError({ error: `${known.join(', ')} are missing, at least one parameter must be provided` });
     const d = mergeRequestDetails(store, mr);
-    const title = bodyString(request, 'title');
+    const title = updatedTitle(request, known);
     if (title !== undefined) {
-      if (title.trim() === '') throw new ParamError({ error: 'title is empty' });
       mr.title = title;
       d.draft = /^(draft:|\[draft\]|\(draft\))/i.test(title);
     }

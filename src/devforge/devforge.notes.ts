@@ -51,6 +51,19 @@ export function bodyString(request: FastifyRequest, name: string): string | unde
   return param(request.body, name) ?? param(request.query, name);
 }
 
+/**
+ * GitLab's checks on an issue or merge-request update: at least one of `known` given (its 400 names them all) and a
+ * title, when given, not blank. Returns the new title, if any.
+ */
+export function updatedTitle(request: FastifyRequest, known: readonly string[]): string | undefined {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  if (!known.some((k) => body[k] !== undefined))
+    throw new ParamError({ error: `${known.join(', ')} are missing, at least one parameter must be provided` });
+  const title = bodyString(request, 'title');
+  if (title !== undefined && title.trim() === '') throw new ParamError({ error: 'title is empty' });
+  return title;
+}
+
 /** The position of a new diff note, checked against the merge request; a 400 sent and undefined when invalid. */
 function diffPosition(kit: ApiRouteKit, mr: MergeRequestRecord, raw: unknown, reply: FastifyReply): DiffPosition | undefined | null {
   if (raw === undefined || raw === null) return null;

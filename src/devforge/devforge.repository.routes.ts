@@ -5,16 +5,7 @@
  * authentication, scopes, faults and pagination headers are the API's own.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  boolParam,
-  intParam,
-  paginate,
-  ParamError,
-  READ_SCOPES,
-  sendError,
-  WRITE_SCOPES,
-  type ApiRouteKit,
-} from './devforge.api.routes.ts';
+import { boolParam, intParam, paginate, ParamError, type ApiRouteKit } from './devforge.api.routes.ts';
 import { baseUrl, param } from './devforge.http.ts';
 import * as entities from './devforge.repository.entities.ts';
 import {
@@ -56,30 +47,13 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
     let ruleIds = 1_000_000;
     /** The project, its repository, for a read; undefined once an error was sent. */
     const readable = (request: FastifyRequest, reply: FastifyReply): { p: ProjectRecord; repo: RepositoryRecord } | undefined => {
-      const denied = kit.scopeError(request, READ_SCOPES);
-      if (denied) {
-        sendError(reply, denied);
-        return undefined;
-      }
-      const p = kit.project(request, reply);
-      return p ? { p, repo: deps.repositories.of(p.id) } : undefined;
+      const p = kit.readableProject(request, reply);
+      return p && { p, repo: deps.repositories.of(p.id) };
     };
     /** Same for a write: a signed-in member with the `api` scope (GitLab: Developer or above). */
     const writable = (request: FastifyRequest, reply: FastifyReply) => {
-      const user = kit.requireUser(request, reply);
-      if (!user) return undefined;
-      const denied = kit.scopeError(request, WRITE_SCOPES);
-      if (denied) {
-        sendError(reply, denied);
-        return undefined;
-      }
-      const p = kit.project(request, reply);
-      if (!p) return undefined;
-      if (!p.memberIds.includes(user.id)) {
-        void reply.code(403).send({ message: '403 Forbidden' });
-        return undefined;
-      }
-      return { p, repo: deps.repositories.of(p.id), user };
+      const found = kit.writableProject(request, reply);
+      return found && { p: found.project, repo: deps.repositories.of(found.project.id), user: found.user };
     };
     const required = (source: unknown, name: string): string => {
       const value = param(source, name);

@@ -4,7 +4,7 @@
  * refused at the bearer check without asking the forge.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from './mcp.testkit.ts';
+import { postRpc, startStack, type Stack } from './mcp.testkit.ts';
 
 let stack: Stack;
 let token = '';
@@ -17,20 +17,7 @@ afterEach(async () => {
   await stack.close();
 });
 
-async function post(message: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${stack.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-      authorization: `Bearer ${token}`,
-      ...headers,
-    },
-    body: JSON.stringify(message),
-  });
-  return { status: response.status, challenge: response.headers.get('www-authenticate'), text: await response.text() };
-}
+const post = (message: unknown, headers: Record<string, string> = {}) => postRpc(stack.url, token, message, headers);
 
 const whoami = (meta?: Record<string, unknown>) => ({
   jsonrpc: '2.0',

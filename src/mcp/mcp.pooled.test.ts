@@ -4,7 +4,7 @@
  * when two clients use the same JSON-RPC id at once, and the narrowed surface of each request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from './mcp.testkit.ts';
+import { postRpc, startStack, type Stack } from './mcp.testkit.ts';
 
 let stack: Stack;
 let apiToken = '';
@@ -23,30 +23,8 @@ afterAll(async () => {
   await stack.close();
 });
 
-async function post(token: string, message: unknown, headers: Record<string, string> = {}, path = '/mcp') {
-  const response = await fetch(`${stack.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-      authorization: `Bearer ${token}`,
-      ...headers,
-    },
-    body: JSON.stringify(message),
-  });
-  const type = response.headers.get('content-type');
-  const text = await response.text();
-  // A tool call that asked for progress is answered as an SSE stream: its answer is the message with an id.
-  const body = type?.startsWith('text/event-stream')
-    ? (text
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => JSON.parse(line.slice(6)) as { id?: unknown })
-        .find((m) => m.id !== undefined) as unknown)
-    : (JSON.parse(text) as unknown);
-  return { status: response.status, type, body };
-}
+const post = (token: string, message: unknown, headers: Record<string, string> = {}, path = '/mcp') =>
+  postRpc(stack.url, token, message, headers, path);
 
 /** The same message asking for progress, which the pooled path leaves to the per-request server. */
 function withProgress(message: { params: Record<string, unknown> }) {

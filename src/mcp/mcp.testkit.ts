@@ -382,6 +382,42 @@ export async function postMcp(base: string, bearer: string | undefined, message:
   });
 }
 
+/**
+ * Posts one JSON-RPC message to `path` as a 2025-11-25 client would, with `token` as the bearer. `body` is the parsed
+ * JSON answer, or for an SSE answer (a tool call that asked for progress) the message with an id.
+ */
+export async function postRpc(
+  base: string,
+  token: string,
+  message: unknown,
+  headers: Record<string, string> = {},
+  path = '/mcp',
+): Promise<{ status: number; type: string | null; challenge: string | null; text: string; body: unknown }> {
+  const response = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
+    body: JSON.stringify(message),
+  });
+  const type = response.headers.get('content-type');
+  const text = await response.text();
+  const body = type?.startsWith('text/event-stream')
+    ? (text
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)) as { id?: unknown })
+        .find((m) => m.id !== undefined) as unknown)
+    : type?.includes('json')
+      ? (JSON.parse(text) as unknown)
+      : undefined;
+  return { status: response.status, type, challenge: response.headers.get('www-authenticate'), text, body };
+}
+
 /** The JSON-RPC `initialize` request. */
 export const INITIALIZE = {
   jsonrpc: '2.0',
