@@ -57,10 +57,19 @@ if (!isMainThread && (workerData as { standinThread?: boolean } | null)?.standin
 export async function startStandinThread(apiKey: string): Promise<StandinThread> {
   const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
   const worker = new Worker(boot, { eval: true, workerData: { standinThread: true, apiKey } });
+  /** The worker's next message (its listeners removed once it came, as the bench asks many times). */
   const next = <T>() =>
     new Promise<T>((resolve, reject) => {
-      worker.once('message', resolve);
-      worker.once('error', reject);
+      const onMessage = (message: T) => {
+        worker.off('error', onError);
+        resolve(message);
+      };
+      const onError = (error: Error) => {
+        worker.off('message', onMessage);
+        reject(error);
+      };
+      worker.once('message', onMessage);
+      worker.once('error', onError);
     });
   const started = await next<Started>();
   return {
