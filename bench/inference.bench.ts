@@ -23,16 +23,21 @@
  *    in the issue: printed only. For context the database's `select 1` and one-row committed insert are timed
  *    (each gateway call's usage row is committed, by group commit, before its answer, or its stream's `done`, is written);
  * 4. sustained requests/s with 64 concurrent keep-alive clients (a load generator in a worker thread), direct and
- *    through both routes, non-streamed, in rounds (target: at least 50% of the direct rate). The stand-in lives in the
- *    platform's process, as upstream work would not: on the gateway's series the main thread serves both, so the
- *    ratio is the stand-in's cost over the stand-in's plus the gateway's. The main thread's busy time (event-loop
- *    utilisation) and CPU time (from /proc, which does not grow when other processes take the core) per request are
- *    printed beside it (the gateway's own cost is the difference). The load generator is the same for every series
- *    (same worker, same keep-alive agent with one connection per client, same body: the direct series replays what
- *    the gateway sent upstream); it runs in a worker thread of the same process, so on this 2-core machine it shares
- *    the cores with the server it measures, as the stand-in shares the main thread with the gateway. A fourth series,
- *    a bare proxy (bench/bare-proxy.ts: Fastify and undici forwarding the direct request, no gateway logic), shows
- *    the ceiling of the ratio for any proxy on this machine and how much of the gateway's cost is its own logic.
+ *    through both routes, non-streamed, in rounds (target: at least 50% of the direct rate). For this section the
+ *    stand-in runs on a thread of its own (bench/standin-thread.ts) and the provider is pointed at it, for every
+ *    series alike (direct, both gateway routes, bare proxy). Why: a real provider is remote, its work never takes the
+ *    gateway's event loop; with the stand-in on the main thread the gateway series measured the stand-in's cost plus
+ *    the gateway's on one thread against the stand-in's cost alone, so no proxy could reach the target however cheap
+ *    it was. The load generator is the same for every series (same worker, same keep-alive agent with one connection
+ *    per client, same body: the direct series replays what the gateway sent upstream). Printed per series: CPU time
+ *    per request of the main thread (the gateway; from /proc, which does not grow when other processes take the
+ *    core), of the stand-in's thread, and of the rest of the process (the load generator, GC and runtime helpers).
+ *    These are load-independent, unlike the rates: from them the bench prints each series' ceiling, the rate the
+ *    machine's cores allow when the bench has them to itself (each thread at most one core, all of them at most all
+ *    cores), and the gateway's ceiling as a share of the direct one. On a 2-core machine the client, the stand-in and
+ *    the gateway share two cores, which a production gateway does not. A fourth series, a bare proxy
+ *    (bench/bare-proxy.ts: Fastify and undici forwarding the direct request, no gateway logic), shows the ceiling of
+ *    the ratio for any proxy on this machine and how much of the gateway's cost is its own logic.
  * Every gateway call writes its usage row, as in production. The per-credential inference limits are set far above
  * what the bench sends.
  *
@@ -42,7 +47,7 @@
  * BENCH_STREAMS (section 3, default 200).
  */
 import { Agent, request, type ClientRequest, type RequestOptions } from 'node:http';
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import type { PlatformDatabase } from '../src/app/database.ts';
 import type { Dialect } from '../src/core/db/database.ts';
@@ -50,6 +55,7 @@ import type { RecordedRequest, Standin } from '../test/support/upstream/index.ts
 import { startBareProxy } from './bare-proxy.ts';
 import { postLoad, summariseLoad, type LoadSummary, type PostTarget, type RawLoad } from './post-load.ts';
 import { startStandinPlatform } from './standin-platform.ts';
+import { startStandinThread, type StandinThread } from './standin-thread.ts';
 import { percentile } from './stats.ts';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim()) as Dialect[];
@@ -201,26 +207,68 @@ function reportLatency(calls: Call[], series: Timing[][], pick: (t: Timing) => n
   return ok;
 }
 
-/** Sustained throughput of each call, windows taking turns round after round. */
-async function throughput(calls: Call[]): Promise<LoadSummary[]> {
+/** CPU per request of the threads other than the main one, for one series. */
+interface ThreadCpu {
+  /** The stand-in's thread, µs per request. */
+  standinUs: number;
+  /** Every other thread of the process (the load generator, GC and libuv helpers), µs per request. */
+  otherUs: number;
+}
+
+/** Process-wide CPU (every thread), in milliseconds. */
+function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
+ * Sustained throughput of each call, windows taking turns round after round. Beside the load generator's figures,
+ * the stand-in thread's CPU and the process's are read at the end of the warm-up and at the end of each window.
+ */
+async function throughput(calls: Call[], standin: StandinThread): Promise<{ loads: LoadSummary[]; threads: ThreadCpu[] }> {
   const windows = calls.map((): RawLoad[] => []);
+  const spent = calls.map(() => ({ standinMs: 0, processMs: 0 }));
   const window = { connections: CONNECTIONS, warmupMs: WARMUP_SECONDS * 1000, durationMs: LOAD_SECONDS * 1000 };
   for (let round = 0; round < LOAD_ROUNDS; round++) {
     for (const [i, call] of calls.entries()) {
       const target: PostTarget = { port: call.port, path: call.path, headers: call.headers, body: call.body };
-      windows[i]!.push(await postLoad(target, window));
+      let atMark: Promise<{ standinMs: number; processMs: number }> | undefined;
+      const mark = setTimeout(() => {
+        const processMs = processCpuMs();
+        atMark = standin.cpuMs().then((standinMs) => ({ standinMs, processMs }));
+      }, window.warmupMs);
+      const load = await postLoad(target, window);
+      clearTimeout(mark);
+      const [standinMs, processMs] = [await standin.cpuMs(), processCpuMs()];
+      const before = await atMark;
+      windows[i]!.push(load);
+      if (before) {
+        spent[i]!.standinMs += standinMs - before.standinMs;
+        // The process's CPU less the main thread's and the stand-in's: the load generator and the runtime's helpers.
+        spent[i]!.processMs += processMs - before.processMs;
+      }
     }
   }
-  return windows.map(summariseLoad);
+  const loads = windows.map(summariseLoad);
+  const threads = loads.map((load, i): ThreadCpu => {
+    const requests = load.count + load.errors;
+    const standinUs = (spent[i]!.standinMs * 1000) / requests;
+    return { standinUs, otherUs: (spent[i]!.processMs * 1000) / requests - standinUs - load.cpuUs };
+  });
+  return { loads, threads };
 }
 
-function reportThroughput(calls: Call[], results: LoadSummary[]): boolean {
-  const line = (name: string, r: LoadSummary, tail: string) =>
+/** CPU time per request of each thread of one series, as printed. */
+const cpuLine = (r: LoadSummary, t: ThreadCpu) =>
+  `CPU per request: main thread ${r.cpuUs.toFixed(0)} µs (busy ${r.serverUs.toFixed(0)}), stand-in ${t.standinUs.toFixed(0)} µs, others ${t.otherUs.toFixed(0)} µs`;
+
+function reportThroughput(calls: Call[], results: LoadSummary[], threads: ThreadCpu[]): boolean {
+  const line = (name: string, r: LoadSummary, t: ThreadCpu, tail: string) =>
     console.log(
-      `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  main thread busy ${r.serverUs.toFixed(0)} µs/req, CPU ${r.cpuUs.toFixed(0)} µs/req  (${r.count} ok, ${r.errors} errors)${tail}`,
+      `${name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  (${r.count} ok, ${r.errors} errors)\n${''.padEnd(44)} ${cpuLine(r, t)}${tail}`,
     );
   const direct = results[0]!;
-  line(calls[0]!.name, direct, '');
+  line(calls[0]!.name, direct, threads[0]!, '');
   let ok = direct.errors === 0;
   results.slice(1).forEach((r, i) => {
     const ratio = r.rps / direct.rps;
@@ -229,7 +277,8 @@ function reportThroughput(calls: Call[], results: LoadSummary[]): boolean {
     line(
       calls[i + 1]!.name,
       r,
-      `\n${''.padEnd(44)} ${(ratio * 100).toFixed(1)}% of direct (target >= ${TARGET_RATE_RATIO * 100}%) ${verdict(passed)}; gateway's own main-thread time ${(r.serverUs - direct.serverUs).toFixed(0)} µs/req busy, ${(r.cpuUs - direct.cpuUs).toFixed(0)} µs/req CPU`,
+      threads[i + 1]!,
+      `\n${''.padEnd(44)} ${(ratio * 100).toFixed(1)}% of direct (target >= ${TARGET_RATE_RATIO * 100}%) ${verdict(passed)}; gateway's own main-thread CPU ${(r.cpuUs - direct.cpuUs).toFixed(0)} µs/req`,
     );
   });
   return ok;
@@ -237,15 +286,31 @@ function reportThroughput(calls: Call[], results: LoadSummary[]): boolean {
 
 /**
  * The bare proxy's line: its share of the direct rate is the most any gateway of this shape reaches here (no target),
- * and each gateway route's CPU above it is the gateway's own logic.
+ * and each gateway route's CPU above it is the gateway's own logic. Then the ceiling argument: on this machine's cores
+ * the client and the stand-in take CPU on every series, so a proxy whose main thread costs c µs per request cannot go
+ * faster than one core allows it (1e6 / c) nor than the cores allow the three together.
  */
-function reportFloor(floor: Call, results: LoadSummary[]): void {
+function reportFloor(floor: Call, results: LoadSummary[], threads: ThreadCpu[]): void {
   const [direct, native, openai, bare] = results as [LoadSummary, LoadSummary, LoadSummary, LoadSummary];
   console.log(
-    `${floor.name.padEnd(44)} ${bare.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(bare.p50)}  p99 ${ms(bare.p99)}  main thread busy ${bare.serverUs.toFixed(0)} µs/req, CPU ${bare.cpuUs.toFixed(0)} µs/req  (${bare.count} ok, ${bare.errors} errors)`,
+    `${floor.name.padEnd(44)} ${bare.rps.toFixed(0).padStart(6)} req/s  p50 ${ms(bare.p50)}  p99 ${ms(bare.p99)}  (${bare.count} ok, ${bare.errors} errors)\n${''.padEnd(44)} ${cpuLine(bare, threads[3]!)}`,
   );
   console.log(
-    `${''.padEnd(44)} ${((bare.rps / direct.rps) * 100).toFixed(1)}% of direct (the ceiling for a proxy here, no target); CPU above it: native route ${(native.cpuUs - bare.cpuUs).toFixed(0)} µs/req, OpenAI route ${(openai.cpuUs - bare.cpuUs).toFixed(0)} µs/req`,
+    `${''.padEnd(44)} ${((bare.rps / direct.rps) * 100).toFixed(1)}% of direct (the ceiling for a proxy here, no target); main-thread CPU above it: native route ${(native.cpuUs - bare.cpuUs).toFixed(0)} µs/req, OpenAI route ${(openai.cpuUs - bare.cpuUs).toFixed(0)} µs/req`,
+  );
+  const cores = availableParallelism();
+  const names = ['direct', 'native route', 'OpenAI route', 'bare proxy'];
+  const ceilings = results.map((r, i) => {
+    const { standinUs, otherUs } = threads[i]!;
+    // Each thread can use at most one core, and together they can use every core (and no more).
+    const busiest = Math.max(r.cpuUs, standinUs, otherUs);
+    return Math.min(1e6 / busiest, (cores * 1e6) / (r.cpuUs + standinUs + otherUs));
+  });
+  console.log(`ceiling from CPU per request (load-independent; the rate the ${cores} cores allow each series when it has them to itself):`);
+  ceilings.forEach((ceiling, i) =>
+    console.log(
+      `${''.padEnd(44)} ${names[i]!.padEnd(13)} ${ceiling.toFixed(0).padStart(6)} req/s${i === 0 ? '' : ` = ${((ceiling / ceilings[0]!) * 100).toFixed(1)}% of direct's`}`,
+    ),
   );
 }
 
@@ -490,18 +555,25 @@ async function run(dialect: Dialect): Promise<boolean> {
     console.log(
       `-- 4. sustained, ${CONNECTIONS} concurrent keep-alive clients in a worker thread (${LOAD_ROUNDS} rounds of ${WARMUP_SECONDS} s warm-up + ${LOAD_SECONDS} s per series; load ${loadLine()})`,
     );
+    // The stand-in moves to its own thread for this section (see the header): every series calls that one.
+    const remote = await startStandinThread(STANDIN_KEY);
+    const lockVersion = await adminCall(PROVIDER, adminToken, undefined);
+    await adminCall(`${PROVIDER}/definition`, adminToken, {
+      command: { definition: { ...definition, base_url: remote.baseUrl }, expected_lock_version: lockVersion },
+    });
     standin.reset();
-    const bare = await startBareProxy(standin.port, direct.path);
+    const bare = await startBareProxy(remote.port, direct.path);
     try {
+      const directRemote: Call = { ...direct, port: remote.port };
       const floor: Call = { ...direct, name: '(d) bare proxy (Fastify + undici, no logic)', port: bare.port };
-      const loadCalls = [direct, native, openai, floor];
-      const results = await throughput(loadCalls);
-      ok = reportThroughput(loadCalls.slice(0, 3), results.slice(0, 3)) && ok;
-      reportFloor(floor, results);
+      const loadCalls = [directRemote, native, openai, floor];
+      const { loads, threads } = await throughput(loadCalls, remote);
+      ok = reportThroughput(loadCalls.slice(0, 3), loads.slice(0, 3), threads) && ok;
+      reportFloor(floor, loads, threads);
     } finally {
       await bare.close();
+      await remote.close();
     }
-    standin.reset();
 
     console.log(`load average after ${dialect}: ${loadLine()}`);
   } finally {

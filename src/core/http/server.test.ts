@@ -77,3 +77,45 @@ describe('createHttpApp with a form parser', () => {
     expect(await nul.json()).toEqual({ form: { code: 'a\u0000b' } });
   });
 });
+
+/**
+ * Each request's logger is made lazily (request-logger.ts): whatever the level, the lines it does write are the ones
+ * a real child writes, with the request id bound and credentials scrubbed, and the lines below the level are not.
+ */
+describe('createHttpApp request logging', () => {
+  let app: FastifyInstance | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+
+  async function linesOf(level: 'info' | 'warn'): Promise<Record<string, unknown>[]> {
+    const lines: string[] = [];
+    const destination = { write: (line: string) => void lines.push(line) };
+    app = createHttpApp({ log: createLogger({ level, destination }) });
+    app.get('/noisy', async (request) => {
+      request.log.info({ detail: 'below warn' }, 'an info line');
+      request.log.error({ token: 'Bearer sk-secret-value-0123456789' }, 'an error line');
+      request.log.child({ step: 'nested' }).warn('a nested warning');
+      return { level: request.log.level };
+    });
+    const answer = await app.inject({ method: 'GET', url: '/noisy', headers: { 'x-request-id': 'req-log-1' } });
+    expect(answer.json()).toEqual({ level });
+    return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+
+  it('at warn writes the error and the nested warning with the request id, and no info lines', async () => {
+    const lines = await linesOf('warn');
+    expect(lines.map((l) => l.msg)).toEqual(['an error line', 'a nested warning']);
+    for (const line of lines) expect(line.request_id).toBe('req-log-1');
+    expect(lines[1]!.step).toBe('nested');
+    expect(JSON.stringify(lines)).not.toContain('sk-secret-value');
+  });
+
+  it('at info also writes the info line and the request completed line, each with the request id', async () => {
+    const lines = await linesOf('info');
+    expect(lines.map((l) => l.msg)).toEqual(['an info line', 'an error line', 'a nested warning', 'request completed']);
+    for (const line of lines) expect(line.request_id).toBe('req-log-1');
+    expect(lines[3]).toMatchObject({ method: 'GET', path: '/noisy', status: 200 });
+  });
+});

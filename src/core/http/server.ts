@@ -5,6 +5,7 @@ import { AppError, errorEnvelope, INTERNAL_MESSAGE, isAppError } from '../errors
 import { assertStorableText } from '../storable-text.ts';
 import type { TrustProxy } from '../config.core.ts';
 import type { Logger } from '../logger.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 
 export interface HttpAppOptions {
   log: Logger;
@@ -143,6 +144,8 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     },
     // Our own onResponse line logs the path without its query string (OAuth codes travel in queries).
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    // Each request's child logger is made on its first line written, not for every request (./request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     // Requests arriving while closing get our own 503 envelope (below) instead of Fastify's body.
     return503OnClosing: false,
     // Path parameters are checked by their handlers, which answer in their API's own terms (an OSV id over 100
@@ -191,55 +194,79 @@ export function createHttpApp(options: HttpAppOptions): FastifyInstance {
     closing = true;
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The per-request hooks below take Fastify's `done` callback rather than being async: they run on every request of
+  // every listener, and an async hook costs a promise and a microtask turn each time for work that is synchronous.
+  // (A callback hook answers early by sending the reply and not calling `done`.)
+  const refuseUnstorableText = options.refuseUnstorableText !== false;
+  /** Every text that may reach SQL, once; throws the 400 `parameter_invalid` with Fastify's status on it. */
+  const refuseUnstorable = (parts: readonly (readonly [unknown, string])[]): void => {
+    try {
+      for (const [value, where] of parts) assertStorableText(value, where);
+    } catch (error) {
+      throw isAppError(error) ? Object.assign(error, { statusCode: error.httpStatus }) : error;
+    }
+  };
+
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    if (closing) return sendAppError(reply, new AppError('unavailable', 'the server is shutting down'));
-    return undefined;
+    if (closing) {
+      void sendAppError(reply, new AppError('unavailable', 'the server is shutting down'));
+      return;
+    }
+    // What routing yields (path parameters, query) and the credentials, before any route's own onRequest
+    // authenticates with them.
+    if (refuseUnstorableText && !request.routeOptions.config.checksStorableTextItself) {
+      try {
+        refuseUnstorable([
+          [request.params, 'params'],
+          [request.query, 'query'],
+          [request.headers.authorization, 'headers.authorization'],
+          [request.cookies, 'cookies'],
+        ]);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+    }
+    done();
   });
   // Before any parser runs, so form bodies (a listener's own parser) are held to the same charset rule as JSON.
-  app.addHook('preParsing', async (request) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     // An unknown path or method answers 404/405 whatever its body: there is nothing to parse it for.
-    if (request.is404) return;
     const type = request.headers['content-type'];
-    if (type !== undefined && hasBody(request) && !hasUtf8Charset(type)) {
-      throw clientError('unsupported_media_type', 'unsupported charset: request bodies must be UTF-8');
+    if (!request.is404 && type !== undefined && hasBody(request) && !hasUtf8Charset(type)) {
+      done(clientError('unsupported_media_type', 'unsupported charset: request bodies must be UTF-8'));
+      return;
     }
+    done(null, payload);
   });
 
-  if (options.refuseUnstorableText !== false) {
-    // Every text that may reach SQL, once: what routing yields (path parameters, query) and the credentials before
-    // any route's own onRequest authenticates with them, the body once it is parsed, before validation.
-    const refuseUnstorable = (parts: readonly (readonly [unknown, string])[]): void => {
-      try {
-        for (const [value, where] of parts) assertStorableText(value, where);
-      } catch (error) {
-        throw isAppError(error) ? Object.assign(error, { statusCode: error.httpStatus }) : error;
+  if (refuseUnstorableText) {
+    // The body once it is parsed, before validation.
+    app.addHook('preValidation', (request, _reply, done) => {
+      if (!request.routeOptions.config.checksStorableTextItself) {
+        try {
+          refuseUnstorable([[request.body, 'body']]);
+        } catch (error) {
+          done(error as Error);
+          return;
+        }
       }
-    };
-    app.addHook('onRequest', async (request) => {
-      if (request.routeOptions.config.checksStorableTextItself) return;
-      refuseUnstorable([
-        [request.params, 'params'],
-        [request.query, 'query'],
-        [request.headers.authorization, 'headers.authorization'],
-        [request.cookies, 'cookies'],
-      ]);
-    });
-    app.addHook('preValidation', async (request) => {
-      if (request.routeOptions.config.checksStorableTextItself) return;
-      refuseUnstorable([[request.body, 'body']]);
+      done();
     });
   }
 
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close');
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, path: pathOnly(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',
     );
+    done();
   });
 
   app.setNotFoundHandler(async (request: FastifyRequest, reply: FastifyReply) => {
