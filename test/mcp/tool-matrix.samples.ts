@@ -11,6 +11,8 @@
  * run's name, so the runs (one per client and transport) write to things of their own.
  */
 
+import { expect } from 'vitest';
+
 type Json = Record<string, unknown>;
 
 /** The dev forge's REST API as the matrix's user, for what an entry needs to exist before its call. */
@@ -36,6 +38,8 @@ export interface Sample {
   page?: { items: string; next: string; cursorArg: string };
   /** Fields the structured value must hold (a partial match). */
   expect?: Json;
+  /** Checks at the forge that the write happened (after a confirmation, not only the tool's word for it). */
+  verify?(ctx: SampleContext, args: Json): Promise<void>;
 }
 
 /** The demo group's project (issues, merge requests with diffs and discussions) and the user's repository project. */
@@ -155,6 +159,9 @@ export const SAMPLES: Record<string, Sample[]> = {
       args: { project_id: WEBSHOP, confidential: false },
       prepare: async (ctx) => ({ issue_iid: await newIssue(ctx, { confidential: true }) }),
       confirm: true,
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${webshop}/issues/${String(args.issue_iid)}`)).toMatchObject({ confidential: false });
+      },
     },
   ],
   save_issue_note: [
@@ -258,6 +265,11 @@ export const SAMPLES: Record<string, Sample[]> = {
       },
       confirm: true,
       expect: { status: 'merged' },
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${webshop}/merge_requests/${String(args.merge_request_iid)}`)).toMatchObject({
+          state: 'merged',
+        });
+      },
     },
   ],
   rebase_merge_request: [{ label: 'rebase', args: { project_id: WEBSHOP, merge_request_iid: 1 }, expect: { rebase_in_progress: true } }],
@@ -321,6 +333,11 @@ export const SAMPLES: Record<string, Sample[]> = {
       args: { project_id: HELLO, commit_message: 'Matrix: delete a file', actions: [{ action: 'delete', file_path: 'README.md' }] },
       prepare: async (ctx) => ({ branch: await newBranch(ctx, 'rm') }),
       confirm: true,
+      verify: async (ctx, args) => {
+        await expect(ctx.rest.request('GET', `${hello}/repository/files/README.md?ref=${enc(String(args.branch))}`)).rejects.toThrow(
+          /: 404 /,
+        );
+      },
     },
   ],
   list_branches: [
@@ -341,6 +358,9 @@ export const SAMPLES: Record<string, Sample[]> = {
       args: { project_id: HELLO },
       prepare: async (ctx) => ({ branch: await newBranch(ctx, 'del') }),
       confirm: true,
+      verify: async (ctx, args) => {
+        await expect(ctx.rest.request('GET', `${hello}/repository/branches/${enc(String(args.branch))}`)).rejects.toThrow(/: 404 /);
+      },
     },
   ],
 
@@ -384,6 +404,9 @@ export const SAMPLES: Record<string, Sample[]> = {
       args: { project_id: HELLO, action: 'cancel' },
       prepare: async (ctx) => ({ pipeline_id: await newPipeline(ctx, 'main') }),
       confirm: true,
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${hello}/pipelines/${String(args.pipeline_id)}`)).toMatchObject({ status: 'canceled' });
+      },
     },
   ],
   get_job: [
@@ -429,6 +452,9 @@ export const SAMPLES: Record<string, Sample[]> = {
         return { tag_name: tag };
       },
       confirm: true,
+      verify: async (ctx, args) => {
+        await expect(ctx.rest.request('GET', `${hello}/repository/tags/${enc(String(args.tag_name))}`)).rejects.toThrow(/: 404 /);
+      },
     },
   ],
 };
