@@ -235,6 +235,8 @@ async function runSample(run: Run, name: string, sample: Sample): Promise<void> 
     expect(value).not.toHaveProperty('confirmation_required');
   }
   if (sample.expect) expect(value).toMatchObject(sample.expect);
+  if (Array.isArray(value.items) && sample.empty === undefined)
+    expect(value.items.length, `${run} ${name} finds something`).toBeGreaterThan(0);
   await sample.verify?.({ run, rest }, args);
   // A branch answers as itself: each include is in the value, a review says which method ran.
   for (const include of [args.include].flat()) if (typeof include === 'string') expect(value, `${run} ${name}`).toHaveProperty(include);
