@@ -166,6 +166,14 @@ describe('dev forge state file', () => {
     const next = await api('POST', '/pipeline', { ref: 'kept-branch' });
     expect(next.id).toBeGreaterThan(pipeline.id as number);
     expect(next.iid).toBeGreaterThan(pipeline.iid as number);
+
+    // A file written before the records were kept: the store is restored, the sample repositories seeded again.
+    await forge.close();
+    const { records: _dropped, ...older } = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify(older));
+    forge = await startDevForge({ ...devForgeSeedFromState(file, [CALLBACK]), stateFile: file });
+    expect(await api('GET', `/issues/${String(issue.iid)}`)).toMatchObject({ title: 'Kept issue' });
+    expect((await api('GET', '/repository/branches')).map((b) => b.name)).toEqual(['import', 'main', 'readme']);
   });
 
   it('stays in memory without a state file, and refuses a file that is not its state with one line', async () => {
