@@ -28,6 +28,7 @@ import { ciRoutes, lastPipelineOf } from './devforge.ci.routes.ts';
 import { createDevForgeRepositories } from './devforge.repository.ts';
 import { repositoryRoutes } from './devforge.repository.routes.ts';
 import { seedRepositories } from './devforge.repository.seed.ts';
+import { restoreRecords, snapshotRecords } from './devforge.state.records.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
 export { devForgeSeed } from './devforge.seed.ts';
@@ -80,15 +81,30 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
     ...(state ? { restore: state.store } : {}),
   });
   if (!state) seedDevForge(store, clock());
+  // Repositories, CI and the work records of issues and merge requests (issue 18): from the state file when it has
+  // them; otherwise the sample repositories are seeded (also under a state file written before it kept them).
+  const { repositories, ci } = state?.records
+    ? restoreRecords(store, state.records)
+    : { repositories: createDevForgeRepositories(), ci: createDevForgeCi() };
+  if (!state?.records) seedRepositories(store, repositories, ci, clock());
   const shown: Record<string, string> = { ...state?.shown };
   // Seeded users the store did not have yet: their clear password is what the banner prints on every start.
   for (const u of options.users) shown[shownPasswordKey(u.username)] ??= u.password;
   let savedText: string | undefined;
-  /** Saves the state when it changed; a no-op in memory. Synchronous, so it completes before a response leaves. */
-  const persist = (): void => {
+  let recordsText = '';
+  /**
+   * Saves the state when it changed; a no-op in memory. Synchronous, so it completes before a response leaves.
+   * The records (repositories, CI, notes: most of the file's bytes) are serialised again only when `records` says
+   * they may have changed (after a request that is not a read): serialising them on every request cost 0.6 ms of
+   * CPU per request (measured at load 14). What a read changes in them (a merge status settling) is saved with
+   * the next write.
+   */
+  const persist = (records = false): void => {
     if (!stateFile) return;
-    const content: DevForgeState = { version: 1, shown, store: snapshotDevForgeStore(store) };
-    const text = JSON.stringify(content);
+    if (records || recordsText === '') recordsText = JSON.stringify(snapshotRecords(store, repositories, ci));
+    const content: Omit<DevForgeState, 'records'> = { version: 1, shown, store: snapshotDevForgeStore(store) };
+    // The records are spliced in as text already serialised: `{…,"records":…}` is the JSON of the whole state.
+    const text = `${JSON.stringify(content).slice(0, -1)},"records":${recordsText}}`;
     if (text === savedText) return;
     writeStateText(stateFile, text);
     savedText = text;
@@ -122,7 +138,7 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   // a crash or restart right after cannot lose a token a client already holds.
   app.addHook('onSend', async (request, _reply, payload) => {
     try {
-      persist();
+      persist(request.method !== 'GET' && request.method !== 'HEAD');
     } catch (error) {
       request.log.error({ err: error }, 'dev forge state could not be saved');
     }
@@ -135,10 +151,6 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   registerWebRoutes(app, { store, sessions });
   await registerOAuthRoutes(app, { oauth, sessions, store, counters });
   const faults = createDevForgeFaults();
-  // Repositories and CI (issue 18): rebuilt from the seed on every start, not kept in the state file.
-  const repositories = createDevForgeRepositories();
-  const ci = createDevForgeCi();
-  seedRepositories(store, repositories, ci, clock());
   const extensions = [
     repositoryRoutes({ repositories, now: () => clock(), lastPipeline: (p, sha) => lastPipelineOf(ci, p, sha) }),
     ciRoutes({ ci, repositories, now: () => clock() }),

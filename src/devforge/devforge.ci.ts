@@ -83,15 +83,26 @@ export interface DevForgeCi {
   nextJobId(): number;
   /** The next pipeline iid of a project. */
   nextIid(projectId: number): number;
+  /** The last ids handed out (for the state file). */
+  idCounters(): CiCounters;
 }
 
-export function createDevForgeCi(): DevForgeCi {
-  let pipelineId = 0;
-  let jobId = 0;
-  const iids = new Map<number, number>();
+export interface CiCounters {
+  pipeline: number;
+  job: number;
+  /** The last pipeline iid per project id. */
+  iids: [number, number][];
+}
+
+/** An empty CI, or the pipelines, jobs and counters of a state file. */
+export function createDevForgeCi(restore?: { pipelines: PipelineRecord[]; jobs: JobRecord[]; counters: CiCounters }): DevForgeCi {
+  let pipelineId = restore?.counters.pipeline ?? 0;
+  let jobId = restore?.counters.job ?? 0;
+  const iids = new Map<number, number>(restore?.counters.iids);
   return {
-    pipelines: [],
-    jobs: [],
+    pipelines: restore?.pipelines ?? [],
+    jobs: restore?.jobs ?? [],
+    idCounters: () => ({ pipeline: pipelineId, job: jobId, iids: [...iids] }),
     nextPipelineId: () => ++pipelineId,
     nextJobId: () => ++jobId,
     nextIid(projectId) {

@@ -423,11 +423,15 @@ export function treeEntries(
 /** Every project's repository, created empty (default branch `main`) the first time it is asked for. */
 export interface DevForgeRepositories {
   of(projectId: number): RepositoryRecord;
+  /** Every repository created so far (for the state file). */
+  all(): RepositoryRecord[];
 }
 
-export function createDevForgeRepositories(): DevForgeRepositories {
-  const repos = new Map<number, RepositoryRecord>();
+/** Empty, or holding the repositories of a state file. */
+export function createDevForgeRepositories(restore: readonly RepositoryRecord[] = []): DevForgeRepositories {
+  const repos = new Map<number, RepositoryRecord>(restore.map((r) => [r.projectId, r]));
   return {
+    all: () => [...repos.values()],
     of(projectId) {
       let repo = repos.get(projectId);
       if (!repo) {

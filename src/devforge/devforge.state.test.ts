@@ -120,6 +120,62 @@ describe('dev forge state file', () => {
     expect(forge.bannerPersonalAccessToken('dev', ['api'], 'banner')).not.toBe(pat);
   });
 
+  it('keeps what was done on the forge across a restart: an issue with a note, a merge request thread, a branch with a commit, a pipeline', async () => {
+    const file = devForgeStateFile(dataDir());
+    forge = await startDevForge({ ...devForgeSeedFromState(file, [CALLBACK]), stateFile: file });
+    const pat = forge.createPersonalAccessToken('dev', ['api']);
+    const api = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown> & Record<string, unknown>[]> => {
+      const response = await fetch(`${forge!.url}/api/v4/projects/dev%2Fhello-forge${path}`, {
+        method,
+        headers: { 'private-token': pat, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      expect(response.status, `${method} ${path}`).toBeLessThan(300);
+      return (await response.json()) as Record<string, unknown> & Record<string, unknown>[];
+    };
+    const issue = await api('POST', '/issues', { title: 'Kept issue', labels: 'kept' });
+    const note = await api('POST', `/issues/${String(issue.iid)}/notes`, { body: 'Kept note' });
+    const thread = await api('POST', '/merge_requests/1/discussions', { body: 'Kept thread' });
+    await api('POST', '/repository/commits', {
+      branch: 'kept-branch',
+      start_branch: 'main',
+      commit_message: 'Keep a file',
+      actions: [{ action: 'create', file_path: 'kept.txt', content: 'kept\n' }],
+    });
+    const pipeline = await api('POST', '/pipeline', { ref: 'kept-branch', variables: [{ key: 'KEPT', value: 'yes' }] });
+    // Every commit holds its whole tree: each file's content is in the file once.
+    const stored = readFileSync(file, 'utf8');
+    const words = Buffer.from((await api('GET', '/repository/files/data%2Fwords.txt?ref=main')).content as string, 'base64');
+    expect(stored.split(words.toString('base64')).length - 1).toBe(1);
+    forge.app.server.closeAllConnections();
+    await forge.close();
+
+    forge = await startDevForge({ ...devForgeSeedFromState(file, [CALLBACK]), stateFile: file });
+    expect(await api('GET', `/issues/${String(issue.iid)}`)).toMatchObject({ title: 'Kept issue', labels: ['kept'] });
+    expect((await api('GET', `/issues/${String(issue.iid)}/notes`)).map((n) => n.body)).toContain('Kept note');
+    const threads = await api('GET', '/merge_requests/1/discussions');
+    expect(threads.find((d) => d.id === thread.id)).toBeDefined();
+    expect(await api('GET', '/repository/branches/kept-branch')).toMatchObject({ name: 'kept-branch' });
+    expect(Buffer.from((await api('GET', '/repository/files/kept.txt?ref=kept-branch')).content as string, 'base64').toString()).toBe(
+      'kept\n',
+    );
+    expect(await api('GET', `/pipelines/${String(pipeline.id)}`)).toMatchObject({ id: pipeline.id, ref: 'kept-branch' });
+    expect((await api('GET', `/pipelines/${String(pipeline.id)}/jobs`)).length).toBeGreaterThan(0);
+    // Counters continue: new records do not reuse the ids of kept ones.
+    expect((await api('POST', `/issues/${String(issue.iid)}/notes`, { body: 'After' })).id).not.toBe(note.id);
+    const next = await api('POST', '/pipeline', { ref: 'kept-branch' });
+    expect(next.id).toBeGreaterThan(pipeline.id as number);
+    expect(next.iid).toBeGreaterThan(pipeline.iid as number);
+
+    // A file written before the records were kept: the store is restored, the sample repositories seeded again.
+    await forge.close();
+    const { records: _dropped, ...older } = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify(older));
+    forge = await startDevForge({ ...devForgeSeedFromState(file, [CALLBACK]), stateFile: file });
+    expect(await api('GET', `/issues/${String(issue.iid)}`)).toMatchObject({ title: 'Kept issue' });
+    expect((await api('GET', '/repository/branches')).map((b) => b.name)).toEqual(['import', 'main', 'readme']);
+  });
+
   it('stays in memory without a state file, and refuses a file that is not its state with one line', async () => {
     const dir = dataDir();
     const file = devForgeStateFile(dir);

@@ -1,10 +1,12 @@
 /**
  * The dev forge's state file: what makes users, the OAuth application, grants and tokens survive a restart, so MCP
- * clients signed in before `npm start` was restarted keep working and stdio configs keep matching.
+ * clients signed in before `npm start` was restarted keep working and stdio configs keep matching; and what was done
+ * on the forge (issues, merge requests, notes, repositories, pipelines: devforge.state.records.ts), so a restart
+ * does not undo it.
  *
  * One JSON file, rewritten whole after every change: write a temporary file beside it, fsync, rename over the old
  * one, fsync the directory. A crash leaves either the old or the new file, never half of one. The forge is a
- * single-process development stand-in with a few hundred records, so a synchronous rewrite per change (written
+ * single-process development stand-in with a few hundred records (file contents stored once per blob), so a synchronous rewrite per change (written
  * before the response that reveals the change is sent) is simpler than a database and cannot lose an issued token.
  *
  * Secrets at rest: tokens, codes and passwords are stored as SHA-256 hashes (the store's own shape). The only clear
@@ -14,6 +16,7 @@
 import { closeSync, existsSync, fchmodSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { devForgeSeed, type DevForgeSeed } from './devforge.seed.ts';
+import type { DevForgeRecordsSnapshot } from './devforge.state.records.ts';
 import type { DevForgeStoreSnapshot } from './devforge.store.ts';
 import type { DevForgeUser } from './devforge.types.ts';
 
@@ -28,6 +31,8 @@ export interface DevForgeState {
   /** Clear secrets the banner repeats on every start, e.g. `password:dev`, `pat:devforge command`. */
   shown: Record<string, string>;
   store: DevForgeStoreSnapshot;
+  /** Repositories, CI and the work records of issues and merge requests; absent in files written before them. */
+  records?: DevForgeRecordsSnapshot;
 }
 
 /** The state file for a data directory. */

@@ -5,8 +5,8 @@
  * (`API::Entities::…`), and the demo data a newcomer explores.
  *
  * Kept beside the store rather than in it (one record per store, created on first use) so this part can grow
- * without touching the store other resources share. It is not part of the state file: a restarted forge with a
- * state file keeps its issues and merge requests and loses these details (demo data is seeded on a fresh start).
+ * without touching the store other resources share. The state file keeps them beside the store's snapshot
+ * (devforge.state.records.ts).
  */
 import { createHash } from 'node:crypto';
 import { issue as issueEntity, mergeRequest as mergeRequestEntity, userBasic } from './devforge.api.serializers.ts';
@@ -123,31 +123,68 @@ export interface WorkState {
   drafts: DraftNoteRecord[];
   labels: LabelRecord[];
   links: IssueLinkRecord[];
-  nextId(kind: 'note' | 'label' | 'link' | 'draft' | 'version'): number;
+  nextId(kind: WorkIdKind): number;
+  /** The last id handed out per kind (for the state file). */
+  idCounters(): Record<WorkIdKind, number>;
+}
+
+type WorkIdKind = 'note' | 'label' | 'link' | 'draft' | 'version';
+
+/** The work records as plain JSON (the state file keeps them, devforge.state.records.ts). */
+export interface WorkSnapshot {
+  issues: [number, IssueDetails][];
+  mergeRequests: [number, MergeRequestDetails][];
+  notes: NoteRecord[];
+  drafts: DraftNoteRecord[];
+  labels: LabelRecord[];
+  links: IssueLinkRecord[];
+  counters: Record<WorkIdKind, number>;
 }
 
 const states = new WeakMap<DevForgeStore, WorkState>();
+
+function workState(from?: WorkSnapshot): WorkState {
+  const counters: Record<WorkIdKind, number> = { note: 0, label: 0, link: 0, draft: 0, version: 0, ...from?.counters };
+  return {
+    issues: new Map(from?.issues),
+    mergeRequests: new Map(from?.mergeRequests),
+    notes: from?.notes ?? [],
+    drafts: from?.drafts ?? [],
+    labels: from?.labels ?? [],
+    links: from?.links ?? [],
+    nextId(kind) {
+      counters[kind] += 1;
+      return counters[kind];
+    },
+    idCounters: () => ({ ...counters }),
+  };
+}
 
 /** The work records of `store` (created empty on first use). */
 export function workOf(store: DevForgeStore): WorkState {
   let state = states.get(store);
   if (!state) {
-    const counters = { note: 0, label: 0, link: 0, draft: 0, version: 0 };
-    state = {
-      issues: new Map(),
-      mergeRequests: new Map(),
-      notes: [],
-      drafts: [],
-      labels: [],
-      links: [],
-      nextId(kind) {
-        counters[kind] += 1;
-        return counters[kind];
-      },
-    };
+    state = workState();
     states.set(store, state);
   }
   return state;
+}
+
+export function snapshotWork(work: WorkState): WorkSnapshot {
+  return {
+    issues: [...work.issues],
+    mergeRequests: [...work.mergeRequests],
+    notes: work.notes,
+    drafts: work.drafts,
+    labels: work.labels,
+    links: work.links,
+    counters: work.idCounters(),
+  };
+}
+
+/** Gives `store` the work records of a state file (before any request reads them). */
+export function restoreWork(store: DevForgeStore, snapshot: WorkSnapshot): void {
+  states.set(store, workState(snapshot));
 }
 
 export function issueDetails(store: DevForgeStore, issue: IssueRecord): IssueDetails {

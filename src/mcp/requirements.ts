@@ -532,6 +532,11 @@ export const REQUIREMENTS = defineRequirements([
     rule: 'pipelines run with variables, retried and cancelled (a cancel on a protected branch asks first); CI lint of given content or the project file',
   },
   {
+    id: 'TOOL-MATRIX',
+    source: 'issue 18 tests',
+    rule: 'every registered tool, and each include, method, scope and action value of the consolidated ones, is called through the v2 and v1 SDK clients over Streamable HTTP and over stdio against the dev forge, each answer valid against its listed outputSchema with its text rendering; a tool without an entry fails the matrix',
+  },
+  {
     id: 'TOOL-READONLY',
     source: 'issue 18 tests',
     rule: 'read-only mode lists none of the write tools and refuses each when called; a read_api token writing gets insufficient_scope',
