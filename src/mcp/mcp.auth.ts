@@ -15,7 +15,8 @@ import type { ForgeOAuth } from './oauth/oauth.forge.ts';
 export const MAX_VALIDATION_TTL_MS = 60_000;
 
 export type BearerResult =
-  { ok: true; authInfo: AuthInfo } | { ok: false; reason: 'invalid' | 'expired' | 'wrong_application' | 'unavailable' };
+  /** `key`: the token's {@link tokenCacheKey}, hashed once per request (the per-token rate limit counts by it too). */
+  { ok: true; authInfo: AuthInfo; key: string } | { ok: false; reason: 'invalid' | 'expired' | 'wrong_application' | 'unavailable' };
 
 export interface BearerValidator {
   validate(token: string): Promise<BearerResult>;
@@ -85,7 +86,7 @@ export function createBearerValidator(deps: {
       const entryTtl = expiresIn !== null ? Math.min(ttl, expiresIn * 1000) : ttl;
       cache.set(key, { authInfo, validUntil: now + entryTtl }, { ttl: Math.max(1, entryTtl) });
     }
-    return { ok: true, authInfo };
+    return { ok: true, authInfo, key };
   };
 
   return {
@@ -94,7 +95,7 @@ export function createBearerValidator(deps: {
       const cached = ttl > 0 ? cache.get(key) : undefined;
       if (cached) {
         // The entry's own deadline is checked too, so the cache never answers past its TTL or the token's expiry.
-        if (cached.validUntil > deps.clock.now()) return { ok: true, authInfo: cached.authInfo };
+        if (cached.validUntil > deps.clock.now()) return { ok: true, authInfo: cached.authInfo, key };
         cache.delete(key);
       }
       const known = ttl > 0 ? refused.get(key) : undefined;

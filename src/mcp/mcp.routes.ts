@@ -19,7 +19,7 @@ import type { Confirmer } from './tools/tool.confirm.ts';
 import type { AnyForgeTool } from './tools/tool.contract.ts';
 import { createForgeMcpServer, declaredTools } from './tools/forge.tools.ts';
 import { narrowTools, parseNameList, selectTools, type SurfaceRequest, type ToolSurface } from './tools/tool.surface.ts';
-import { tokenCacheKey, type BearerValidator } from './mcp.auth.ts';
+import type { BearerValidator } from './mcp.auth.ts';
 import type { McpGuard } from './mcp.guard.ts';
 import { sendWebResponse, toWebRequest } from './mcp.http-bridge.ts';
 import type { LimitKind, McpRequestLimiter } from './mcp.limits.ts';
@@ -164,13 +164,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
   };
 
   /** Validates the bearer; answers and returns undefined when the request must stop here. */
-  const authenticate = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined): Promise<AuthInfo | undefined> => {
+  const authenticate = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string | undefined,
+  ): Promise<{ authInfo: AuthInfo; key: string } | undefined> => {
     if (token === undefined) {
       unauthorized(reply);
       return undefined;
     }
     const result = await deps.validator.validate(token);
-    if (result.ok) return result.authInfo;
+    if (result.ok) return result;
     if (result.reason === 'unavailable') {
       // Not the client's fault: a 401 would send it into a new sign-in.
       jsonRpcError(reply, 503, -32002, 'The forge is unavailable; try again later.');
@@ -223,9 +227,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
     const byAddress = await deps.limiter.hit('address', normalizeClientAddress(request.ip));
     if (!byAddress.allowed) return tooMany(reply, 'address', byAddress.retryAfterSeconds);
     const token = bearerOf(request.headers.authorization);
-    const authInfo = await authenticate(request, reply, token);
-    if (!authInfo || token === undefined) return reply;
-    const byToken = await deps.limiter.hit('token', tokenCacheKey(token));
+    const bearer = await authenticate(request, reply, token);
+    if (!bearer) return reply;
+    const { authInfo } = bearer;
+    const byToken = await deps.limiter.hit('token', bearer.key);
     if (!byToken.allowed) return tooMany(reply, 'token', byToken.retryAfterSeconds);
     const tools = surfaceOf(request, reply);
     if (!tools) return reply;

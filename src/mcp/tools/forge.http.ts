@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
+import { Agent, EnvHttpProxyAgent, fetch as undiciFetch } from 'undici';
 import type { ForgeSend } from './forge.client.ts';
 
 export interface ForgeHttp {
@@ -20,9 +20,6 @@ export interface ForgeHttp {
   send: ForgeSend;
   close(): Promise<void>;
 }
-
-/** Answers whose status allows no body (`Response` refuses one). */
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 export interface ForgeHttpSettings {
   /** PEM file of the CA (or certificate) the forge's TLS certificate chains to. */
@@ -52,14 +49,21 @@ export function createForgeHttp(settings: ForgeHttpSettings = {}): ForgeHttp {
   const httpsProxy = env.HTTPS_PROXY ?? env.https_proxy;
   const httpProxy = env.HTTP_PROXY ?? env.http_proxy;
   const noProxy = env.NO_PROXY ?? env.no_proxy;
-  const dispatcher = new EnvHttpProxyAgent({
-    keepAliveTimeout: 30_000,
-    ...(httpsProxy ? { httpsProxy } : {}),
-    ...(httpProxy ? { httpProxy } : {}),
-    ...(noProxy ? { noProxy } : {}),
-    // `connect` for direct connections, `requestTls` for the forge behind a proxy tunnel.
-    ...(ca ? { connect: { ca }, requestTls: { ca } } : {}),
-  });
+  const pool = { keepAliveTimeout: 30_000, ...(ca ? { connect: { ca } } : {}) };
+  // Without a proxy, a plain pool: the proxy agent would parse each request's origin and read NO_PROXY from the
+  // environment on every request only to pick that same pool (the proxy variables are read here, once, from `env`).
+  const dispatcher =
+    httpsProxy || httpProxy
+      ? new EnvHttpProxyAgent({
+          ...pool,
+          // `requestTls` for the forge behind a proxy tunnel (`connect` is for direct connections).
+          ...(ca ? { requestTls: { ca } } : {}),
+          ...(httpsProxy ? { httpsProxy } : {}),
+          ...(httpProxy ? { httpProxy } : {}),
+          // Given even when unset, so the agent does not read the process environment again on every request.
+          noProxy: noProxy ?? '',
+        })
+      : new Agent(pool);
   // undici's fetch and the global one differ only in their type declarations (the global one is undici's).
   const forgeFetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) =>
     undiciFetch(input as Parameters<typeof undiciFetch>[0], {
@@ -75,14 +79,18 @@ export function createForgeHttp(settings: ForgeHttpSettings = {}): ForgeHttp {
       ...(init.body !== undefined ? { body: init.body } : {}),
       signal: init.signal,
     });
+    // Read whole before answering, as before: the deadline (`signal`) covers the body too.
     const text = await answer.body.text();
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(answer.headers)) {
-      if (value === undefined) continue;
-      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-      else headers.set(name, value);
-    }
-    return new Response(NULL_BODY_STATUSES.has(answer.statusCode) ? null : text, { status: answer.statusCode, headers });
+    const headers = answer.headers;
+    return {
+      status: answer.statusCode,
+      header: (name) => {
+        const value = headers[name];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+      text: async () => text,
+      discard: async () => undefined,
+    };
   };
   return { fetch: forgeFetch, send, close: () => dispatcher.close() };
 }

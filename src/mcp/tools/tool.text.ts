@@ -15,16 +15,52 @@
 // eslint-disable-next-line no-control-regex
 const INVISIBLE = /[\p{Cf}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
 
+/** The same class, to ask whether a string holds any (no `g`: a test keeps no position between calls). */
+const HAS_INVISIBLE = new RegExp(INVISIBLE.source, 'u');
+
 /** `text` without invisible and bidirectional-control characters (carriage returns become newlines' business). */
 export function sanitizeText(text: string): string {
-  return text.replace(INVISIBLE, '');
+  // Most forge text holds none: a test finds that without building a new string.
+  return HAS_INVISIBLE.test(text) ? text.replace(INVISIBLE, '') : text;
 }
 
-/** Every string in `value` (keys included) sanitized; other values unchanged. */
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Every string in `value` (keys included) sanitized; other values unchanged. Arrays and plain objects are copied
+ * only where something inside them changed: a 100-item list is rebuilt when one title held a hidden character, not
+ * on every call (the copies were measured at a tenth of a list tool's time).
+ */
 export function sanitizeDeep<T>(value: T): T {
   if (typeof value === 'string') return sanitizeText(value) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => sanitizeDeep(item)) as T;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const item: unknown = value[i];
+      const clean = sanitizeDeep(item);
+      if (clean !== item) {
+        out ??= value.slice();
+        out[i] = clean;
+      }
+    }
+    return (out ?? value) as T;
+  }
   if (value !== null && typeof value === 'object') {
+    if (isPlainObject(value)) {
+      let changed = false;
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const item = value[key];
+        if (sanitizeText(key) !== key || sanitizeDeep(item) !== item) {
+          changed = true;
+          break;
+        }
+      }
+      if (!changed) return value;
+    }
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) out[sanitizeText(key)] = sanitizeDeep(item);
     return out as T;
@@ -40,7 +76,8 @@ export const UNTRUSTED_CLOSE = '</forge-data>';
  * escaped as `\u003c`, which JSON readers decode back.
  */
 export function renderUntrusted(value: unknown): string {
-  const json = JSON.stringify(value).replace(/</g, '\\u003c');
+  const raw = JSON.stringify(value);
+  const json = raw.includes('<') ? raw.replace(/</g, '\\u003c') : raw;
   return `${UNTRUSTED_OPEN}\n${json}\n${UNTRUSTED_CLOSE}`;
 }
 
