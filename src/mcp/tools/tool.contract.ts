@@ -187,7 +187,7 @@ function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string,
  * other fields are allowed. Both objects are the same on every tool and documented once (docs/mcp.md); spelling
  * them out as an `anyOf` cost 135 bytes per tool of the 32 KB default list.
  */
-function withErrorBranch(output: z.ZodObject, confirms: boolean): StandardSchemaWithJSON {
+function advertisedOutputSchema(output: z.ZodObject, confirms: boolean): StandardSchemaWithJSON {
   const union = confirms ? z.union([output, toolErrorOutput, confirmationOutput]) : z.union([output, toolErrorOutput]);
   const value = advertisedOutput(output);
   return advertised(union, () => value);
@@ -398,7 +398,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
   };
   let schemas = advertisedSchemas.get(tool);
   if (!schemas) {
-    schemas = { input: advertised(tool.input, compactInput), output: withErrorBranch(tool.output, tool.confirms === true) };
+    schemas = { input: advertised(tool.input, compactInput), output: advertisedOutputSchema(tool.output, tool.confirms === true) };
     advertisedSchemas.set(tool, schemas);
   }
   for (const name of [tool.name, ...(tool.aliases ?? [])]) {
