@@ -16,7 +16,14 @@
  *    (post-load.ts); forge, server and client share this process's two cores. Targets (issue 17): added p50 under
  *    0.5 ms at concurrency 1, at least 35% of the direct rate at concurrency 16, `tools/list` p50 under 0.5 ms.
  *
- * BENCH_SECONDS (default 2) is the measuring time per scenario; `npm run bench:mcp -- --tools` runs section 4 only.
+ * 5. The toolsets (issue 18): `tools/list` bytes per toolset and for the default set (target: under 32 KB); calls/s
+ *    and p50 of `get_merge_request` with all its includes and of `get_merge_request_diffs` on a 200-file change (a
+ *    window of 100 files), each beside direct forge calls for the same data in the same run: the same requests the
+ *    tool makes, sent concurrently as the tool sends them. Target: added p50 under 1 ms over that direct baseline
+ *    (which already pays for the extra forge calls of the includes, made at the same time, not one after another).
+ *
+ * BENCH_SECONDS (default 2) is the measuring time per scenario; `npm run bench:mcp -- --tools` runs sections 4
+ * and 5 only.
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -25,7 +32,11 @@ import { destination } from 'pino';
 import { fakeClock } from '../src/core/clock.ts';
 import { createLogger } from '../src/core/logger.ts';
 import { createForgeBrowser } from '../src/devforge/index.ts';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { completeFlow, postMcp, registerClient, startStack, type Stack } from '../src/mcp/mcp.testkit.ts';
+import { createForgeMcpServer, declaredTools } from '../src/mcp/tools/forge.tools.ts';
+import { TOOLSETS } from '../src/mcp/tools/toolsets.ts';
 import { createSealer } from '../src/mcp/oauth/oauth.seal.ts';
 import { PROXY_CODE_TTL_MS } from '../src/mcp/oauth/oauth.stores.ts';
 import { postLoad, summariseLoad, type LoadSummary, type PostTarget } from './post-load.ts';
@@ -288,10 +299,200 @@ async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
   return { lines, pass };
 }
 
+/** The JSON bytes of a `tools/list` answer carrying `tools` (what a client receives as the result). */
+async function listBytes(tools: ReturnType<typeof declaredTools>): Promise<{ bytes: number; count: number }> {
+  const silent = createLogger({ level: 'silent' });
+  const server = createForgeMcpServer({ forgeUrl: 'http://forge.invalid', fetch, log: silent, tools });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(clientSide);
+  try {
+    const listed = await client.listTools();
+    return { bytes: Buffer.byteLength(JSON.stringify(listed)), count: listed.tools.length };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Issue 18: `tools/list` bytes per toolset and for the default set. */
+async function toolsetSizes(): Promise<{ lines: string[]; pass: boolean }> {
+  const lines = ['tools/list JSON bytes (the result object, as the budget test counts it)'];
+  for (const set of TOOLSETS) {
+    const { bytes, count } = await listBytes(declaredTools().filter((t) => t.toolset === set.name));
+    lines.push(
+      `  ${set.name.padEnd(16)} ${String(bytes).padStart(6)} B  ${String(count).padStart(2)} tools${set.default ? '' : '  (opt-in)'}`,
+    );
+  }
+  const defaults = new Set(TOOLSETS.filter((t) => t.default).map((t) => t.name));
+  const all = await listBytes(declaredTools());
+  const def = await listBytes(declaredTools().filter((t) => defaults.has(t.toolset)));
+  const pass = def.bytes < 32 * 1024;
+  lines.push(`  ${'all toolsets'.padEnd(16)} ${String(all.bytes).padStart(6)} B  ${String(all.count).padStart(2)} tools`);
+  lines.push(
+    `  ${'default set'.padEnd(16)} ${String(def.bytes).padStart(6)} B  ${String(def.count).padStart(2)} tools (${[...defaults].join(', ')})   target < 32 KB (32768 B): ${pass ? 'PASS' : 'FAIL'}`,
+  );
+  return { lines, pass };
+}
+
+/** The 200-file change: new files of 12 lines each (about 64 KB of patch text per 100 files). */
+const BENCH_FILES = Array.from({ length: 200 }, (_, i) => ({
+  path: `src/generated/module-${String(i).padStart(3, '0')}.ts`,
+  lines: Array.from({ length: 12 }, (_, l) => `export const value${l} = ${i * 100 + l}; // generated for the 200-file bench`),
+}));
+
+/**
+ * Issue 18: `get_merge_request` with every include, and one window of a 200-file merge request's diff, over
+ * Streamable HTTP, beside the same forge calls made directly (the includes concurrently, as the tool makes them).
+ */
+async function mergeRequestCalls(): Promise<{ lines: string[]; pass: boolean }> {
+  const stack = await startStack({
+    mode: 'none',
+    validationCacheTtlMs: 60_000,
+    productionForgeClient: true,
+    log: createLogger({ level: 'info', destination: destination({ dest: '/dev/null', sync: true }) }),
+  });
+  const lines: string[] = [];
+  let pass = true;
+  try {
+    const { forge } = stack.forge;
+    const pat = forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+    const forgePort = Number(new URL(forge.url).port);
+    const mcpPort = Number(new URL(stack.url).port);
+    const forgeApi = async (path: string, init: RequestInit = {}) => {
+      const response = await fetch(`${forge.url}/api/v4${path}`, {
+        ...init,
+        headers: { 'private-token': pat, 'content-type': 'application/json' },
+      });
+      if (!response.ok) throw new Error(`forge ${path}: ${response.status}`);
+      return response.json();
+    };
+    // The demo project every user of the dev forge is a member of: !1 has diffs, notes, a diff thread, an approval.
+    const demo = (await forgeApi(`/projects/${encodeURIComponent('demo/webshop')}`)) as { id: number };
+    // The 200-file change, seeded through the dev forge's hook (a merge request made through the API changes one file).
+    const big = (await forgeApi(`/projects/${demo.id}/merge_requests`, {
+      method: 'POST',
+      body: JSON.stringify({ source_branch: 'bench-200-files', target_branch: 'main', title: 'Bench: 200 generated files' }),
+    })) as { iid: number };
+    forge.setMergeRequestFiles(demo.id, big.iid, BENCH_FILES);
+
+    const mr = `/projects/${demo.id}/merge_requests/1`;
+    // The requests get_merge_request makes for these includes (merge-requests.tools.ts), all at once.
+    const includeGets = [
+      `${mr}/notes?per_page=20&sort=asc`,
+      `${mr}/discussions?per_page=20`,
+      `${mr}/diffs?per_page=100`,
+      `${mr}/commits?per_page=20`,
+      `${mr}/pipelines?per_page=20`,
+      `${mr}/approvals`,
+      `${mr}/versions?per_page=20`,
+    ];
+    const direct = (path: string, also: string[] = []): PostTarget => ({
+      port: forgePort,
+      path: `/api/v4${path}`,
+      method: 'GET',
+      headers: { 'private-token': pat },
+      body: '',
+      also: also.map((p) => `/api/v4${p}`),
+    });
+    const cases = [
+      {
+        name: 'get_merge_request +7 includes',
+        args: {
+          project_id: String(demo.id),
+          merge_request_iid: 1,
+          include: ['notes', 'discussions', 'diffs', 'commits', 'pipelines', 'approvals', 'versions'],
+        },
+        tool: 'get_merge_request',
+        alone: direct(mr),
+        bundle: direct(mr, includeGets),
+        check: (value: Record<string, unknown>) => ['notes', 'discussions', 'diffs', 'approvals', 'versions'].every((k) => k in value),
+      },
+      {
+        name: 'get_merge_request_diffs 200 files (100/window)',
+        args: { project_id: String(demo.id), merge_request_iid: big.iid, per_page: 100, max_bytes: 500_000 },
+        tool: 'get_merge_request_diffs',
+        alone: undefined,
+        bundle: direct(`/projects/${demo.id}/merge_requests/${big.iid}/diffs?page=1&per_page=100`),
+        check: (value: Record<string, unknown>) => (value.items as unknown[]).length === 100 && value.total === 200,
+      },
+    ];
+    for (const c of cases) {
+      const response = await postMcp(stack.url, pat, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: c.tool, arguments: c.args },
+      });
+      const text = await response.text();
+      if (response.status !== 200 || text.includes('"isError":true'))
+        throw new Error(`${c.name}: ${response.status} ${text.slice(0, 300)}`);
+      const value = (JSON.parse(text) as { result: { structuredContent: Record<string, unknown> } }).result.structuredContent;
+      if (!c.check(value)) throw new Error(`${c.name}: unexpected answer ${text.slice(0, 300)}`);
+    }
+    const fmt = (r: LoadSummary) =>
+      `${r.rps.toFixed(0).padStart(6)} calls/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  cpu ${r.cpuUs.toFixed(0).padStart(5)} µs/call`;
+    lines.push(`merge requests over Streamable HTTP (2025-11-25, JSON), beside the same forge calls made directly; load average ${load()}`);
+    const best = (xs: LoadSummary[]) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
+    for (const c of cases) {
+      const viaMcp = mcpTarget(mcpPort, pat, 'tools/call', { name: c.tool, arguments: c.args });
+      lines.push(`  ${c.name}`);
+      for (const connections of [1, 16]) {
+        // Direct and MCP alternate in two rounds each, so a load change on the machine hits both alike.
+        const d: LoadSummary[] = [];
+        const m: LoadSummary[] = [];
+        const a: LoadSummary[] = [];
+        for (let round = 0; round < 2; round += 1) {
+          if (c.alone && connections === 1) a.push(await series(c.alone, connections));
+          d.push(await series(c.bundle, connections));
+          m.push(await series(viaMcp, connections));
+        }
+        const dr = best(d);
+        const mr2 = best(m);
+        const added = mr2.p50 - dr.p50;
+        const label = c.alone ? `direct (the ${1 + includeGets.length} calls at once)` : 'direct (the one forge call)';
+        if (a.length > 0) {
+          const ar = best(a);
+          lines.push(`    c=${String(connections).padEnd(2)} direct (the merge request alone)     ${fmt(ar)}`);
+          lines.push(`         the includes' extra forge calls, concurrent: +${(dr.p50 - ar.p50).toFixed(2)} ms p50`);
+        }
+        lines.push(`    c=${String(connections).padEnd(2)} ${label.padEnd(36)} ${fmt(dr)}`);
+        lines.push(
+          `         ${'mcp'.padEnd(36)} ${fmt(mr2)}   added p50 ${added.toFixed(2)} ms   ${((mr2.rps / dr.rps) * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / mr2.cpuUs) * 100).toFixed(0)}%)`,
+        );
+        if (mr2.errors > 0 || dr.errors > 0) lines.push(`    errors: mcp ${mr2.errors}, direct ${dr.errors}`);
+        if (connections === 1) {
+          const ok = added < 1;
+          pass &&= ok;
+          lines.push(
+            `         target added p50 < 1 ms over the direct calls (which include the includes' own cost): ${ok ? 'PASS' : 'FAIL'}`,
+          );
+        }
+      }
+    }
+    lines.push(`load average after: ${load()}`);
+  } finally {
+    await stack.close();
+  }
+  return { lines, pass };
+}
+
+/** Section 5; answers whether the default list is within its budget (a size, not a speed: it fails the run). */
+async function printToolsets(): Promise<boolean> {
+  const sizes = await toolsetSizes();
+  for (const line of sizes.lines) console.log(line);
+  console.log('');
+  const calls = await mergeRequestCalls();
+  for (const line of calls.lines) console.log(line);
+  return sizes.pass;
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--tools')) {
     const calls = await toolCalls();
     for (const line of calls.lines) console.log(line);
+    console.log('');
+    await printToolsets();
     return;
   }
   console.log(`forge MCP server benchmark (BENCH_SECONDS=${SECONDS}; node ${process.version}; the dev forge runs in this process)\n`);
@@ -316,8 +517,10 @@ async function main(): Promise<void> {
   console.log('');
   const calls = await toolCalls();
   for (const line of calls.lines) console.log(line);
+  console.log('');
+  const sizesPass = await printToolsets();
   // Speed targets on a shared machine are reported, not enforced: the exit code stays for the correctness checks.
-  if (!seal.pass || !onePerTtl) process.exitCode = 1;
+  if (!seal.pass || !onePerTtl || !sizesPass) process.exitCode = 1;
 }
 
 await main();

@@ -5,35 +5,39 @@ import { percentile } from './stats.ts';
 /**
  * Closed-loop POST load generator run in a worker thread, so the client's work does not share the event loop of the
  * server it measures (plain JS: it needs only node:http). Each loop owns one keep-alive connection and sends the same
- * request back to back; an answer counts when its status is 200 and its body was read to the end.
+ * request (or bundle of concurrent requests, `also`) back to back; an answer counts when every status is 200 and
+ * every body was read to the end.
  */
 const LOADGEN = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
-const { port, path, method, headers, body, connections, durationMs, warmupMs } = workerData;
-const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+const { port, path, method, headers, body, also, connections, durationMs, warmupMs } = workerData;
+const extra = also || [];
+const agent = new http.Agent({ keepAlive: true, maxSockets: connections * (1 + extra.length) });
 const payload = Buffer.from(body);
 const latencies = [];
 let errors = 0;
 let measuring = false;
 let stop = false;
-function once() {
+function request(p, m, data) {
   return new Promise((resolve) => {
-    const start = process.hrtime.bigint();
-    const req = http.request({ host: '127.0.0.1', port, path, method: method || 'POST', agent,
-      headers: { ...headers, 'content-length': String(payload.length) } }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, path: p, method: m, agent,
+      headers: { ...headers, 'content-length': String(data.length) } }, (res) => {
       res.on('data', () => {});
-      res.on('end', () => {
-        if (measuring) {
-          if (res.statusCode === 200) latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
-          else errors++;
-        }
-        resolve();
-      });
+      res.on('end', () => resolve(res.statusCode === 200));
     });
-    req.on('error', () => { if (measuring) errors++; resolve(); });
-    req.end(payload);
+    req.on('error', () => resolve(false));
+    req.end(data);
   });
+}
+const empty = Buffer.alloc(0);
+async function once() {
+  const start = process.hrtime.bigint();
+  const answers = await Promise.all([request(path, method || 'POST', payload), ...extra.map((p) => request(p, 'GET', empty))]);
+  if (measuring) {
+    if (answers.every(Boolean)) latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+    else errors++;
+  }
 }
 async function loop() { while (!stop) await once(); }
 const loops = Array.from({ length: connections }, () => loop());
@@ -82,6 +86,11 @@ export interface PostTarget {
   method?: 'POST' | 'GET';
   headers: Record<string, string>;
   body: string | Buffer;
+  /**
+   * More GETs (paths, same port and headers) sent at the same time as the request: one call is the whole bundle,
+   * answered when every part is (a direct baseline for a tool that makes several forge calls concurrently).
+   */
+  also?: readonly string[];
 }
 
 export interface LoadWindow {

@@ -29,6 +29,7 @@ import { createDevForgeRepositories } from './devforge.repository.ts';
 import { repositoryRoutes } from './devforge.repository.routes.ts';
 import { seedRepositories } from './devforge.repository.seed.ts';
 import { restoreRecords, snapshotRecords } from './devforge.state.records.ts';
+import { setMergeRequestFiles } from './devforge.work.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
 export { devForgeSeed } from './devforge.seed.ts';
@@ -53,6 +54,8 @@ export interface DevForge {
    * clear, like the seeded password, so that every start can print it.
    */
   bannerPersonalAccessToken(username: string, scopes: string[], name: string): string;
+  /** Test and bench hook: merge request `iid` of project `projectId` changes `files` (new files of these lines). */
+  setMergeRequestFiles(projectId: number, iid: number, files: readonly { path: string; lines: string[] }[]): void;
 }
 
 /** A dev forge listening on a port. */
@@ -182,6 +185,11 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
       oauth.revokeAllOf(user.id);
       api.revokePersonalAccessTokensOf(user.id);
       persist();
+    },
+    setMergeRequestFiles(projectId, iid, files) {
+      const mr = store.mergeRequests.find((m) => m.projectId === projectId && m.iid === iid);
+      if (!mr) throw new Error(`no merge request !${iid} in project ${projectId}`);
+      setMergeRequestFiles(store, mr, files);
     },
     createPersonalAccessToken(username, scopes = ['api'], name = 'dev forge token') {
       const token = api.createPersonalAccessToken(userByName(username).id, scopes, name);

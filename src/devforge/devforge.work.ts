@@ -216,6 +216,18 @@ export function addedFileDiff(path: string, lines: string[]): DiffFile {
   };
 }
 
+/**
+ * Test and bench hook: the merge request's change becomes `files`, each a new file of the given lines (a merge
+ * request created through the API otherwise changes one file). Its diff refs and versions stay.
+ */
+export function setMergeRequestFiles(
+  store: DevForgeStore,
+  mr: MergeRequestRecord,
+  files: readonly { path: string; lines: string[] }[],
+): void {
+  mergeRequestDetails(store, mr).diffs = files.map((f) => addedFileDiff(f.path, f.lines));
+}
+
 export function mergeRequestDetails(store: DevForgeStore, mr: MergeRequestRecord): MergeRequestDetails {
   const work = workOf(store);
   let d = work.mergeRequests.get(mr.id);

@@ -187,12 +187,12 @@ function pipelineTools() {
       name: 'list_pipelines',
       toolset: 'ci',
       title: 'List pipelines',
-      description: 'Pipelines of a project, newest first, filtered by status, ref or SHA; one page at a time.',
+      description: 'Pipelines of a project, newest first, by status, ref or SHA.',
       input: z.object({
         project_id: projectRef,
-        status: z.enum(STATUSES).optional().describe('Only pipelines in this status'),
-        ref: z.string().max(255).optional().describe('Only pipelines of this branch or tag'),
-        sha: z.string().max(64).optional().describe('Only pipelines of this commit'),
+        status: z.enum(STATUSES).optional().describe('Status'),
+        ref: z.string().max(255).optional().describe('Branch or tag'),
+        sha: z.string().max(64).optional().describe('Commit SHA'),
         ...pagingInput,
       }),
       output: pageOutput(pipelineSchema),
@@ -212,13 +212,18 @@ function pipelineTools() {
       name: 'get_pipeline',
       toolset: 'ci',
       title: 'Get a pipeline',
-      description: 'One pipeline with its jobs (current attempts; filter by status, e.g. ["failed"]), a page of jobs at a time.',
+      description: 'One pipeline with a page of its jobs, filtered by status.',
       input: z.object({
         project_id: projectRef,
         pipeline_id: z.number().int().positive().describe('Pipeline id'),
-        job_status: z.array(z.enum(STATUSES)).max(11).optional().describe('Only jobs in these statuses'),
-        include_retried: z.boolean().optional().describe('Also jobs replaced by a retry'),
-        jobs_cursor: z.string().max(200).optional().describe('The jobs_next_cursor of the previous answer'),
+        // Statuses as list_pipelines spells them: its enum is advertised once, not on both tools.
+        job_status: z
+          .array(z.string().refine((s) => (STATUSES as readonly string[]).includes(s), 'not a status list_pipelines names'))
+          .max(11)
+          .optional()
+          .describe('Job statuses, e.g. ["failed"]'),
+        include_retried: z.boolean().optional().describe('Add retried jobs'),
+        jobs_cursor: z.string().max(200).optional().describe('A jobs_next_cursor'),
       }),
       output: pipelineSchema.extend({
         jobs: z.array(jobSchema),
@@ -238,7 +243,7 @@ function pipelineTools() {
         const statuses = args.job_status ?? [];
         if (statuses.length === 1) query['scope[]'] = statuses[0];
         const [pipeline, jobs] = await Promise.all([ctx.api.get(base, ctx.token), ctx.api.page<Json>(`${base}/jobs`, ctx.token, query)]);
-        const wanted = (j: Json) => statuses.length <= 1 || statuses.includes(j.status as (typeof STATUSES)[number]);
+        const wanted = (j: Json) => statuses.length <= 1 || statuses.includes(String(j.status));
         return {
           ...pipelineOut(pipeline),
           jobs: jobs.items.filter(wanted).map(jobOut),
@@ -248,43 +253,30 @@ function pipelineTools() {
       },
     }),
     defineTool({
-      name: 'save_pipeline',
+      // Creating, retrying and cancelling are one resource's methods: one entry of the 32 KB default list instead
+      // of two. GitLab's `save_pipeline` (create) stays callable as an alias with its own arguments.
+      name: 'manage_pipeline',
+      aliases: ['save_pipeline'],
       toolset: 'ci',
-      title: 'Run a pipeline',
-      description: 'Starts a new pipeline for a branch or tag, with optional CI/CD variables for this run.',
+      title: 'Manage a pipeline',
+      description: 'Runs a ref (create), or retries or cancels a pipeline or one job.',
       input: z.object({
         project_id: projectRef,
-        ref: z.string().min(1).max(255).describe('Branch or tag to run'),
+        action: z.enum(['create', 'retry', 'cancel']).optional().describe('Default create'),
+        ref: z.string().min(1).max(255).optional().describe('create: branch or tag'),
         variables: z
           .array(
             z.object({
-              key: z.string().min(1).max(255).regex(/^\w+$/).describe('Variable name'),
+              key: z.string().min(1).max(255).regex(/^\w+$/).describe('Name'),
               value: z.string().max(10_000).describe('Value'),
-              variable_type: z.enum(['env_var', 'file']).optional().describe('env_var (default) or file'),
+              variable_type: z.enum(['env_var', 'file']).optional().describe('Default env_var'),
             }),
           )
           .max(50)
           .optional()
-          .describe('Variables for this pipeline'),
-      }),
-      output: pipelineSchema,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      async run(args, ctx) {
-        const body: Record<string, unknown> = { ref: args.ref };
-        if (args.variables) body.variables = args.variables.map((v) => ({ ...v, variable_type: v.variable_type ?? 'env_var' }));
-        return pipelineOut(await ctx.api.post(`${project(ctx, args.project_id)}/pipeline`, ctx.token, body));
-      },
-    }),
-    defineTool({
-      name: 'manage_pipeline',
-      toolset: 'ci',
-      title: 'Retry or cancel a pipeline or job',
-      description: 'retry: runs the failed and canceled jobs again (or one job with job_id); cancel: stops what is pending or running.',
-      input: z.object({
-        project_id: projectRef,
-        action: z.enum(['retry', 'cancel']).describe('What to do'),
-        pipeline_id: z.number().int().positive().optional().describe('The pipeline (unless job_id is given)'),
-        job_id: z.number().int().positive().optional().describe('Act on this one job instead of a whole pipeline'),
+          .describe('create: variables'),
+        pipeline_id: z.number().int().positive().optional().describe('retry, cancel'),
+        job_id: z.number().int().positive().optional().describe('retry, cancel: one job only'),
         ...confirmationInput,
       }),
       output: z.object({ pipeline: pipelineSchema.optional(), job: jobSchema.optional() }),
@@ -292,12 +284,21 @@ function pipelineTools() {
       confirms: true,
       async run(args, ctx) {
         const base = project(ctx, args.project_id);
+        const action = args.action ?? 'create';
+        if (action === 'create') {
+          if (args.ref === undefined) throw new ToolInputError('create needs ref');
+          if (args.pipeline_id !== undefined || args.job_id !== undefined)
+            throw new ToolInputError('create takes ref and variables, not pipeline_id or job_id');
+          const body: Record<string, unknown> = { ref: args.ref };
+          if (args.variables) body.variables = args.variables.map((v) => ({ ...v, variable_type: v.variable_type ?? 'env_var' }));
+          return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipeline`, ctx.token, body)) };
+        }
+        if (args.ref !== undefined || args.variables !== undefined) throw new ToolInputError(`${action} does not take ref or variables`);
         if ((args.job_id === undefined) === (args.pipeline_id === undefined))
           throw new ToolInputError('give exactly one of pipeline_id and job_id');
-        if (args.action === 'cancel') await confirmCancelOnProtectedRef(ctx, base, args);
-        if (args.job_id !== undefined)
-          return { job: jobOut(await ctx.api.post(`${base}/jobs/${args.job_id}/${args.action}`, ctx.token, {})) };
-        return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipelines/${args.pipeline_id}/${args.action}`, ctx.token, {})) };
+        if (action === 'cancel') await confirmCancelOnProtectedRef(ctx, base, args);
+        if (args.job_id !== undefined) return { job: jobOut(await ctx.api.post(`${base}/jobs/${args.job_id}/${action}`, ctx.token, {})) };
+        return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipelines/${args.pipeline_id}/${action}`, ctx.token, {})) };
       },
     }),
   ];
@@ -308,19 +309,18 @@ function jobTools() {
     defineTool({
       name: 'get_job',
       toolset: 'ci',
-      title: 'Get a job and its log',
-      description:
-        'One job; with include_log its log, cleaned: the last tail_lines (default 100), a byte window (byte_offset/byte_limit), or grep matches with context.',
+      title: 'Get a job',
+      description: 'One job; include_log adds its log: the tail, a byte window, or grep matches.',
       input: z.object({
         project_id: projectRef,
         job_id: z.number().int().positive().describe('Job id'),
-        include_log: z.boolean().optional().describe('Add the log (one window of it)'),
-        tail_lines: z.number().int().min(1).max(5000).optional().describe('The last lines of the log (default 100)'),
-        byte_offset: z.number().int().min(0).optional().describe('Byte window start: a next_byte_offset'),
-        byte_limit: z.number().int().min(1).max(MAX_LOG_BYTES).optional().describe('Window size in bytes (default 65536)'),
-        grep: z.string().min(1).max(200).optional().describe('Lines containing text (no case; a|b)'),
-        context_lines: z.number().int().min(0).max(20).optional().describe('grep: context lines (default 3)'),
-        max_matches: z.number().int().min(1).max(200).optional().describe('grep: match cap (default 50)'),
+        include_log: z.boolean().optional().describe('Add the log'),
+        tail_lines: z.number().int().min(1).max(5000).optional().describe('Default 100'),
+        byte_offset: z.number().int().min(0).optional().describe('A next_byte_offset'),
+        byte_limit: z.number().int().min(1).max(MAX_LOG_BYTES).optional().describe('Default 65536'),
+        grep: z.string().min(1).max(200).optional().describe('Text, any case; a|b'),
+        context_lines: z.number().int().min(0).max(20).optional().describe('Default 3'),
+        max_matches: z.number().int().min(1).max(200).optional().describe('Default 50'),
       }),
       output: jobSchema.extend({ log: logSchema.optional() }),
       annotations: READ,
@@ -341,14 +341,13 @@ function jobTools() {
     defineTool({
       name: 'lint_ci_config',
       toolset: 'ci',
-      title: 'Validate CI configuration',
-      description:
-        'Checks a .gitlab-ci.yml text, or the project’s own at a ref when content is left out; returns errors, warnings and jobs.',
+      title: 'Lint CI config',
+      description: "Checks .gitlab-ci.yml text, or the project's file at a ref: errors, warnings, jobs.",
       input: z.object({
         project_id: projectRef,
-        content: z.string().max(500_000).optional().describe('YAML (default: the project’s file)'),
-        ref: z.string().max(255).optional().describe('Ref of the project’s file'),
-        include_jobs: z.boolean().optional().describe('List the jobs too'),
+        content: z.string().max(500_000).optional().describe('YAML; default: the file'),
+        ref: z.string().max(255).optional().describe('Ref of the file'),
+        include_jobs: z.boolean().optional().describe('Add jobs'),
       }),
       output: z.object({
         valid: z.boolean(),
@@ -393,7 +392,6 @@ function jobTools() {
 export const ciToolset: ToolsetDefinition = {
   name: 'ci',
   description: 'CI/CD: pipelines, jobs and their logs, retry and cancel, configuration lint',
-  // Opt-in until the advertised schemas are slim enough for the 32 KB default list (issue 18 is open on it).
-  default: false,
+  default: true,
   tools: () => [...pipelineTools(), ...jobTools()],
 };

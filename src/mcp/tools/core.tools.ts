@@ -27,9 +27,8 @@ function coreTools() {
     defineTool({
       name: 'get_server_info',
       toolset: 'core',
-      title: 'Server and forge information',
-      description:
-        'This MCP server’s version, protocol revisions and the toolsets enabled for this connection, the signed-in forge user and the forge’s version. Use it first to check who you act as.',
+      title: 'Server info',
+      description: 'Server version, toolsets, forge version and the signed-in user: who you act as.',
       input: z.object({}),
       output: z.object({
         server: z
@@ -61,10 +60,10 @@ function coreTools() {
       name: 'get_user',
       aliases: ['get_current_user'],
       toolset: 'core',
-      title: 'Get a forge user',
-      description: 'A forge user by username or id; without either, the user this server acts for. Use it to resolve “me” or an @mention.',
+      title: 'Get a user',
+      description: 'A user by username or id; without either, you. Resolves "me" or an @mention.',
       input: z.object({
-        username: z.string().min(1).max(255).optional().describe('Username (with or without @)'),
+        username: z.string().min(1).max(255).optional().describe('Username'),
         user_id: z.number().int().positive().optional().describe('User id'),
       }),
       output: userSchema,
@@ -85,11 +84,10 @@ function coreTools() {
       name: 'list_projects',
       toolset: 'core',
       title: 'List projects',
-      description:
-        'Projects the signed-in user is a member of (or every visible one with membership=false), optionally filtered by name. Use it to find a project id or path; one page at a time.',
+      description: 'Projects you are a member of (or all visible), by name: find a project id or path.',
       input: z.object({
-        search: z.string().max(255).optional().describe('Only projects whose name or path contains this text'),
-        membership: z.boolean().optional().describe('Only projects the user is a member of (default true)'),
+        search: z.string().max(255).optional().describe('Name or path contains'),
+        membership: z.boolean().optional().describe('Member only (default true)'),
         detail,
         ...pagingInput,
       }),
@@ -109,7 +107,7 @@ function coreTools() {
       name: 'get_project',
       toolset: 'core',
       title: 'Get a project',
-      description: 'One project with its description, default branch and visibility, by id, path or web URL.',
+      description: 'One project (description, default branch, visibility) by id, path or URL.',
       input: z.object({ project_id: projectRef }),
       output: projectSchema,
       annotations: READ,
@@ -118,16 +116,15 @@ function coreTools() {
     defineTool({
       name: 'search',
       toolset: 'core',
-      title: 'Search the forge',
-      description:
-        'Searches one scope (projects, issues, merge_requests, notes, blobs, commits, wiki_blobs, users, milestones) across the forge, in a group, or in a project; one page at a time.',
+      title: 'Search',
+      description: 'Searches one scope (code, issues, commits...) across the forge, a group or a project.',
       input: z.object({
-        scope: z.enum(SEARCH_SCOPES).describe('What to search; notes only within a project, projects not within one'),
-        search: z.string().min(2).max(255).describe('The text to find'),
+        scope: z.enum(SEARCH_SCOPES).describe('notes: project only'),
+        search: z.string().min(2).max(255).describe('Text to find'),
         group_id: z
-          .union([z.number().int().positive(), z.string().min(1).max(255)])
+          .preprocess((value) => (typeof value === 'number' ? String(value) : value), z.string().min(1).max(255))
           .optional()
-          .describe('Search in this group (id or path)'),
+          .describe('Group id or path'),
         project_id: projectRef.optional(),
         ...pagingInput,
       }),
@@ -154,10 +151,10 @@ function coreTools() {
       name: 'search_labels',
       toolset: 'core',
       title: 'Project labels',
-      description: 'Labels of a project (name, color, description, open issue and merge request counts), optionally filtered by name.',
+      description: 'Labels of a project with color, description and open counts; filter by name.',
       input: z.object({
         project_id: projectRef,
-        search: z.string().max(255).optional().describe('Only labels whose name contains this text'),
+        search: z.string().max(255).optional().describe('Name contains'),
         ...pagingInput,
       }),
       output: pageOutput(

@@ -24,7 +24,7 @@ export function usernameOf(value: unknown): string | undefined {
 /** A string field whose value was written on the forge (the text rendering marks it untrusted). */
 export const text = (what: string) => z.string().describe(`${what} (forge text: untrusted)`);
 
-export const detail = z.enum(['slim', 'full']).optional().describe('slim (default) or full (adds descriptions, dates)');
+export const detail = z.enum(['slim', 'full']).optional().describe('full: all fields');
 
 export const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
 
@@ -186,11 +186,7 @@ export const discussionOut = (d: unknown) => {
 
 /** An `include` list: which related data a get tool fetches besides the resource (each fetched concurrently). */
 export function includeInput<const T extends readonly [string, ...string[]]>(values: T) {
-  return z
-    .array(z.enum(values))
-    .max(values.length)
-    .optional()
-    .describe(`Related data to fetch too (concurrently): ${values.join(', ')}`);
+  return z.array(z.enum(values)).max(values.length).optional().describe('Related data to add');
 }
 
 /** A first page of related data: the items and whether there are more (ask the list tool for the rest). */

@@ -8,8 +8,8 @@ import type { ForgePage } from './forge.client.ts';
 import { ToolInputError } from './tool.contract.ts';
 
 export const pagingInput = {
-  cursor: z.string().max(1000).optional().describe('next_cursor of the previous page'),
-  per_page: z.number().int().min(1).max(100).optional().describe('Page size, 1–100 (default 20)'),
+  cursor: z.string().max(1000).optional().describe('A next_cursor'),
+  per_page: z.number().int().min(1).max(100).optional().describe('Max 100'),
 };
 
 /** The paging part of a list tool's output schema, around `item`. */

@@ -27,7 +27,7 @@ import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } 
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
 const IDEMPOTENT_WRITE = { ...WRITE, idempotentHint: true } as const;
 
-const iid = z.number().int().positive().describe('Merge request number within the project');
+const iid = z.number().int().positive().describe('Merge request number');
 
 const mrPath = (project: string | number, forgeUrl: string, mrIid?: number) =>
   `/projects/${projectPathId(project, forgeUrl)}/merge_requests${mrIid === undefined ? '' : `/${mrIid}`}`;
@@ -176,19 +176,18 @@ function mergeRequestTools() {
       name: 'list_merge_requests',
       toolset: 'merge_requests',
       title: 'List merge requests',
-      description:
-        'Merge requests of one project filtered by state, labels, author, assignee, reviewer, branches, text or dates, newest first; one page at a time. Use detail=full for descriptions.',
+      description: 'Merge requests of a project by state, labels, people, branches, text or date, newest first.',
       input: z.object({
         project_id: projectRef,
-        state: z.enum(['opened', 'closed', 'merged', 'locked', 'all']).optional().describe('Merge request state (default all)'),
-        labels: z.string().max(500).optional().describe('Comma-separated label names, all required'),
-        author_username: z.string().max(255).optional().describe('Only merge requests opened by this username'),
-        assignee_username: z.string().max(255).optional().describe('Only merge requests assigned to this username'),
-        reviewer_username: z.string().max(255).optional().describe('Only merge requests this username reviews'),
-        source_branch: z.string().max(255).optional().describe('Source branch'),
-        target_branch: z.string().max(255).optional().describe('Target branch'),
-        search: z.string().max(255).optional().describe('Text in the title or description'),
-        updated_after: z.string().max(40).optional().describe('Updated at or after (ISO 8601)'),
+        state: z.enum(['opened', 'closed', 'merged', 'locked', 'all']).optional().describe('Default all'),
+        labels: z.string().max(500).optional().describe('Comma-separated, all required'),
+        author_username: z.string().max(255).optional().describe('Author'),
+        assignee_username: z.string().max(255).optional().describe('Assignee'),
+        reviewer_username: z.string().max(255).optional().describe('Reviewer'),
+        source_branch: z.string().max(255).optional().describe('Branch'),
+        target_branch: z.string().max(255).optional().describe('Branch'),
+        search: z.string().max(255).optional().describe('Text in title or description'),
+        updated_after: z.string().max(40).optional().describe('ISO 8601'),
         detail,
         ...pagingInput,
       }),
@@ -204,8 +203,7 @@ function mergeRequestTools() {
       name: 'get_merge_request',
       toolset: 'merge_requests',
       title: 'Get a merge request',
-      description:
-        'One merge request with its diff_refs and merge status and, on request (include), notes, discussions, a diffs summary (per-file line counts), commits, pipelines, approvals and versions, fetched concurrently.',
+      description: 'One merge request with diff_refs, sha and merge status; include adds related data, fetched at once.',
       input: z.object({ project_id: projectRef, merge_request_iid: iid, include: includeInput(MR_INCLUDES) }),
       output: z.object({
         merge_request: mergeRequestSchema
@@ -298,26 +296,15 @@ function mergeRequestTools() {
     defineTool({
       name: 'get_merge_request_diffs',
       toolset: 'merge_requests',
-      title: 'Merge request diff, per file',
-      description:
-        'The patch text of a merge request, file by file, with path filters and a byte cap per answer; files over the forge’s diff limits say too_large or collapsed. Page with next_cursor.',
+      title: 'Merge request diff',
+      description: 'Patch text per file, filtered by path, capped in bytes; flags too_large and collapsed.',
       input: z.object({
         project_id: projectRef,
         merge_request_iid: iid,
-        paths: z
-          .array(z.string().min(1).max(500))
-          .max(50)
-          .optional()
-          .describe('Only files matching these globs (* within a folder, ** across)'),
-        max_bytes: z
-          .number()
-          .int()
-          .min(1000)
-          .max(500_000)
-          .optional()
-          .describe('Patch bytes per answer (default 100000); the rest follows with next_cursor'),
+        paths: z.array(z.string().min(1).max(500)).max(50).optional().describe('Globs (*, **)'),
+        max_bytes: z.number().int().min(1000).max(500_000).optional().describe('Per answer (default 100000)'),
         cursor: pagingInput.cursor,
-        per_page: z.number().int().min(1).max(100).optional().describe('Files fetched from the forge per page, 1–100 (default 20)'),
+        per_page: z.number().int().min(1).max(100).optional().describe('Files per forge page, 1–100 (default 20)'),
       }),
       output: z.object({
         items: z
@@ -382,24 +369,25 @@ function mergeRequestTools() {
     defineTool({
       name: 'save_merge_request',
       toolset: 'merge_requests',
-      title: 'Create or update a merge request',
-      description:
-        'Creates a merge request when no merge_request_iid is given (source_branch, target_branch, title), else updates it (title, description, labels, assignees and reviewers by username, close/reopen).',
+      title: 'Save a merge request',
+      description: 'Creates a merge request without merge_request_iid, else updates, closes or rebases it.',
       input: z.object({
         project_id: projectRef,
         merge_request_iid: iid.optional(),
-        source_branch: z.string().min(1).max(255).optional().describe('Source branch (to create)'),
-        target_branch: z.string().min(1).max(255).optional().describe('Target branch'),
-        title: z.string().min(1).max(255).optional().describe('Title (required to create; "Draft: " marks a draft)'),
-        description: z.string().max(1_048_576).optional().describe('Description (Markdown)'),
-        labels: z.string().max(500).optional().describe('Comma-separated labels replacing the current ones'),
-        add_labels: z.array(z.string().max(255)).max(50).optional().describe('Labels to add'),
-        remove_labels: z.array(z.string().max(255)).max(50).optional().describe('Labels to remove'),
-        assignee_usernames: z.array(z.string().max(255)).max(20).optional().describe('Assignees by username (replaces them)'),
-        reviewer_usernames: z.array(z.string().max(255)).max(20).optional().describe('Reviewers by username (replaces them)'),
-        state_event: z.enum(['close', 'reopen']).optional().describe('Close or reopen (updates only)'),
+        source_branch: z.string().min(1).max(255).optional().describe('To create'),
+        target_branch: z.string().min(1).max(255).optional().describe('Branch'),
+        title: z.string().min(1).max(255).optional().describe('Needed to create'),
+        description: z.string().max(1_048_576).optional().describe('Markdown'),
+        labels: z.string().max(500).optional().describe('Comma-separated; replaces all'),
+        add_labels: z.array(z.string().max(255)).max(50).optional().describe('Label names'),
+        remove_labels: z.array(z.string().max(255)).max(50).optional().describe('Label names'),
+        assignee_usernames: z.array(z.string().max(255)).max(20).optional().describe('Usernames; replaces all'),
+        reviewer_usernames: z.array(z.string().max(255)).max(20).optional().describe('Usernames; replaces all'),
+        state_event: z.enum(['close', 'reopen']).optional().describe('Updates only'),
+        // Rebasing is one more method of the merge request (one entry of the 32 KB list fewer than its own tool).
+        rebase: z.boolean().optional().describe('Updates only: rebase onto target'),
       }),
-      output: mergeRequestSchema,
+      output: mergeRequestSchema.extend({ rebase_in_progress: z.boolean().optional() }),
       annotations: WRITE,
       async run(args, ctx) {
         refuseQuickActions(ctx.allowQuickActions, args.title, args.description);
@@ -418,58 +406,65 @@ function mergeRequestTools() {
             throw new ToolInputError(
               'source_branch, target_branch and title are required to create a merge request (or give merge_request_iid)',
             );
-          if (args.state_event !== undefined || args.add_labels || args.remove_labels)
-            throw new ToolInputError('state_event, add_labels and remove_labels apply to updates only (give merge_request_iid)');
+          if (args.state_event !== undefined || args.add_labels || args.remove_labels || args.rebase !== undefined)
+            throw new ToolInputError('state_event, add_labels, remove_labels and rebase apply to updates only (give merge_request_iid)');
           body.source_branch = args.source_branch;
           return mergeRequestOut(true)(await ctx.api.post(mrPath(args.project_id, ctx.forgeUrl), ctx.token, body));
         }
         if (args.source_branch !== undefined) throw new ToolInputError('source_branch cannot change on an existing merge request');
         if (args.state_event !== undefined) body.state_event = args.state_event;
+        const path = mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid);
+        if (args.rebase === true) {
+          // The update first, so a rebase of a merge request being retargeted goes onto the new target.
+          if (Object.keys(body).length > 0) await ctx.api.put(path, ctx.token, body);
+          const answer = await ctx.api.put<{ rebase_in_progress?: boolean }>(`${path}/rebase`, ctx.token, {});
+          return { ...mergeRequestOut(true)(await ctx.api.get(path, ctx.token)), rebase_in_progress: answer.rebase_in_progress === true };
+        }
         if (Object.keys(body).length === 0) throw new ToolInputError('nothing to change: give at least one field to update');
-        return mergeRequestOut(true)(await ctx.api.put(mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid), ctx.token, body));
+        return mergeRequestOut(true)(await ctx.api.put(path, ctx.token, body));
       },
     }),
     defineTool({
       name: 'save_merge_request_review',
       toolset: 'merge_requests',
       title: 'Review a merge request',
-      description:
-        'One review step chosen by method: create_note, reply_discussion, create_diff_note (a line; position from diff_refs), resolve_discussion, submit_review (1–20 comments published at once, plus a summary), approve, unapprove.',
+      description: 'One review step by method: comment (on a line), reply, resolve, publish up to 20 comments, approve.',
       input: z.object({
         project_id: projectRef,
         merge_request_iid: iid,
-        method: z.enum(REVIEW_METHODS).describe('The review step'),
-        body: z.string().min(1).max(1_000_000).optional().describe('Comment text (create_note, reply_discussion, create_diff_note)'),
+        method: z.enum(REVIEW_METHODS).describe('Review step'),
+        body: z.string().min(1).max(1_000_000).optional().describe('Markdown'),
         discussion_id: z
           .string()
           .regex(/^[0-9a-f]{40}$/)
           .optional()
-          .describe('The thread (reply_discussion, resolve_discussion)'),
-        new_path: z.string().max(1000).optional().describe('create_diff_note: file path after the change'),
-        old_path: z.string().max(1000).optional().describe('create_diff_note: file path before the change (default new_path)'),
-        new_line: z.number().int().positive().optional().describe('create_diff_note: line in the new file (added or unchanged)'),
-        old_line: z.number().int().positive().optional().describe('create_diff_note: line in the old file (removed)'),
-        resolved: z.boolean().optional().describe('resolve_discussion: true (default) to resolve, false to reopen'),
+          .describe('Thread id'),
+        new_path: z.string().max(1000).optional().describe('File after'),
+        old_path: z.string().max(1000).optional().describe('File before'),
+        new_line: z.number().int().positive().optional().describe('Added/unchanged line'),
+        old_line: z.number().int().positive().optional().describe('Removed line'),
+        resolved: z.boolean().optional().describe('Default true'),
         comments: z
           .array(
             z.object({
-              body: z.string().min(1).max(100_000).describe('Comment text'),
-              new_path: z.string().max(1000).optional().describe('File path (omit for a general comment)'),
-              old_path: z.string().max(1000).optional().describe('Path before the change'),
-              new_line: z.number().int().positive().optional().describe('Line in the new file'),
-              old_line: z.number().int().positive().optional().describe('Line in the old file'),
+              // As the fields of create_diff_note, described there once.
+              body: z.string().min(1).max(100_000),
+              new_path: z.string().max(1000).optional(),
+              old_path: z.string().max(1000).optional(),
+              new_line: z.number().int().positive().optional(),
+              old_line: z.number().int().positive().optional(),
             }),
           )
           .min(1)
           .max(20)
           .optional()
-          .describe('submit_review: the comments, published together'),
-        summary: z.string().max(100_000).optional().describe('submit_review: an overall comment posted after the others'),
+          .describe('submit_review: body, paths and lines as above'),
+        summary: z.string().max(100_000).optional().describe('submit_review: overall comment'),
         sha: z
           .string()
           .regex(/^[0-9a-f]{7,64}$/)
           .optional()
-          .describe('approve: only if the head is still this SHA'),
+          .describe('approve: head guard'),
       }),
       output: z.object({
         method: z.string().describe('The step done'),
@@ -559,17 +554,16 @@ function mergeRequestTools() {
       name: 'accept_merge_request',
       toolset: 'merge_requests',
       title: 'Merge a merge request',
-      description:
-        'Merges a merge request if its head is still sha (from get_merge_request). Asks the user first. Merging one already merged answers already_merged.',
+      description: 'Merges if the head is still sha; asks the user first; already merged is not an error.',
       input: z.object({
         project_id: projectRef,
         merge_request_iid: iid,
         sha: z
           .string()
           .regex(/^[0-9a-f]{7,64}$/)
-          .describe('The head SHA you reviewed; the merge is refused if the branch moved'),
-        squash: z.boolean().optional().describe('Squash the commits'),
-        should_remove_source_branch: z.boolean().optional().describe('Delete the source branch after merging'),
+          .describe('Head SHA you reviewed'),
+        squash: z.boolean().optional().describe('Squash commits'),
+        should_remove_source_branch: z.boolean().optional().describe('Delete source branch'),
         ...confirmationInput,
       }),
       output: z.object({
@@ -597,34 +591,12 @@ function mergeRequestTools() {
         return { status: 'merged' as const, merge_request: mergeRequestOut(true)(await ctx.api.put(`${path}/merge`, ctx.token, body)) };
       },
     }),
-    defineTool({
-      name: 'rebase_merge_request',
-      toolset: 'merge_requests',
-      title: 'Rebase a merge request',
-      description:
-        'Asks the forge to rebase the source branch onto the target branch; it runs in the background (check get_merge_request).',
-      input: z.object({
-        project_id: projectRef,
-        merge_request_iid: iid,
-        skip_ci: z.boolean().optional().describe('Do not start a pipeline'),
-      }),
-      output: z.object({ rebase_in_progress: z.boolean().describe('The forge started the rebase') }),
-      annotations: IDEMPOTENT_WRITE,
-      async run(args, ctx) {
-        const answer = await ctx.api.put<{ rebase_in_progress?: boolean }>(
-          `${mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid)}/rebase`,
-          ctx.token,
-          args.skip_ci !== undefined ? { skip_ci: args.skip_ci } : {},
-        );
-        return { rebase_in_progress: answer.rebase_in_progress === true };
-      },
-    }),
   ];
 }
 
 export const mergeRequestsToolset: ToolsetDefinition = {
   name: 'merge_requests',
-  description: 'Merge requests: list, read with diffs and discussions, create and update, review, merge, rebase',
+  description: 'Merge requests: list, read with diffs and discussions, create, update and rebase, review, merge',
   default: true,
   tools: mergeRequestTools,
 };

@@ -168,12 +168,14 @@ describe('repository toolset', () => {
       });
       expect((capped.diffs as { diff_bytes: number }[])[0]?.diff_bytes).toBeGreaterThan(0);
 
-      const compared = await s.ok('compare_refs', { project_id: project, from: 'import', to: 'readme', per_page: 1 });
+      // Comparing refs: get_commit with from (the head commit, then the range).
+      const compared = await s.ok('get_commit', { project_id: project, from: 'import', sha: 'readme', per_page: 1 });
       expect(compared).toMatchObject({ total_commits: 3, same_ref: false, has_more: true });
-      const rest = await s.ok('compare_refs', {
+      expect(compared.id).toMatch(/^[0-9a-f]{40}$/);
+      const rest = await s.ok('get_commit', {
         project_id: project,
         from: 'import',
-        to: 'readme',
+        sha: 'readme',
         per_page: 1,
         cursor: compared.next_cursor,
       });
@@ -220,7 +222,7 @@ describe('repository toolset', () => {
         branch: `${branch}-b`,
         ref: branch,
         protected: true,
-        push_access_level: 'no_one',
+        access_level: 'no_one',
       });
       expect(created).toMatchObject({ created: true, protected: true });
       const unprotected = await s.ok('save_branch', { project_id: project, branch: `${branch}-b`, protected: false });
@@ -232,14 +234,19 @@ describe('repository toolset', () => {
     await withBoth(async (s) => {
       const branch = `doomed-${s.era}`;
       await s.ok('save_branch', { project_id: project, branch, ref: 'main' });
-      const asked = await s.ok('delete_branch', { project_id: project, branch });
+      const asked = await s.ok('save_branch', { project_id: project, branch, delete: true });
       const question = asked.confirmation_required as { token: string; summary: string };
       expect(question.summary).toContain(branch);
       expect((await s.ok('list_branches', { project_id: project, search: branch })).items).toHaveLength(1);
-      const other = await s.call('delete_branch', { project_id: project, branch: 'readme', confirmation_token: question.token });
+      const other = await s.call('save_branch', {
+        project_id: project,
+        branch: 'readme',
+        delete: true,
+        confirmation_token: question.token,
+      });
       expect(errorOf(other), JSON.stringify(errorOf(other))).toMatchObject({ type: 'forbidden' });
-      const done = await s.ok('delete_branch', { project_id: project, branch, confirmation_token: question.token });
-      expect(done).toMatchObject({ deleted: true, branch });
+      const done = await s.ok('save_branch', { project_id: project, branch, delete: true, confirmation_token: question.token });
+      expect(done).toMatchObject({ deleted: true, name: branch });
       expect((await s.ok('list_branches', { project_id: project, search: branch })).items).toHaveLength(0);
 
       const deleting = await s.ok('add_commit', {
@@ -329,14 +336,21 @@ describe('ci toolset', () => {
 
   it('[CI-WRITES] runs a pipeline with variables, retries failed jobs, cancels (asking first on a protected branch), lints', async () => {
     await withBoth(async (s) => {
-      const run = await s.ok('save_pipeline', { project_id: project, ref: 'readme', variables: [{ key: 'DEPLOY', value: 'no' }] });
+      // GitLab's save_pipeline name: an alias of manage_pipeline, whose action defaults to create.
+      const viaAlias = await s.call('save_pipeline', {
+        project_id: project,
+        ref: 'readme',
+        variables: [{ key: 'DEPLOY', value: 'no' }],
+      });
+      expect(viaAlias.isError, JSON.stringify(viaAlias.structuredContent)).toBeFalsy();
+      const run = (viaAlias.structuredContent as Json).pipeline as { id: number };
       expect(run).toMatchObject({ ref: 'readme', status: 'pending', source: 'api' });
       const canceled = await s.ok('manage_pipeline', { project_id: project, action: 'cancel', pipeline_id: run.id });
       expect(canceled.pipeline).toMatchObject({ id: run.id, status: 'canceled' });
       const retried = await s.ok('manage_pipeline', { project_id: project, action: 'retry', pipeline_id: run.id });
       expect(retried.pipeline).toMatchObject({ id: run.id, status: 'pending' });
 
-      const onMain = await s.ok('save_pipeline', { project_id: project, ref: 'main' });
+      const onMain = (await s.ok('manage_pipeline', { project_id: project, action: 'create', ref: 'main' })).pipeline as { id: number };
       const asked = await s.ok('manage_pipeline', { project_id: project, action: 'cancel', pipeline_id: onMain.id });
       const token = (asked.confirmation_required as { token: string }).token;
       expect((await s.ok('get_pipeline', { project_id: project, pipeline_id: onMain.id })).status).toBe('pending');
@@ -354,14 +368,14 @@ describe('ci toolset', () => {
       const own = await s.ok('lint_ci_config', { project_id: project, include_jobs: true });
       expect(own).toMatchObject({ valid: true, errors: [] });
       expect((own.jobs as { name: string }[]).map((j) => j.name)).toEqual(['build', 'test', 'lint', 'deploy']);
-      const bad = await s.call('save_pipeline', { project_id: project, ref: 'no-such-branch' });
+      const bad = await s.call('manage_pipeline', { project_id: project, ref: 'no-such-branch' });
       expect(errorOf(bad)).toMatchObject({ type: 'validation', status: 400 });
     });
   });
 });
 
 describe('read-only', () => {
-  const WRITES = ['add_commit', 'save_branch', 'delete_branch', 'save_pipeline', 'manage_pipeline', 'add_tag', 'delete_tag'];
+  const WRITES = ['add_commit', 'save_branch', 'save_pipeline', 'manage_pipeline', 'add_tag', 'delete_tag'];
 
   it('[TOOL-READONLY] a read-only surface lists none of the writes and refuses each when called; a read_api token gets insufficient_scope', async () => {
     for (const era of ['v1', 'v2'] as const) {

@@ -17,10 +17,8 @@ import { fileUri } from './forge.uris.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 
-const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
-
-const refInput = z.string().min(1).max(255).optional().describe('Branch, tag or SHA (default branch if omitted)');
-const filePath = z.string().min(1).max(1024).describe('Path in the repository');
+const refInput = z.string().min(1).max(255).optional().describe('Default branch if omitted');
+const filePath = z.string().min(1).max(1024).describe('File path');
 
 /** The longest line window one call returns, and the most content bytes (GitLab's MCP caps lines at 2000). */
 const MAX_LINES = 2000;
@@ -96,13 +94,7 @@ function diffOut(d: Json, withPatch: boolean, maxBytes: number): DiffOut {
 }
 
 const diffWindowInput = {
-  max_file_bytes: z
-    .number()
-    .int()
-    .min(1000)
-    .max(200_000)
-    .optional()
-    .describe('Cap per file patch (default 20000); longer ones are cut and marked truncated'),
+  max_file_bytes: z.number().int().min(1000).max(200_000).optional().describe('Per file patch (default 20000)'),
 };
 
 const commitSchema = z.object({
@@ -182,22 +174,59 @@ async function blameOf(ctx: ToolContext, project: string | number, path: string,
   });
 }
 
+/** The forge's compare of `from` to `args.sha`, its changed files paged here (GitLab answers them all at once). */
+async function compare(
+  ctx: ToolContext,
+  args: {
+    project_id: string;
+    sha: string;
+    straight?: boolean | undefined;
+    include_diff?: boolean | undefined;
+    max_file_bytes?: number | undefined;
+    cursor?: string | undefined;
+    per_page?: number | undefined;
+  },
+  from: string,
+) {
+  const answer = await ctx.api.get<Json>(`${repo(ctx, args.project_id)}/compare`, ctx.token, {
+    from,
+    to: args.sha,
+    straight: args.straight,
+  });
+  const commits = (answer.commits as unknown[] | undefined) ?? [];
+  const diffs = (answer.diffs as Json[] | undefined) ?? [];
+  const page = decodePageNumber(args.cursor);
+  const perPage = args.per_page ?? 20;
+  const more = page * perPage < diffs.length;
+  return {
+    commits: page === 1 ? commits.map((c) => commitOut(c, false)) : [],
+    total_commits: commits.length,
+    diffs: diffs
+      .slice((page - 1) * perPage, page * perPage)
+      .map((d) => diffOut(d, args.include_diff ?? true, args.max_file_bytes ?? 20_000)),
+    total_files: diffs.length,
+    same_ref: answer.compare_same_ref === true,
+    ...(typeof answer.web_url === 'string' ? { compare_url: answer.web_url } : {}),
+    next_cursor: more ? encodeCursor(page + 1) : null,
+    has_more: more,
+  };
+}
+
 /** Tools that read and write files, history and diffs. */
 function fileAndHistoryTools() {
   return [
     defineTool({
       name: 'get_repository_file',
       toolset: 'repository',
-      title: 'Read a repository file',
-      description:
-        'A text file at a ref, one line window at a time (offset/limit; total_lines and next_offset say what is left). Binary files come as metadata and a resource link.',
+      title: 'Read a file',
+      description: 'A text file at a ref, a line window at a time; binary files as metadata and a link.',
       input: z.object({
         project_id: projectRef,
         file_path: filePath,
         ref: refInput,
-        offset: z.number().int().min(0).optional().describe('Lines to skip: next_offset of the previous window'),
-        limit: z.number().int().min(1).max(MAX_LINES).optional().describe(`Lines to return, 1–${MAX_LINES} (default 500)`),
-        blame: z.boolean().optional().describe('Also the commit that last changed each line'),
+        offset: z.number().int().min(0).optional().describe('A next_offset'),
+        limit: z.number().int().min(1).max(MAX_LINES).optional().describe(`Lines, 1–${MAX_LINES} (default 500)`),
+        blame: z.boolean().optional().describe('Add the last commit per line'),
       }),
       output: z.object({
         file_path: z.string(),
@@ -276,13 +305,13 @@ function fileAndHistoryTools() {
     defineTool({
       name: 'list_repository_tree',
       toolset: 'repository',
-      title: 'List a repository tree',
-      description: 'Files and directories at a path and ref (recursive on request), one page at a time.',
+      title: 'List a tree',
+      description: 'Files and directories at a path and ref, optionally recursive.',
       input: z.object({
         project_id: projectRef,
-        path: z.string().max(1024).optional().describe('Directory (default: the root)'),
+        path: z.string().max(1024).optional().describe('Default: root'),
         ref: refInput,
-        recursive: z.boolean().optional().describe('Everything below the path'),
+        recursive: z.boolean().optional().describe('All levels'),
         ...pagingInput,
       }),
       output: pageOutput(z.object({ name: z.string(), type: z.enum(['tree', 'blob', 'commit']), path: z.string(), mode: z.string() })),
@@ -308,14 +337,14 @@ function fileAndHistoryTools() {
       name: 'list_commits',
       toolset: 'repository',
       title: 'List commits',
-      description: 'History of a ref, newest first, optionally only commits touching a path or within dates; one page at a time.',
+      description: 'History of a ref, newest first, by path or dates.',
       input: z.object({
         project_id: projectRef,
         ref_name: refInput,
-        path: z.string().max(1024).optional().describe('Only commits touching this path'),
-        since: z.string().max(40).optional().describe('After this time (ISO 8601)'),
-        until: z.string().max(40).optional().describe('Before this time (ISO 8601)'),
-        with_stats: z.boolean().optional().describe('Add lines added and removed'),
+        path: z.string().max(1024).optional().describe('Touching path'),
+        since: z.string().max(40).optional().describe('ISO 8601'),
+        until: z.string().max(40).optional().describe('ISO 8601'),
+        with_stats: z.boolean().optional().describe('Add line counts'),
         ...pagingInput,
       }),
       output: pageOutput(commitSchema),
@@ -335,93 +364,52 @@ function fileAndHistoryTools() {
       },
     }),
     defineTool({
+      // Comparing refs is reading a commit against a base (`from`): one entry of the 32 KB default list instead of
+      // a compare_refs tool beside this one.
       name: 'get_commit',
       toolset: 'repository',
-      title: 'Get a commit',
-      description:
-        'One commit with its stats; with include_diff, its patch per file (a page of files by cursor, each capped at max_file_bytes).',
+      title: 'Get or compare commits',
+      description: 'One commit with stats and, with from, the commits and file changes from that ref to it.',
       input: z.object({
         project_id: projectRef,
-        sha: z.string().min(1).max(255).describe('Commit SHA, branch or tag'),
-        include_diff: z.boolean().optional().describe('Add changed files with patches'),
+        sha: z.string().min(1).max(255).describe('SHA, branch or tag'),
+        from: z.string().min(1).max(255).optional().describe('Compare from this ref (merge base unless straight)'),
+        straight: z.boolean().optional().describe('from: no merge base'),
+        include_diff: z.boolean().optional().describe('Add patches (default: only with from)'),
         ...diffWindowInput,
         ...pagingInput,
       }),
       output: commitSchema.extend({
         status: z.string().nullable().optional().describe('Status of its latest pipeline'),
+        commits: z.array(commitSchema).optional().describe('from: commits in sha, not in from, oldest first (first page only)'),
+        total_commits: z.number().int().optional(),
         diffs: z.array(diffSchema).optional(),
+        total_files: z.number().int().optional(),
+        same_ref: z.boolean().optional(),
+        compare_url: z.string().optional(),
         next_cursor: z.string().nullable().optional().describe('More changed files: pass as cursor'),
         has_more: z.boolean().optional(),
       }),
       annotations: READ,
       async run(args, ctx) {
         const base = `${repo(ctx, args.project_id)}/commits/${encodeURIComponent(args.sha)}`;
-        const [commit, page] = await Promise.all([
+        if (args.from === undefined && args.straight !== undefined) throw new ToolInputError('straight applies with from');
+        const [commit, compared] = await Promise.all([
           ctx.api.get<Json>(base, ctx.token),
-          args.include_diff
-            ? ctx.api.page<Json>(`${base}/diff`, ctx.token, { page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 })
-            : undefined,
+          args.from !== undefined ? compare(ctx, args, args.from) : undefined,
         ]);
-        return {
-          ...commitOut(commit, true),
-          status: (commit.status as string | null | undefined) ?? null,
-          ...(page
-            ? {
-                diffs: page.items.map((d) => diffOut(d, true, args.max_file_bytes ?? 20_000)),
-                next_cursor: page.nextPage === undefined ? null : encodeCursor(page.nextPage),
-                has_more: page.nextPage !== undefined,
-              }
-            : {}),
-        };
-      },
-    }),
-    defineTool({
-      name: 'compare_refs',
-      toolset: 'repository',
-      title: 'Compare two refs',
-      description:
-        'Commits and file changes from one ref to another (from their merge base unless straight). Diffs page by cursor, each patch capped.',
-      input: z.object({
-        project_id: projectRef,
-        from: z.string().min(1).max(255).describe('Base ref (branch, tag or SHA)'),
-        to: z.string().min(1).max(255).describe('Head ref'),
-        straight: z.boolean().optional().describe('Compare trees directly, not from the merge base'),
-        include_patches: z.boolean().optional().describe('Patches too (default true)'),
-        ...diffWindowInput,
-        ...pagingInput,
-      }),
-      output: z.object({
-        commits: z.array(commitSchema).describe('Commits in to and not in from, oldest first (all of them on the first page only)'),
-        total_commits: z.number().int(),
-        diffs: z.array(diffSchema).describe('This page of changed files'),
-        total_files: z.number().int(),
-        same_ref: z.boolean(),
-        web_url: z.string().optional(),
-        next_cursor: z.string().nullable(),
-        has_more: z.boolean(),
-      }),
-      annotations: READ,
-      async run(args, ctx) {
-        const answer = await ctx.api.get<Json>(`${repo(ctx, args.project_id)}/compare`, ctx.token, {
-          from: args.from,
-          to: args.to,
-          straight: args.straight,
+        const head = { ...commitOut(commit, true), status: (commit.status as string | null | undefined) ?? null };
+        if (compared) return { ...head, ...compared };
+        if (!args.include_diff) return head;
+        const page = await ctx.api.page<Json>(`${base}/diff`, ctx.token, {
+          page: decodeCursor(args.cursor),
+          per_page: args.per_page ?? 20,
         });
-        const commits = (answer.commits as unknown[] | undefined) ?? [];
-        const diffs = (answer.diffs as Json[] | undefined) ?? [];
-        const page = decodePageNumber(args.cursor);
-        const perPage = args.per_page ?? 20;
-        const slice = diffs.slice((page - 1) * perPage, page * perPage);
-        const more = page * perPage < diffs.length;
         return {
-          commits: page === 1 ? commits.map((c) => commitOut(c, false)) : [],
-          total_commits: commits.length,
-          diffs: slice.map((d) => diffOut(d, args.include_patches ?? true, args.max_file_bytes ?? 20_000)),
-          total_files: diffs.length,
-          same_ref: answer.compare_same_ref === true,
-          ...(typeof answer.web_url === 'string' ? { web_url: answer.web_url } : {}),
-          next_cursor: more ? encodeCursor(page + 1) : null,
-          has_more: more,
+          ...head,
+          diffs: page.items.map((d) => diffOut(d, true, args.max_file_bytes ?? 20_000)),
+          next_cursor: page.nextPage === undefined ? null : encodeCursor(page.nextPage),
+          has_more: page.nextPage !== undefined,
         };
       },
     }),
@@ -429,30 +417,29 @@ function fileAndHistoryTools() {
       name: 'add_commit',
       toolset: 'repository',
       title: 'Commit file changes',
-      description:
-        'One commit of several file actions (create, update by whole content or by an exact old→new replacement, move, delete, chmod) on a branch, created from start_branch if new.',
+      description: 'Commits file creates, updates (whole or old to new text), moves and deletes to a branch.',
       input: z.object({
         project_id: projectRef,
-        branch: z.string().min(1).max(255).describe('Target branch (new: from start_branch)'),
-        start_branch: z.string().max(255).optional().describe('Where a new branch starts'),
-        commit_message: z.string().min(1).max(10_000).describe('Commit message'),
+        branch: z.string().min(1).max(255).describe('Target branch'),
+        start_branch: z.string().max(255).optional().describe('Base of a new branch'),
+        commit_message: z.string().min(1).max(10_000).describe('Message'),
         actions: z
           .array(
             z.object({
               action: z.enum(['create', 'update', 'move', 'delete', 'chmod']).describe('Action'),
               file_path: filePath,
-              previous_path: z.string().max(1024).optional().describe('move: the current path'),
-              content: z.string().max(1_000_000).optional().describe('Whole new content'),
-              encoding: z.enum(['text', 'base64']).optional().describe('Of content (default text)'),
-              old: z.string().max(100_000).optional().describe('update: exact text to replace, found once'),
-              new: z.string().max(100_000).optional().describe('update: replacement of old'),
-              last_commit_id: z.string().max(64).optional().describe('Refuse if changed since this commit'),
-              execute_filemode: z.boolean().optional().describe('Executable bit'),
+              previous_path: z.string().max(1024).optional().describe('move: from'),
+              content: z.string().max(1_000_000).optional().describe('Whole content'),
+              encoding: z.enum(['text', 'base64']).optional().describe('Default text'),
+              old: z.string().max(100_000).optional().describe('Exact text, found once'),
+              new: z.string().max(100_000).optional().describe('Replaces old'),
+              last_commit_id: z.string().max(64).optional().describe('Guard: unchanged since'),
+              execute_filemode: z.boolean().optional().describe('chmod: executable'),
             }),
           )
           .min(1)
           .max(100)
-          .describe('File actions, applied in order'),
+          .describe('In order'),
         ...confirmationInput,
       }),
       output: commitSchema.extend({ branch: z.string() }),
@@ -537,8 +524,6 @@ async function readForEdit(ctx: ToolContext, args: CommitArgs, path: string): Pr
 
 /** Access levels by name, as people say them. */
 const LEVELS = { no_one: 0, developer: 30, maintainer: 40 } as const;
-const levelInput = (what: string) =>
-  z.enum(['no_one', 'developer', 'maintainer']).optional().describe(`Who may ${what} when protected (default maintainer)`);
 
 function branchTools() {
   return [
@@ -546,10 +531,10 @@ function branchTools() {
       name: 'list_branches',
       toolset: 'repository',
       title: 'List branches',
-      description: 'Branches with their head commit and whether each is default, protected or merged; search by text, ^prefix or suffix$.',
+      description: 'Branches with head commit, default, protected and merged flags.',
       input: z.object({
         project_id: projectRef,
-        search: z.string().max(255).optional().describe('Name contains; ^start or end$'),
+        search: z.string().max(255).optional().describe('Name contains; ^start, end$'),
         ...pagingInput,
       }),
       output: pageOutput(branchSchema),
@@ -560,25 +545,39 @@ function branchTools() {
       },
     }),
     defineTool({
+      // One tool for a branch's writes (GitLab's `add_branch` creates; protecting and deleting are the same
+      // resource's methods): delete_branch was a whole second entry of the 32 KB default list.
       name: 'save_branch',
       toolset: 'repository',
-      title: 'Create or protect a branch',
-      description:
-        'Creates a branch from ref when it does not exist; protected=true/false protects or unprotects it (who may push and merge).',
+      title: 'Save a branch',
+      description: 'Creates a branch from ref, protects or unprotects it, or deletes it (asks the user first).',
       input: z.object({
         project_id: projectRef,
         branch: z.string().min(1).max(255).describe('Branch name'),
-        ref: z.string().max(255).optional().describe('Where a new branch starts (needed to create)'),
-        protected: z.boolean().optional().describe('Protect (true) or unprotect (false)'),
-        push_access_level: levelInput('push'),
-        merge_access_level: levelInput('merge'),
+        ref: z.string().max(255).optional().describe('Start of a new branch'),
+        protected: z.boolean().optional().describe('Protect or unprotect'),
+        // One level for pushing and merging (two fields were 130 bytes more of the default list, for a rare need).
+        access_level: z.enum(['no_one', 'developer', 'maintainer']).optional().describe('Who may push and merge (default maintainer)'),
+        delete: z.boolean().optional().describe('Delete it (not the default branch)'),
+        ...confirmationInput,
       }),
-      output: branchSchema.extend({ created: z.boolean() }),
-      annotations: { ...WRITE, idempotentHint: true },
+      output: branchSchema.extend({ created: z.boolean().optional(), deleted: z.boolean().optional() }),
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+      confirms: true,
       async run(args, ctx) {
         const base = repo(ctx, args.project_id);
         const project = `/projects/${projectPathId(args.project_id, ctx.forgeUrl)}`;
         const name = encodeURIComponent(args.branch);
+        if (args.delete === true) {
+          if (args.ref !== undefined || args.protected !== undefined || args.access_level)
+            throw new ToolInputError('delete takes only project_id and branch');
+          const branch = branchOut(await ctx.api.get(`${base}/branches/${name}`, ctx.token));
+          await ctx.confirm(
+            `Delete branch "${args.branch}"${branch.protected ? ' (protected)' : ''} of ${String(args.project_id)}, at ${branch.commit.id.slice(0, 8)} "${branch.commit.title}".`,
+          );
+          await ctx.api.send('DELETE', `${base}/branches/${name}`, ctx.token);
+          return { ...branch, deleted: true };
+        }
         let created = false;
         let branch: Json | undefined;
         try {
@@ -592,35 +591,16 @@ function branchTools() {
         if (args.protected === true && branch.protected !== true) {
           await ctx.api.post(`${project}/protected_branches`, ctx.token, {
             name: args.branch,
-            push_access_level: LEVELS[args.push_access_level ?? 'maintainer'],
-            merge_access_level: LEVELS[args.merge_access_level ?? 'maintainer'],
+            push_access_level: LEVELS[args.access_level ?? 'maintainer'],
+            merge_access_level: LEVELS[args.access_level ?? 'maintainer'],
           });
         } else if (args.protected === false && branch.protected === true) {
           await ctx.api.send('DELETE', `${project}/protected_branches/${name}`, ctx.token);
-        } else if (args.protected === undefined && (args.push_access_level || args.merge_access_level)) {
-          throw new ToolInputError('access levels apply when protecting: set protected=true');
+        } else if (args.protected === undefined && args.access_level) {
+          throw new ToolInputError('access_level applies when protecting: set protected=true');
         }
         if (args.protected !== undefined) branch = await ctx.api.get<Json>(`${base}/branches/${name}`, ctx.token);
         return { ...branchOut(branch), created };
-      },
-    }),
-    defineTool({
-      name: 'delete_branch',
-      toolset: 'repository',
-      title: 'Delete a branch',
-      description: 'Deletes a branch (not the default one) after the user confirms; its commits stay reachable only from other refs.',
-      input: z.object({ project_id: projectRef, branch: z.string().min(1).max(255).describe('Branch name'), ...confirmationInput }),
-      output: z.object({ deleted: z.boolean(), branch: z.string(), commit_id: z.string().describe('Where it pointed') }),
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-      confirms: true,
-      async run(args, ctx) {
-        const url = `${repo(ctx, args.project_id)}/branches/${encodeURIComponent(args.branch)}`;
-        const branch = branchOut(await ctx.api.get(url, ctx.token));
-        await ctx.confirm(
-          `Delete branch "${args.branch}"${branch.protected ? ' (protected)' : ''} of ${String(args.project_id)}, at ${branch.commit.id.slice(0, 8)} "${branch.commit.title}".`,
-        );
-        await ctx.api.send('DELETE', url, ctx.token);
-        return { deleted: true, branch: args.branch, commit_id: branch.commit.id };
       },
     }),
   ];
@@ -633,7 +613,6 @@ export function repositoryTools() {
 export const repositoryToolset: ToolsetDefinition = {
   name: 'repository',
   description: 'Repository: files, tree, history, diffs, blame, commits and branches',
-  // Opt-in until the advertised schemas are slim enough for the 32 KB default list (issue 18 is open on it).
-  default: false,
+  default: true,
   tools: repositoryTools,
 };

@@ -31,11 +31,7 @@ export const CONFIRMATION_TTL_MS = 5 * 60_000;
 
 /** The input field of tools that confirm. */
 export const confirmationInput = {
-  confirmation_token: z
-    .string()
-    .max(1000)
-    .optional()
-    .describe('Only after the user agreed: the token of a confirmation_required answer, with otherwise identical arguments'),
+  confirmation_token: z.string().max(1000).optional().describe('From confirmation_required, once the user agreed'),
 };
 
 /** The answer of a call that needs the person's agreement first (strategy 3). */

@@ -180,31 +180,36 @@ function advertised(schema: StandardSchemaWithJSON, shape: (json: Record<string,
 }
 
 /**
- * The advertised output schema: the tool's own value, or the error object. Clients validate `structuredContent`
- * against `outputSchema` even on error results (the v1 SDK client does, once it has listed the tools), so the
- * schema must admit both; the top level stays `type: object`, as MCP requires of an output schema.
+ * The advertised output schema: the tool's value (see {@link advertisedOutput}); zod checks the exact union of the
+ * value, the error object and, for tools that confirm, the confirmation answer. Clients validate
+ * `structuredContent` against `outputSchema` even on error results (the v1 SDK client does, once it has listed the
+ * tools), so the advertised schema must admit those two as well: it does, since no top-level field is required and
+ * other fields are allowed. Both objects are the same on every tool and documented once (docs/mcp.md); spelling
+ * them out as an `anyOf` cost 135 bytes per tool of the 32 KB default list.
  */
-function withErrorBranch(output: z.ZodObject, confirms: boolean): StandardSchemaWithJSON {
+function advertisedOutputSchema(output: z.ZodObject, confirms: boolean): StandardSchemaWithJSON {
   const union = confirms ? z.union([output, toolErrorOutput, confirmationOutput]) : z.union([output, toolErrorOutput]);
-  return advertised(union, (json) => {
-    const compact = compactOutput(json) as { anyOf?: unknown[] };
-    // The error branch is the same object on every tool and documented once (docs/mcp.md): advertised by its shape.
-    if (Array.isArray(compact.anyOf)) compact.anyOf[1] = ERROR_BRANCH;
-    return { type: 'object', ...compact };
-  });
+  const value = advertisedOutput(output);
+  return advertised(union, () => value);
 }
 
-const ERROR_BRANCH = {
-  type: 'object',
-  properties: { error: { type: 'object', required: ['type', 'status', 'message'] } },
-  required: ['error'],
-};
-
 /**
- * An input schema as advertised: types, enums, required fields and descriptions; `$schema`, zod's safe-integer
- * bounds and length limits dropped (the server checks them, with a message naming the field, before a tool runs).
+ * An input schema as advertised: types, enums, required fields and descriptions. Dropped, because the server
+ * checks them with a message naming the field before a tool runs: `$schema`, numeric bounds, length limits and
+ * patterns (descriptions state the useful ones, such as a page size's maximum). A union of plain types becomes
+ * one `type` list.
  */
-const LIMIT_KEYWORDS = new Set(['maxLength', 'minLength', 'maxItems', 'minItems']);
+const LIMIT_KEYWORDS = new Set([
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'pattern',
+]);
 
 function compactInput(json: Record<string, unknown>): Record<string, unknown> {
   const strip = (value: unknown): unknown => {
@@ -213,45 +218,73 @@ function compactInput(json: Record<string, unknown>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
       if (key === '$schema' || LIMIT_KEYWORDS.has(key)) continue;
-      if ((key === 'minimum' && item === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && item === Number.MAX_SAFE_INTEGER)) continue;
       out[key] = strip(item);
     }
-    return out;
+    return plainTypeUnion(out);
   };
   return strip(json) as Record<string, unknown>;
 }
 
+/** `{anyOf: [{type: a}, {type: b}], …}` as `{type: [a, b], …}`; any other schema unchanged. */
+function plainTypeUnion(schema: Record<string, unknown>): Record<string, unknown> {
+  const { anyOf, ...rest } = schema;
+  if (!Array.isArray(anyOf)) return schema;
+  const types = anyOf.map((member) => {
+    const keys = Object.keys(member as object);
+    return keys.length === 1 && keys[0] === 'type' && typeof (member as { type: unknown }).type === 'string'
+      ? (member as { type: string }).type
+      : undefined;
+  });
+  if (types.some((t) => t === undefined)) return schema;
+  return { type: types, ...rest };
+}
+
 /**
- * An output schema as advertised: without descriptions (outputs are read by the client's validator, and the
- * tool's description and field names say what they hold), `$schema`, and the safe-integer bounds zod adds to
- * every integer, and nested deeper than {@link OUTPUT_DEPTH} levels only by type (zod still checks the whole
- * value before it leaves). Measured on the 19 tools of core, issues and merge_requests: 85 KB of tools/list before.
+ * A tool's value as advertised: the top-level shape and the key fields. At the top, the fields always present
+ * (typed) and the optional objects and lists (includes, a log window); below that, a resource or a list item is
+ * `{type: object, required: [its key fields]}`, the fields the forge always sends. Other fields are allowed, not
+ * listed. No descriptions, bounds or `additionalProperties`: field names and the tool's description say what they
+ * hold, and zod checks the whole value before it leaves. Measured: every field of every level spelled out, the
+ * default list (then 32 tools) was 58.8 KB, 23 KB of it output schemas; 8 KB now.
  */
-function compactOutput(value: unknown, depth = 0): unknown {
+function advertisedOutput(output: z.ZodObject): Record<string, unknown> {
+  return compactOutput(z.toJSONSchema(output, { target: 'draft-2020-12', io: 'output', unrepresentable: 'any' }), 0) as Record<
+    string,
+    unknown
+  >;
+}
+
+function compactOutput(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((v) => compactOutput(v, depth));
   if (value === null || typeof value !== 'object') return value;
   const schema = value as Record<string, unknown>;
-  // Deeper than a resource's own fields (the value, its fields, their items): the shape is named, not spelled out.
-  if (depth > OUTPUT_DEPTH && (schema.type === 'object' || schema.type === 'array')) return { type: schema.type };
+  if (depth >= 1 && schema.type === 'object') {
+    // A resource inside the result, or a list's item: its key fields by name (the forge always sends them).
+    const keys = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+    return keys.length > 0 ? { type: 'object', required: keys } : { type: 'object' };
+  }
   const out: Record<string, unknown> = {};
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   for (const [key, item] of Object.entries(schema)) {
-    // Outputs are checked by zod before they leave; the advertised shape may be looser than that check.
     if (key === 'description' || key === '$schema' || key === 'additionalProperties' || key === 'required' || LIMIT_KEYWORDS.has(key))
       continue;
-    if ((key === 'minimum' && item === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && item === Number.MAX_SAFE_INTEGER)) continue;
-    // `properties` maps field names to schemas: a field called "description" is kept.
-    out[key] =
-      key === 'properties'
-        ? Object.fromEntries(Object.entries(item as Record<string, unknown>).map(([k, v]) => [k, compactOutput(v, depth + 1)]))
-        : key === 'items'
-          ? compactOutput(item, depth + 1)
-          : compactOutput(item, depth);
+    if (key === 'properties') {
+      // The result's fields: the ones always there, and the optional objects and lists (includes, a log window);
+      // optional scalars (a resource's details) are left to the tool's description. A field called "description"
+      // is a field name here, not a keyword.
+      const shown = Object.entries(item as Record<string, unknown>).filter(([k, v]) => required.has(k) || isStructured(v));
+      out[key] = Object.fromEntries(shown.map(([k, v]) => [k, compactOutput(v, depth + 1)]));
+    } else out[key] = key === 'items' ? compactOutput(item, depth + 1) : compactOutput(item, depth);
   }
-  return out;
+  return plainTypeUnion(out);
 }
 
-/** Levels of an output schema spelled out: the result's fields, and the fields and items of those. */
-const OUTPUT_DEPTH = 2;
+/** Whether a field's schema is an object or a list (possibly nullable). */
+function isStructured(schema: unknown): boolean {
+  const { type, anyOf } = schema as { type?: unknown; anyOf?: unknown[] };
+  if (type === 'object' || type === 'array') return true;
+  return Array.isArray(anyOf) && anyOf.some(isStructured);
+}
 
 /** Per tool, built once: the advertised input and output schemas. */
 const advertisedSchemas = new WeakMap<AnyForgeTool, { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON }>();
@@ -365,7 +398,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
   };
   let schemas = advertisedSchemas.get(tool);
   if (!schemas) {
-    schemas = { input: advertised(tool.input, compactInput), output: withErrorBranch(tool.output, tool.confirms === true) };
+    schemas = { input: advertised(tool.input, compactInput), output: advertisedOutputSchema(tool.output, tool.confirms === true) };
     advertisedSchemas.set(tool, schemas);
   }
   for (const name of [tool.name, ...(tool.aliases ?? [])]) {
@@ -376,7 +409,9 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
         description: name === tool.name ? tool.description : `${tool.description} (Alias of ${tool.name}.)`,
         inputSchema: schemas.input,
         outputSchema: schemas.output,
-        annotations: { title: tool.title, ...tool.annotations },
+        // The title once, at the top level (2025-06-18 on, the oldest revision served): `annotations.title` was the
+        // same string again on every tool of the 32 KB list.
+        annotations: { ...tool.annotations },
       },
       handler,
     );

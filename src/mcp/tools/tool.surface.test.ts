@@ -24,23 +24,20 @@ const MERGE_REQUESTS = [
   'save_merge_request',
   'save_merge_request_review',
   'accept_merge_request',
-  'rebase_merge_request',
 ];
 const REPOSITORY = [
   'get_repository_file',
   'list_repository_tree',
   'list_commits',
   'get_commit',
-  'compare_refs',
   'add_commit',
   'list_branches',
   'save_branch',
-  'delete_branch',
 ];
-const CI = ['list_pipelines', 'get_pipeline', 'save_pipeline', 'manage_pipeline', 'get_job', 'lint_ci_config'];
+const CI = ['list_pipelines', 'get_pipeline', 'manage_pipeline', 'get_job', 'lint_ci_config'];
 const ALL = [...CORE, ...ISSUES, ...MERGE_REQUESTS, ...REPOSITORY, ...CI];
-/** The default toolsets' tools (FORGE_TOOLSETS unset); repository and ci are opt-in until their schemas fit the budget. */
-const DEFAULT = [...CORE, ...ISSUES, ...MERGE_REQUESTS];
+/** The default toolsets' tools (FORGE_TOOLSETS unset): all but the opt-in releases. */
+const DEFAULT = ALL;
 
 function names(tools: readonly { name: string }[]): string[] {
   return tools.map((t) => t.name);

@@ -15,9 +15,9 @@ export const TOOLSETS: readonly ToolsetDefinition[] = [
   coreToolset,
   issuesToolset,
   mergeRequestsToolset,
-  // the opt-in toolsets
   repositoryToolset,
   ciToolset,
+  // opt-in
   releasesToolset,
 ];
 

@@ -297,7 +297,11 @@ describe('the core, issues and merge_requests tools on the dev forge', () => {
       );
       expect(await review({ method: 'approve' })).toMatchObject({ approved: true, diff_head_sha: got.merge_request.sha });
       expect(await review({ method: 'unapprove' })).toMatchObject({ method: 'unapprove' });
-      expect(await ok('rebase_merge_request', { project_id: project, merge_request_iid: 1 })).toEqual({ rebase_in_progress: true });
+      // Rebasing is a method of save_merge_request (rebase_merge_request was its own tool).
+      expect(await ok('save_merge_request', { project_id: project, merge_request_iid: 1, rebase: true })).toMatchObject({
+        iid: 1,
+        rebase_in_progress: true,
+      });
     } finally {
       await close();
     }
@@ -409,7 +413,7 @@ describe('the core, issues and merge_requests tools on the dev forge', () => {
         ['save_issue_note', { project_id: project, issue_iid: 1, body: 'no' }],
         ['save_merge_request', { project_id: project, merge_request_iid: 1, title: 'no' }],
         ['save_merge_request_review', { project_id: project, merge_request_iid: 1, method: 'create_note', body: 'no' }],
-        ['rebase_merge_request', { project_id: project, merge_request_iid: 1 }],
+        ['save_merge_request', { project_id: project, merge_request_iid: 1, rebase: true }],
       ] as const)
         expect(toolJson(await reader.call(name, args)), name).toMatchObject({ error: { type: 'insufficient_scope', status: 403 } });
     } finally {
