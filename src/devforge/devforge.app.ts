@@ -28,6 +28,9 @@ import { ciRoutes, lastPipelineOf } from './devforge.ci.routes.ts';
 import { createDevForgeRepositories } from './devforge.repository.ts';
 import { repositoryRoutes } from './devforge.repository.routes.ts';
 import { seedRepositories } from './devforge.repository.seed.ts';
+import { adminRoutes } from './devforge.admin.routes.ts';
+import { createDevForgeExtras, seedExtras } from './devforge.extras.ts';
+import { wikiReleaseRoutes } from './devforge.wiki-releases.routes.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
 export { devForgeSeed } from './devforge.seed.ts';
@@ -139,9 +142,14 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   const repositories = createDevForgeRepositories();
   const ci = createDevForgeCi();
   seedRepositories(store, repositories, ci, clock());
+  // Wikis, releases, milestones, variables, hooks and member levels: rebuilt from the seed like repositories.
+  const extras = createDevForgeExtras();
+  seedExtras(store, extras, clock(), (p, tag) => repositories.of(p.id).tags.get(tag)?.target);
   const extensions = [
     repositoryRoutes({ repositories, now: () => clock(), lastPipeline: (p, sha) => lastPipelineOf(ci, p, sha) }),
     ciRoutes({ ci, repositories, now: () => clock() }),
+    wikiReleaseRoutes({ extras, repositories, now: () => clock() }),
+    adminRoutes({ extras, now: () => clock() }),
   ];
   await registerApiRoutes(app, { api, store, counters, faults, now: () => clock(), extensions });
 
