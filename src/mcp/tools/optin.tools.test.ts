@@ -242,7 +242,7 @@ describe('releases toolset', () => {
   });
 
   it('[TOOL-RELEASES] milestones filtered by state and search, paged, created, renamed and closed by save_milestone', async () => {
-    const s = await connect();
+    const s = await connect({ toolsets: ['core', 'releases'] });
     try {
       const { items, pages } = await s.all('list_milestones', { project_id: project, per_page: 2 });
       expect(pages).toBe(3);
@@ -265,6 +265,8 @@ describe('releases toolset', () => {
       expect(await s.errorOf('save_milestone', { project_id: project, title: 'x', state_event: 'close' })).toMatchObject({
         type: 'validation',
       });
+      const found = (await s.ok('search', { scope: 'milestones', search: 'v3.0', project_id: project })) as unknown as Page;
+      expect(found.items).toEqual([expect.objectContaining({ id: created.id, title: 'v3.0.0', state: 'closed' })]);
       expect(await s.errorOf('save_milestone', { project_id: project, milestone_id: 999_999, title: 'x' })).toMatchObject({
         type: 'not_found',
       });
