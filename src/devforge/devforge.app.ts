@@ -146,7 +146,15 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   const extras = createDevForgeExtras();
   seedExtras(store, extras, clock(), (p, tag) => repositories.of(p.id).tags.get(tag)?.target);
   const extensions = [
-    repositoryRoutes({ repositories, now: () => clock(), lastPipeline: (p, sha) => lastPipelineOf(ci, p, sha) }),
+    repositoryRoutes({
+      repositories,
+      now: () => clock(),
+      lastPipeline: (p, sha) => lastPipelineOf(ci, p, sha),
+      releaseOf: (p, tag) => {
+        const r = extras.of(p.id).releases.get(tag);
+        return r ? { tag_name: r.tagName, description: r.description } : null;
+      },
+    }),
     ciRoutes({ ci, repositories, now: () => clock() }),
     wikiReleaseRoutes({ extras, repositories, now: () => clock() }),
     adminRoutes({ extras, now: () => clock() }),

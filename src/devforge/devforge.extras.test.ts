@@ -237,7 +237,12 @@ describe('dev forge releases API', () => {
       body: { tag_name: 'v1.1.0', ref: 'main', name: 'One point one', description: 'Notes', milestones: ['v1.1'] },
     });
     expect(created).toMatchObject({ status: 201, body: { tag_name: 'v1.1.0', name: 'One point one', milestones: [{ title: 'v1.1' }] } });
-    expect((await api(`/projects/${P}/repository/tags/v1.1.0`)).status).toBe(200);
+    // The tag was created with the release, and shows it as GitLab's tag entity does.
+    expect((await api(`/projects/${P}/repository/tags/v1.1.0`)).body).toMatchObject({
+      name: 'v1.1.0',
+      release: { tag_name: 'v1.1.0', description: 'Notes' },
+    });
+    expect((await api(`/projects/${P}/repository/tags/v0.1.0`)).body).toMatchObject({ release: null });
     expect(await api(`/projects/${P}/releases`, { method: 'POST', body: { tag_name: 'v1.1.0', ref: 'main' } })).toMatchObject({
       status: 409,
       body: { message: 'Release already exists' },
