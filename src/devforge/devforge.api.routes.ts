@@ -147,6 +147,11 @@ export interface ApiRouteKit {
    */
   writableProject(request: FastifyRequest, reply: FastifyReply): { project: ProjectRecord; user: UserRecord } | undefined;
   author(id: number): UserRecord;
+  /**
+   * Search scopes answered by a route module's own data (wiki pages, milestones), by scope name: the search
+   * routes (devforge.issues.ts) call them with the projects in reach and the term.
+   */
+  searchScopes: Map<string, (projects: ProjectRecord[], term: string, base: string) => Record<string, unknown>[]>;
 }
 
 /** Registers `/api/v4/...` in its own scope (own 404 handler, CORS and error handler). */
@@ -317,6 +322,7 @@ export async function registerApiRoutes(
         readableProject,
         writableProject,
         author,
+        searchScopes: new Map(),
       };
       registerIssueRoutes(scope, kit);
       registerMergeRequestRoutes(scope, kit);

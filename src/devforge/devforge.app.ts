@@ -30,6 +30,9 @@ import { repositoryRoutes } from './devforge.repository.routes.ts';
 import { seedRepositories } from './devforge.repository.seed.ts';
 import { restoreRecords, snapshotRecords } from './devforge.state.records.ts';
 import { setMergeRequestFiles } from './devforge.work.ts';
+import { adminRoutes } from './devforge.admin.routes.ts';
+import { createDevForgeExtras, seedExtras } from './devforge.extras.ts';
+import { wikiReleaseRoutes } from './devforge.wiki-releases.routes.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
 export { devForgeSeed } from './devforge.seed.ts';
@@ -154,9 +157,23 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   registerWebRoutes(app, { store, sessions });
   await registerOAuthRoutes(app, { oauth, sessions, store, counters });
   const faults = createDevForgeFaults();
+  // Wikis, releases, milestones, variables, hooks and member levels: rebuilt from the seed on every start (not in
+  // the state file).
+  const extras = createDevForgeExtras();
+  seedExtras(store, extras, clock(), (p, tag) => repositories.of(p.id).tags.get(tag)?.target);
   const extensions = [
-    repositoryRoutes({ repositories, now: () => clock(), lastPipeline: (p, sha) => lastPipelineOf(ci, p, sha) }),
+    repositoryRoutes({
+      repositories,
+      now: () => clock(),
+      lastPipeline: (p, sha) => lastPipelineOf(ci, p, sha),
+      releaseOf: (p, tag) => {
+        const r = extras.of(p.id).releases.get(tag);
+        return r ? { tag_name: r.tagName, description: r.description } : null;
+      },
+    }),
     ciRoutes({ ci, repositories, now: () => clock() }),
+    wikiReleaseRoutes({ extras, repositories, now: () => clock() }),
+    adminRoutes({ extras, now: () => clock() }),
   ];
   await registerApiRoutes(app, { api, store, counters, faults, now: () => clock(), extensions });
 

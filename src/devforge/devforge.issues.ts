@@ -200,7 +200,8 @@ export function registerIssueRoutes(scope: FastifyInstance, kit: ApiRouteKit): v
         .map((n) => noteEntity(store, n, base));
     else if (scopeName === 'users')
       results = [...store.users.values()].filter((u) => matches(u.username, term) || matches(u.name, term)).map((u) => userBasic(u, base));
-    // blobs, commits, wiki_blobs, milestones: the dev forge has no searchable repository or wiki content here.
+    // Scopes whose data another route module holds (wiki_blobs, milestones); blobs and commits find nothing here.
+    else results = kit.searchScopes.get(scopeName)?.(projects, term, base) ?? [];
     return paginate(request, reply, results);
   };
   const visibleProjects = (request: FastifyRequest) => kit.api.listProjects(kit.caller(request), { membership: false, owned: false });

@@ -88,13 +88,19 @@ export function branch(
 }
 
 /** `API::Entities::Tag`. */
-export function tag(t: TagRecord, target: CommitRecord, project: ProjectRecord, base: string): Record<string, unknown> {
+export function tag(
+  t: TagRecord,
+  target: CommitRecord,
+  project: ProjectRecord,
+  base: string,
+  release: { tag_name: string; description: string } | null = null,
+): Record<string, unknown> {
   return {
     name: t.name,
     message: t.message,
     target: t.message === '' ? t.target : createHash('sha1').update(`tag ${t.name}`).digest('hex'),
     commit: commit(target, project, base),
-    release: null,
+    release,
     protected: false,
     created_at: t.message === '' ? null : iso(t.createdAt),
   };

@@ -33,6 +33,8 @@ export interface RepositoryRouteDeps {
   now: () => number;
   /** The newest pipeline of a commit, as `last_pipeline` shows it (devforge.ci.ts), or null. */
   lastPipeline?: (project: ProjectRecord, sha: string) => Record<string, unknown> | null;
+  /** The release of a tag, as a tag's `release` shows it (`{tag_name, description}`), or null. */
+  releaseOf?: (project: ProjectRecord, tag: string) => { tag_name: string; description: string } | null;
 }
 
 const ACTIONS = ['create', 'update', 'delete', 'move', 'chmod'] as const;
@@ -61,6 +63,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       if (value.trim() === '') throw new ParamError({ error: `${name} is empty` });
       return value;
     };
+    const release = (p: ProjectRecord, tag: string) => deps.releaseOf?.(p, tag) ?? null;
     const paramOf = (request: FastifyRequest, name: string): string => (request.params as Record<string, string>)[name] ?? '';
     const refOr = (request: FastifyRequest, repo: RepositoryRecord, name = 'ref'): string =>
       param(request.query, name) || repo.defaultBranch;
@@ -315,7 +318,9 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
         // GitLab's default order: `updated` descending (the newest tag first).
         .sort((a, b) => b.createdAt - a.createdAt || (a.name < b.name ? 1 : -1));
       const base = baseUrl(request);
-      return paginate(request, reply, tags).map((t) => entities.tag(t, found.repo.commits.get(t.target) as CommitRecord, found.p, base));
+      return paginate(request, reply, tags).map((t) =>
+        entities.tag(t, found.repo.commits.get(t.target) as CommitRecord, found.p, base, release(found.p, t.name)),
+      );
     });
     scope.get('/projects/:id/repository/tags/:tag_name', async (request, reply) => {
       const found = readable(request, reply);
@@ -323,7 +328,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       const t = found.repo.tags.get(paramOf(request, 'tag_name'));
       const target = t ? found.repo.commits.get(t.target) : undefined;
       if (!t || !target) return notFound(reply, 'Tag');
-      return entities.tag(t, target, found.p, baseUrl(request));
+      return entities.tag(t, target, found.p, baseUrl(request), release(found.p, t.name));
     });
     scope.post('/projects/:id/repository/tags', async (request, reply) => {
       const source = { ...(request.query as object), ...(request.body as object | null) };
@@ -337,7 +342,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       if (!at) return reply.code(400).send({ message: 'Target ' + ref + ' is invalid' });
       const created = { name, target: at.id, message: param(source, 'message') ?? '', createdAt: deps.now() };
       found.repo.tags.set(name, created);
-      return reply.code(201).send(entities.tag(created, at, found.p, baseUrl(request)));
+      return reply.code(201).send(entities.tag(created, at, found.p, baseUrl(request), release(found.p, created.name)));
     });
     scope.delete('/projects/:id/repository/tags/:tag_name', async (request, reply) => {
       const found = writable(request, reply);

@@ -171,9 +171,14 @@ describe('dev forge repository API', () => {
     expect((tags.body as { name: string }[]).map((t) => t.name)).toEqual(['v1.0.0', 'v0.1.0']);
     expectShape(
       (tags.body as unknown[])[0],
-      { name: 'string', message: 'string', target: 'string', commit: 'object', release: 'null', protected: 'boolean' },
+      { name: 'string', message: 'string', target: 'string', commit: 'object', release: ['object', 'null'], protected: 'boolean' },
       'tag',
     );
+    // v1.0.0 has the seeded release, v0.1.0 none.
+    expect((tags.body as { release: unknown }[]).map((t) => t.release)).toEqual([
+      { tag_name: 'v1.0.0', description: expect.stringContaining('Highlights') as unknown },
+      null,
+    ]);
 
     const refused = await api(`/projects/${P}/repository/branches`, {
       token: readOnly,

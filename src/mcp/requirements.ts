@@ -537,6 +537,26 @@ export const REQUIREMENTS = defineRequirements([
     rule: 'every registered tool, and each include, method, scope and action value of the consolidated ones, is called through the v2 and v1 SDK clients over Streamable HTTP and over stdio against the dev forge, each answer valid against its listed outputSchema with its text rendering; a tool without an entry fails the matrix',
   },
   {
+    id: 'TOOL-OPTIN',
+    source: 'issue 18 item 1 (opt-in toolsets)',
+    rule: 'the wiki, releases and admin toolsets are opt-in: absent from the default tools/list, listed in registry order when named',
+  },
+  {
+    id: 'TOOL-WIKI',
+    source: 'issue 18 item 1 (wiki)',
+    rule: 'wiki pages listed with a cursor (content on request), read by slug, created or updated (renamed) by save_wiki_page, found by search wiki_blobs; delete_wiki_page is confirmed',
+  },
+  {
+    id: 'TOOL-RELEASES',
+    source: 'issue 18 item 1 (releases)',
+    rule: 'releases listed with a cursor and read with notes; save_release creates (the tag from ref when missing) or updates; milestones listed with state and search filters and saved (create, update, close, reopen)',
+  },
+  {
+    id: 'TOOL-ADMIN',
+    source: 'issue 18 item 1 (admin)',
+    rule: 'CI/CD variables listed without values unless reveal_values, masked or hidden values never; members with their role, inherited on request; webhooks listed and saved, their secret token and URL credentials never returned',
+  },
+  {
     id: 'TOOL-READONLY',
     source: 'issue 18 tests',
     rule: 'read-only mode lists none of the write tools and refuses each when called; a read_api token writing gets insufficient_scope',

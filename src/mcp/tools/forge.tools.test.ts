@@ -53,9 +53,24 @@ const ANNOTATION_LOCK: Record<
   get_job: R,
   lint_ci_config: R,
   // opt-in: releases
+  list_releases: R,
+  get_release: R,
+  save_release: W,
+  list_milestones: R,
+  save_milestone: W,
   list_tags: R,
   add_tag: W,
   delete_tag: DI,
+  // opt-in: wiki
+  list_wiki_pages: R,
+  get_wiki_page: R,
+  save_wiki_page: W,
+  delete_wiki_page: DI,
+  // opt-in: admin
+  list_ci_variables: R,
+  list_members: R,
+  list_webhooks: R,
+  save_webhook: W,
 };
 
 /** Issue 17 item 4: the default tools/list answer stays under 32 KB of JSON. */

@@ -1,13 +1,16 @@
 /**
- * The opt-in `releases` toolset (issue 18 item 1): tags (list, create, delete after confirmation). GitLab's own
- * MCP server has `list_tags` in its repository toolset; here tags sit with releases as the issue groups them, so
- * the default tool list stays small.
+ * The opt-in `releases` toolset (issue 18 item 1): releases (list, get, save), milestones (list, save; milestones.tools.ts)
+ * and tags (list, create, delete after confirmation). GitLab's own MCP server has `list_tags` in its repository
+ * toolset; here tags sit with releases as the issue groups them, so the default tool list stays small. Release
+ * parameters are GitLab's (`tag_name`, `ref`, `milestones`, `released_at`).
  */
 import { z } from 'zod';
-import { READ, text, type Json } from './forge.entities.ts';
+import { ForgeApiError } from './forge.client.ts';
+import { READ, text, usernameOf, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
 import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
+import { milestoneTools } from './milestones.tools.ts';
 import { defineTool, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
@@ -32,8 +35,117 @@ function tagOut(t: unknown) {
   };
 }
 
+const releases = (ctx: ToolContext, project: string | number) => `/projects/${projectPathId(project, ctx.forgeUrl)}/releases`;
+const tagNameInput = z.string().min(1).max(255).describe('Tag name of the release, e.g. v1.2.0');
+
+const releaseSchema = z.object({
+  tag_name: z.string(),
+  name: text('Release name'),
+  released_at: z.string(),
+  upcoming_release: z.boolean(),
+  author: z.string().optional().describe('Username'),
+  commit_id: z.string().optional(),
+  milestones: z.array(text('Milestone title')),
+  web_url: z.string().optional(),
+  description: text('Release notes').optional(),
+  assets: z
+    .array(z.object({ format: z.string(), url: z.string() }))
+    .optional()
+    .describe('Source archives'),
+});
+
+const releaseOut = (full: boolean) => (r: unknown) => {
+  const v = r as Json;
+  const commit = v.commit as Json | null | undefined;
+  const author = usernameOf(v.author);
+  const self = (v._links as Json | undefined)?.self;
+  const sources = ((v.assets as Json | undefined)?.sources ?? []) as { format: string; url: string }[];
+  return {
+    tag_name: String(v.tag_name),
+    name: String(v.name ?? v.tag_name),
+    released_at: String(v.released_at),
+    upcoming_release: v.upcoming_release === true,
+    ...(author !== undefined ? { author } : {}),
+    ...(commit && typeof commit.id === 'string' ? { commit_id: commit.id } : {}),
+    milestones: ((v.milestones ?? []) as Json[]).map((m) => String(m.title)),
+    ...(typeof self === 'string' ? { web_url: self } : {}),
+    ...(full
+      ? {
+          description: typeof v.description === 'string' ? v.description : '',
+          assets: sources.map((s) => ({ format: s.format, url: s.url })),
+        }
+      : {}),
+  };
+};
+
 function releaseTools() {
   return [
+    defineTool({
+      name: 'list_releases',
+      toolset: 'releases',
+      title: 'List releases',
+      description: 'Releases, newest first (by release date, or by creation with order_by), without their notes.',
+      input: z.object({
+        project_id: projectRef,
+        order_by: z.enum(['released_at', 'created_at']).optional().describe('Order field (default released_at)'),
+        sort: z.enum(['asc', 'desc']).optional().describe('Order direction (default desc)'),
+        ...pagingInput,
+      }),
+      output: pageOutput(releaseSchema),
+      annotations: READ,
+      async run(args, ctx) {
+        const query = { order_by: args.order_by, sort: args.sort, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        return pageResult(await ctx.api.page(releases(ctx, args.project_id), ctx.token, query), releaseOut(false));
+      },
+    }),
+    defineTool({
+      name: 'get_release',
+      toolset: 'releases',
+      title: 'Get a release',
+      description: 'One release by tag name, with its notes and source archives.',
+      input: z.object({ project_id: projectRef, tag_name: tagNameInput }),
+      output: releaseSchema,
+      annotations: READ,
+      async run(args, ctx) {
+        return releaseOut(true)(await ctx.api.get(`${releases(ctx, args.project_id)}/${encodeURIComponent(args.tag_name)}`, ctx.token));
+      },
+    }),
+    defineTool({
+      name: 'save_release',
+      toolset: 'releases',
+      title: 'Create or update a release',
+      description:
+        'Creates the release of tag_name (the tag is created from ref when missing) or, when it exists, updates its name, notes, milestones or date.',
+      input: z.object({
+        project_id: projectRef,
+        tag_name: tagNameInput,
+        ref: z.string().min(1).max(255).optional().describe('Branch or SHA to tag when the tag does not exist yet'),
+        tag_message: z.string().max(10_000).optional().describe('Annotation of a tag created here'),
+        name: z.string().max(255).optional().describe('Release name (default: the tag name)'),
+        description: z.string().max(1_000_000).optional().describe('Release notes (Markdown)'),
+        milestones: z.array(z.string().max(255)).max(50).optional().describe('Milestone titles ([] removes all)'),
+        released_at: z.string().max(40).optional().describe('Release date (ISO 8601; a future date makes an upcoming release)'),
+      }),
+      output: releaseSchema.extend({ created: z.boolean() }),
+      annotations: WRITE,
+      async run(args, ctx) {
+        const path = `${releases(ctx, args.project_id)}/${encodeURIComponent(args.tag_name)}`;
+        const exists = await ctx.api.get(path, ctx.token).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof ForgeApiError && error.type === 'not_found') return false;
+            throw error;
+          },
+        );
+        const body: Record<string, unknown> = {};
+        for (const key of ['name', 'description', 'milestones', 'released_at'] as const) if (args[key] !== undefined) body[key] = args[key];
+        if (exists) return { ...releaseOut(true)(await ctx.api.put(path, ctx.token, body)), created: false };
+        for (const key of ['ref', 'tag_message'] as const) if (args[key] !== undefined) body[key] = args[key];
+        body.tag_name = args.tag_name;
+        return { ...releaseOut(true)(await ctx.api.post(releases(ctx, args.project_id), ctx.token, body)), created: true };
+      },
+    }),
+    ...milestoneTools(),
     defineTool({
       name: 'list_tags',
       toolset: 'releases',
@@ -90,7 +202,7 @@ function releaseTools() {
 
 export const releasesToolset: ToolsetDefinition = {
   name: 'releases',
-  description: 'Releases: tags (list, create, delete)',
+  description: 'Releases, milestones and tags (delete confirmed)',
   default: false,
   tools: releaseTools,
 };

@@ -68,12 +68,12 @@ describe('the operator bound (environment)', () => {
 
   it('[SURFACE-ENV] refuses unknown toolsets, malformed names and names that match no tool, one line each', () => {
     try {
-      parseMcpConfig({ FORGE_TOOLSETS: 'issues,wiki', FORGE_TOOLS: 'get_projekt', FORGE_DENIED_TOOLS: 'Bad Name' });
+      parseMcpConfig({ FORGE_TOOLSETS: 'issues,wikis', FORGE_TOOLS: 'get_projekt', FORGE_DENIED_TOOLS: 'Bad Name' });
       expect.unreachable('parseMcpConfig accepted unknown names');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const problems = (error as ConfigError).problems.join('\n');
-      expect(problems).toContain('FORGE_TOOLSETS: unknown toolsets wiki');
+      expect(problems).toContain('FORGE_TOOLSETS: unknown toolsets wikis');
       expect(problems).toContain('FORGE_TOOLS: match no tool: get_projekt');
       expect(problems).toContain('FORGE_DENIED_TOOLS: not tool names or globs: Bad Name');
     }

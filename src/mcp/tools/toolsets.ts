@@ -9,6 +9,8 @@ import { mergeRequestsToolset } from './merge-requests.tools.ts';
 import { ciToolset } from './ci.tools.ts';
 import { releasesToolset } from './releases.tools.ts';
 import { repositoryToolset } from './repository.tools.ts';
+import { wikiToolset } from './wiki.tools.ts';
+import { adminToolset } from './admin.tools.ts';
 import type { AnyForgeTool, ToolsetDefinition } from './tool.contract.ts';
 
 export const TOOLSETS: readonly ToolsetDefinition[] = [
@@ -19,6 +21,8 @@ export const TOOLSETS: readonly ToolsetDefinition[] = [
   ciToolset,
   // opt-in
   releasesToolset,
+  wikiToolset,
+  adminToolset,
 ];
 
 /** Every declared tool, toolset by toolset. A tool whose `toolset` is not the module's own is a bug caught here. */

@@ -1,0 +1,378 @@
+/**
+ * The dev forge's wiki, release, milestone, CI/CD variable, member and webhook APIs against GitLab's documented
+ * examples (wikis.md, releases/index.md, milestones.md, project_level_variables.md, members.md,
+ * project_webhooks.md): every documented field present with the documented type, offset-pagination headers past
+ * page one, GitLab's error bodies, scopes, access levels and visibility.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevForge, type StartedDevForge } from './devforge.app.ts';
+
+let forge: StartedDevForge;
+let pat = '';
+let readOnly = '';
+let otto = '';
+const P = 'rita%2Fhello-forge';
+
+beforeAll(async () => {
+  forge = await startDevForge({
+    users: [
+      { id: 1, username: 'rita', name: 'Rita Repo', email: 'rita@example.test', password: 'pw-rita-123456' },
+      { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-123456' },
+    ],
+    applications: [],
+  });
+  pat = forge.createPersonalAccessToken('rita', ['api']);
+  readOnly = forge.createPersonalAccessToken('rita', ['read_api']);
+  otto = forge.createPersonalAccessToken('otto', ['api']);
+});
+afterAll(async () => {
+  await forge.close();
+});
+
+async function api(path: string, init: { token?: string; method?: string; body?: unknown } = {}) {
+  const response = await fetch(`${forge.url}/api/v4${path}`, {
+    method: init.method ?? 'GET',
+    headers: { authorization: `Bearer ${init.token ?? pat}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+    ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (text === '' ? null : JSON.parse(text)) as Record<string, unknown> & Record<string, unknown>[],
+  };
+}
+
+type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null';
+const kindOf = (v: unknown): Kind => (v === null ? 'null' : Array.isArray(v) ? 'array' : (typeof v as Kind));
+
+/** Every documented field is there with one of the documented kinds. */
+function expectShape(value: unknown, shape: Record<string, Kind | Kind[]>, what: string) {
+  const object = value as Record<string, unknown>;
+  for (const [field, kinds] of Object.entries(shape)) {
+    expect(object, `${what}.${field}`).toHaveProperty(field);
+    expect([kinds].flat(), `${what}.${field} is ${kindOf(object[field])}`).toContain(kindOf(object[field]));
+  }
+}
+
+const MILESTONE: Record<string, Kind | Kind[]> = {
+  id: 'number',
+  iid: 'number',
+  project_id: 'number',
+  title: 'string',
+  description: 'string',
+  state: 'string',
+  created_at: 'string',
+  updated_at: 'string',
+  due_date: ['string', 'null'],
+  start_date: ['string', 'null'],
+  expired: 'boolean',
+  web_url: 'string',
+};
+const USER_BASIC: Record<string, Kind | Kind[]> = {
+  id: 'number',
+  username: 'string',
+  name: 'string',
+  state: 'string',
+  avatar_url: ['string', 'null'],
+  web_url: 'string',
+};
+
+describe('dev forge wiki API', () => {
+  it('lists pages without content (with_content adds it), gets one by slug, creates, renames, deletes, 404s as GitLab', async () => {
+    const list = await api(`/projects/${P}/wikis`);
+    expect(list.status).toBe(200);
+    for (const page of list.body) {
+      expectShape(page, { format: 'string', slug: 'string', title: 'string' }, 'wiki page');
+      expect(page).not.toHaveProperty('content');
+    }
+    expect(list.body.map((p) => p.slug)).toEqual(['getting-started', 'home', 'ops/deploy']);
+    const withContent = await api(`/projects/${P}/wikis?with_content=1`);
+    expect(withContent.body[0]).toHaveProperty('content');
+    const one = await api(`/projects/${P}/wikis/ops%2Fdeploy`);
+    expectShape(one.body, { content: 'string', format: 'string', slug: 'string', title: 'string', encoding: 'string' }, 'wiki page');
+    expect(one.body).toMatchObject({ slug: 'ops/deploy', title: 'ops/deploy', format: 'markdown', encoding: 'UTF-8' });
+    expect(await api(`/projects/${P}/wikis/nope`)).toMatchObject({ status: 404, body: { message: '404 Wiki Page Not Found' } });
+
+    expect(await api(`/projects/${P}/wikis`, { method: 'POST', body: { content: 'x' } })).toMatchObject({
+      status: 400,
+      body: { error: 'title is missing' },
+    });
+    expect(await api(`/projects/${P}/wikis`, { method: 'POST', body: { title: 'x', content: 'x', format: 'docx' } })).toMatchObject({
+      status: 400,
+      body: { error: 'format does not have a valid value' },
+    });
+    const created = await api(`/projects/${P}/wikis`, { method: 'POST', body: { title: 'Release checklist', content: '- tag\n- notes' } });
+    expect(created).toMatchObject({ status: 201, body: { slug: 'Release-checklist', title: 'Release checklist', format: 'markdown' } });
+    expect((await api(`/projects/${P}/wikis`, { method: 'POST', body: { title: 'Release checklist', content: 'again' } })).status).toBe(
+      400,
+    );
+    expect((await api(`/projects/${P}/wikis/Release-checklist`, { method: 'PUT', body: {} })).body).toEqual({
+      error: 'content, title, format are missing, at least one parameter must be provided',
+    });
+    const renamed = await api(`/projects/${P}/wikis/Release-checklist`, { method: 'PUT', body: { title: 'Releasing' } });
+    expect(renamed.body).toMatchObject({ slug: 'Releasing', content: '- tag\n- notes' });
+    expect((await api(`/projects/${P}/wikis/Release-checklist`)).status).toBe(404);
+    expect((await api(`/projects/${P}/wikis/Releasing`, { method: 'DELETE', token: readOnly })).body).toMatchObject({
+      error: 'insufficient_scope',
+    });
+    expect((await api(`/projects/${P}/wikis/Releasing`, { method: 'DELETE' })).status).toBe(204);
+    expect((await api(`/projects/${P}/wikis/Releasing`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('pages past page one with GitLab’s headers, hides a private project’s wiki from others, and is searchable as wiki_blobs', async () => {
+    const page2 = await api(`/projects/${P}/wikis?per_page=2&page=2`);
+    expect(page2.body.map((p) => p.slug)).toEqual(['ops/deploy']);
+    expect(page2.headers.get('x-total')).toBe('3');
+    expect(page2.headers.get('x-page')).toBe('2');
+    expect(page2.headers.get('x-next-page')).toBe('');
+    expect(page2.headers.get('x-prev-page')).toBe('1');
+    expect(await api(`/projects/${P}/wikis`, { token: otto })).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    const found = await api(`/projects/${P}/search?scope=wiki_blobs&search=deploy`);
+    expect(found.status).toBe(200);
+    for (const blob of found.body)
+      expectShape(
+        blob,
+        {
+          basename: 'string',
+          data: 'string',
+          path: 'string',
+          filename: 'string',
+          id: 'null',
+          ref: 'string',
+          startline: 'number',
+          project_id: 'number',
+          group_id: 'null',
+        },
+        'wiki blob',
+      );
+    expect(found.body.map((b) => b.path).sort()).toEqual(['home.md', 'ops/deploy.md']);
+    // Otto's global search finds his own sample wiki, never Rita's private one.
+    const ritaProject = found.body[0]?.project_id;
+    const ottos = (await api(`/search?scope=wiki_blobs&search=deploy`, { token: otto })).body;
+    expect(ottos.length).toBeGreaterThan(0);
+    expect(ottos.map((b) => b.project_id)).not.toContain(ritaProject);
+  });
+});
+
+describe('dev forge milestones API', () => {
+  it('lists with state and search filters, gets one, creates and closes, with GitLab’s validation answers', async () => {
+    const all = await api(`/projects/${P}/milestones`);
+    for (const m of all.body) expectShape(m, MILESTONE, 'milestone');
+    expect(all.body).toHaveLength(5);
+    expect((await api(`/projects/${P}/milestones?state=closed`)).body.map((m) => m.title)).toEqual(['v1.0']);
+    expect((await api(`/projects/${P}/milestones?search=v1.`)).body.map((m) => m.title)).toEqual(['v1.0', 'v1.1', 'v1.2']);
+    expect((await api(`/projects/${P}/milestones?state=open`)).body).toEqual({ error: 'state does not have a valid value' });
+    const second = await api(`/projects/${P}/milestones?per_page=2&page=2`);
+    expect(second.headers.get('x-next-page')).toBe('3');
+    expect(second.body).toHaveLength(2);
+
+    const created = await api(`/projects/${P}/milestones`, {
+      method: 'POST',
+      body: { title: 'v3.0', description: 'Later', start_date: '2031-01-01', due_date: '2031-03-01' },
+    });
+    expect(created).toMatchObject({ status: 201, body: { title: 'v3.0', state: 'active', iid: 6, expired: false } });
+    const id = Number(created.body.id);
+    expect((await api(`/projects/${P}/milestones`, { method: 'POST', body: { title: 'v3.0' } })).body).toEqual({
+      message: { title: ['has already been taken'] },
+    });
+    expect((await api(`/projects/${P}/milestones`, { method: 'POST', body: { title: 'bad', due_date: 'soon' } })).body).toEqual({
+      error: 'due_date is invalid',
+    });
+    const closed = await api(`/projects/${P}/milestones/${id}`, { method: 'PUT', body: { state_event: 'close' } });
+    expect(closed.body).toMatchObject({ id, state: 'closed' });
+    expect((await api(`/projects/${P}/milestones/${id}`)).body).toMatchObject({ title: 'v3.0', state: 'closed' });
+    expect(await api(`/projects/${P}/milestones/999999`)).toMatchObject({ status: 404, body: { message: '404 Milestone Not Found' } });
+    expect((await api(`/projects/${P}/milestones`, { method: 'POST', token: readOnly, body: { title: 'x' } })).status).toBe(403);
+  });
+});
+
+describe('dev forge releases API', () => {
+  it('answers a release with every documented field, creates one with a new tag from a ref, updates it, 409 on a duplicate', async () => {
+    const list = await api(`/projects/${P}/releases`);
+    expect(list.body).toHaveLength(1);
+    const release = list.body[0] as Record<string, unknown>;
+    expectShape(
+      release,
+      {
+        tag_name: 'string',
+        description: 'string',
+        name: 'string',
+        created_at: 'string',
+        released_at: 'string',
+        upcoming_release: 'boolean',
+        author: 'object',
+        commit: 'object',
+        milestones: 'array',
+        commit_path: 'string',
+        tag_path: 'string',
+        assets: 'object',
+        evidences: 'array',
+        _links: 'object',
+      },
+      'release',
+    );
+    expectShape(release.author, USER_BASIC, 'release.author');
+    expectShape((release.milestones as unknown[])[0], MILESTONE, 'release.milestones[0]');
+    expect(release).toMatchObject({ tag_name: 'v1.0.0', tag_path: '/rita/hello-forge/-/tags/v1.0.0' });
+    expect((release.assets as { sources: { format: string }[] }).sources.map((s) => s.format)).toEqual(['zip', 'tar.gz', 'tar.bz2', 'tar']);
+    expect(Object.keys(release._links as object).sort()).toEqual([
+      'closed_issues_url',
+      'closed_merge_requests_url',
+      'edit_url',
+      'merged_merge_requests_url',
+      'opened_issues_url',
+      'opened_merge_requests_url',
+      'self',
+    ]);
+
+    expect((await api(`/projects/${P}/releases`, { method: 'POST', body: { tag_name: 'v9.9.9' } })).body).toEqual({
+      message: 'Ref is not specified',
+    });
+    expect(
+      (await api(`/projects/${P}/releases`, { method: 'POST', body: { tag_name: 'v9.9.9', ref: 'main', milestones: ['nope'] } })).body,
+    ).toEqual({ message: 'Milestone(s) not found: nope' });
+    const created = await api(`/projects/${P}/releases`, {
+      method: 'POST',
+      body: { tag_name: 'v1.1.0', ref: 'main', name: 'One point one', description: 'Notes', milestones: ['v1.1'] },
+    });
+    expect(created).toMatchObject({ status: 201, body: { tag_name: 'v1.1.0', name: 'One point one', milestones: [{ title: 'v1.1' }] } });
+    // The tag was created with the release, and shows it as GitLab's tag entity does.
+    expect((await api(`/projects/${P}/repository/tags/v1.1.0`)).body).toMatchObject({
+      name: 'v1.1.0',
+      release: { tag_name: 'v1.1.0', description: 'Notes' },
+    });
+    expect((await api(`/projects/${P}/repository/tags/v0.1.0`)).body).toMatchObject({ release: null });
+    expect(await api(`/projects/${P}/releases`, { method: 'POST', body: { tag_name: 'v1.1.0', ref: 'main' } })).toMatchObject({
+      status: 409,
+      body: { message: 'Release already exists' },
+    });
+    const updated = await api(`/projects/${P}/releases/v1.1.0`, { method: 'PUT', body: { description: 'Better notes', milestones: [] } });
+    expect(updated.body).toMatchObject({ description: 'Better notes', milestones: [] });
+    const page2 = await api(`/projects/${P}/releases?per_page=1&page=2`);
+    expect(page2.headers.get('x-total')).toBe('2');
+    expect(page2.body.map((r) => r.tag_name)).toEqual(['v1.0.0']);
+    expect(await api(`/projects/${P}/releases/v0.0.0`)).toMatchObject({ status: 404, body: { message: '404 Release Not Found' } });
+  });
+});
+
+describe('dev forge CI/CD variables, members and hooks APIs', () => {
+  it('returns variables to a maintainer (a hidden one without value), 403 to a developer, 404 to an outsider', async () => {
+    const list = await api(`/projects/${P}/variables`, { token: readOnly });
+    expect(list.status).toBe(200);
+    for (const v of list.body)
+      expectShape(
+        v,
+        {
+          variable_type: 'string',
+          key: 'string',
+          value: ['string', 'null'],
+          protected: 'boolean',
+          masked: 'boolean',
+          hidden: 'boolean',
+          raw: 'boolean',
+          environment_scope: 'string',
+          description: ['string', 'null'],
+        },
+        'variable',
+      );
+    expect(list.body.map((v) => [v.key, v.masked, v.value === null])).toEqual([
+      ['DEPLOY_TARGET', false, false],
+      ['DEPLOY_TOKEN', true, false],
+      ['SIGNING_KEY', true, true],
+    ]);
+    expect((await api(`/projects/${P}/variables/DEPLOY_TARGET`)).body).toMatchObject({ value: 'staging.example.test' });
+    expect(await api(`/projects/${P}/variables/NOPE`)).toMatchObject({ status: 404, body: { message: '404 Variable Not Found' } });
+    expect((await api(`/projects/${P}/variables`, { token: otto })).status).toBe(404);
+    // In the demo group, the second member is a Developer.
+    const members = await api('/projects/demo%2Fwebshop/members');
+    const developer = members.body.find((m) => m.access_level === 30);
+    expect(developer).toBeDefined();
+    const devToken = forge.createPersonalAccessToken(String(developer?.username), ['api']);
+    expect(await api('/projects/demo%2Fwebshop/variables', { token: devToken })).toMatchObject({
+      status: 403,
+      body: { message: '403 Forbidden' },
+    });
+  });
+
+  it('lists members (direct and all) with access levels and filters, one member by id', async () => {
+    const members = await api(`/projects/${P}/members`);
+    expect(members.body).toHaveLength(1);
+    expectShape(
+      members.body[0],
+      {
+        ...USER_BASIC,
+        expires_at: 'null',
+        access_level: 'number',
+        created_at: 'string',
+        created_by: 'object',
+        group_saml_identity: 'null',
+        membership_state: 'string',
+      },
+      'member',
+    );
+    expect(members.body[0]).toMatchObject({ username: 'rita', access_level: 50 });
+    expect((await api(`/projects/${P}/members/all?query=zzz`)).body).toEqual([]);
+    expect((await api(`/projects/${P}/members/1`)).body).toMatchObject({ username: 'rita', access_level: 50 });
+    expect(await api(`/projects/${P}/members/2`)).toMatchObject({ status: 404, body: { message: '404 Member Not Found' } });
+  });
+
+  it('lists, creates, updates and deletes hooks without ever returning the token; validates the URL with 422', async () => {
+    const list = await api(`/projects/${P}/hooks`);
+    expectShape(
+      list.body[0],
+      {
+        id: 'number',
+        url: 'string',
+        name: 'string',
+        description: 'string',
+        project_id: 'number',
+        push_events: 'boolean',
+        push_events_branch_filter: 'string',
+        issues_events: 'boolean',
+        confidential_issues_events: 'boolean',
+        merge_requests_events: 'boolean',
+        tag_push_events: 'boolean',
+        note_events: 'boolean',
+        confidential_note_events: 'boolean',
+        job_events: 'boolean',
+        pipeline_events: 'boolean',
+        wiki_page_events: 'boolean',
+        deployment_events: 'boolean',
+        releases_events: 'boolean',
+        feature_flag_events: 'boolean',
+        enable_ssl_verification: 'boolean',
+        repository_update_events: 'boolean',
+        alert_status: 'string',
+        disabled_until: 'null',
+        url_variables: 'array',
+        created_at: 'string',
+        resource_access_token_events: 'boolean',
+        custom_webhook_template: 'string',
+        custom_headers: 'array',
+      },
+      'hook',
+    );
+    expect(JSON.stringify(list.body)).not.toContain('devforge-hook-secret');
+    expect((await api(`/projects/${P}/hooks`, { method: 'POST', body: {} })).body).toEqual({ error: 'url is missing' });
+    expect(await api(`/projects/${P}/hooks`, { method: 'POST', body: { url: 'ftp://x.test/' } })).toMatchObject({
+      status: 422,
+      body: { message: { url: ['is blocked: Only allowed schemes are http, https'] } },
+    });
+    const created = await api(`/projects/${P}/hooks`, {
+      method: 'POST',
+      body: { url: 'https://hooks.example.test/new', token: 'secret-123', issues_events: true },
+    });
+    expect(created).toMatchObject({ status: 201, body: { push_events: true, issues_events: true, note_events: false } });
+    expect(JSON.stringify(created.body)).not.toContain('secret-123');
+    const id = Number(created.body.id);
+    expect((await api(`/projects/${P}/hooks/${id}`, { method: 'PUT', body: { push_events: false } })).body).toMatchObject({
+      push_events: false,
+      url: 'https://hooks.example.test/new',
+    });
+    expect((await api(`/projects/${P}/hooks/${id}`, { method: 'PUT', token: readOnly, body: { push_events: true } })).status).toBe(403);
+    expect((await api(`/projects/${P}/hooks?per_page=1&page=2`)).body.map((h) => h.id)).toEqual([id]);
+    expect((await api(`/projects/${P}/hooks/${id}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await api(`/projects/${P}/hooks/${id}`)).toMatchObject({ status: 404, body: { message: '404 Hook Not Found' } });
+  });
+});
