@@ -184,30 +184,35 @@ function mcpTarget(port: number, bearer: string, method: string, params: Record<
   };
 }
 
-async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
-  // The forge client as production builds it (one undici pool; the tools on its request API), and the log as
-  // production writes it: one info line per request, written to a file (/dev/null), not kept in memory.
+/**
+ * The stack the tool sections measure: the forge client as production builds it (one undici pool; the tools on its
+ * request API), and the log as production writes it (one info line per request, to /dev/null, not kept in memory).
+ */
+async function startBenchStack() {
   const stack = await startStack({
     mode: 'none',
     validationCacheTtlMs: 60_000,
     productionForgeClient: true,
     log: createLogger({ level: 'info', destination: destination({ dest: '/dev/null', sync: true }) }),
   });
+  const { forge } = stack.forge;
+  const pat = forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+  const forgeApi = async (path: string, init: RequestInit = {}): Promise<unknown> => {
+    const response = await fetch(`${forge.url}/api/v4${path}`, {
+      ...init,
+      headers: { 'private-token': pat, 'content-type': 'application/json' },
+    });
+    if (!response.ok) throw new Error(`forge ${path}: ${response.status}`);
+    return response.json();
+  };
+  return { stack, forge, pat, forgePort: Number(new URL(forge.url).port), mcpPort: Number(new URL(stack.url).port), forgeApi };
+}
+
+async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
+  const { stack, pat, forgePort, mcpPort, forgeApi } = await startBenchStack();
   const lines: string[] = [];
   let pass = true;
   try {
-    const { forge } = stack.forge;
-    const pat = forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
-    const forgePort = Number(new URL(forge.url).port);
-    const mcpPort = Number(new URL(stack.url).port);
-    const forgeApi = async (path: string, init: RequestInit = {}) => {
-      const response = await fetch(`${forge.url}/api/v4${path}`, {
-        ...init,
-        headers: { 'private-token': pat, 'content-type': 'application/json' },
-      });
-      if (!response.ok) throw new Error(`forge ${path}: ${response.status}`);
-      return response.json();
-    };
     const [project] = (await forgeApi('/projects?membership=true&per_page=1')) as { id: number }[];
     if (!project) throw new Error('no sample project');
     const existing = ((await forgeApi(`/projects/${project.id}/issues?per_page=100`)) as unknown[]).length;
@@ -346,27 +351,10 @@ const BENCH_FILES = Array.from({ length: 200 }, (_, i) => ({
  * Streamable HTTP, beside the same forge calls made directly (the includes concurrently, as the tool makes them).
  */
 async function mergeRequestCalls(): Promise<{ lines: string[]; pass: boolean }> {
-  const stack = await startStack({
-    mode: 'none',
-    validationCacheTtlMs: 60_000,
-    productionForgeClient: true,
-    log: createLogger({ level: 'info', destination: destination({ dest: '/dev/null', sync: true }) }),
-  });
+  const { stack, forge, pat, forgePort, mcpPort, forgeApi } = await startBenchStack();
   const lines: string[] = [];
   let pass = true;
   try {
-    const { forge } = stack.forge;
-    const pat = forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
-    const forgePort = Number(new URL(forge.url).port);
-    const mcpPort = Number(new URL(stack.url).port);
-    const forgeApi = async (path: string, init: RequestInit = {}) => {
-      const response = await fetch(`${forge.url}/api/v4${path}`, {
-        ...init,
-        headers: { 'private-token': pat, 'content-type': 'application/json' },
-      });
-      if (!response.ok) throw new Error(`forge ${path}: ${response.status}`);
-      return response.json();
-    };
     // The demo project every user of the dev forge is a member of: !1 has diffs, notes, a diff thread, an approval.
     const demo = (await forgeApi(`/projects/${encodeURIComponent('demo/webshop')}`)) as { id: number };
     // The 200-file change, seeded through the dev forge's hook (a merge request made through the API changes one file).

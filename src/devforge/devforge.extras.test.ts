@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevForge, type StartedDevForge } from './devforge.app.ts';
+import { apiCaller, expectShape, type Kind } from './devforge.testkit.ts';
 
 let forge: StartedDevForge;
 let pat = '';
@@ -29,31 +30,10 @@ afterAll(async () => {
   await forge.close();
 });
 
-async function api(path: string, init: { token?: string; method?: string; body?: unknown } = {}) {
-  const response = await fetch(`${forge.url}/api/v4${path}`, {
-    method: init.method ?? 'GET',
-    headers: { authorization: `Bearer ${init.token ?? pat}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-    ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: (text === '' ? null : JSON.parse(text)) as Record<string, unknown> & Record<string, unknown>[],
-  };
-}
-
-type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null';
-const kindOf = (v: unknown): Kind => (v === null ? 'null' : Array.isArray(v) ? 'array' : (typeof v as Kind));
-
-/** Every documented field is there with one of the documented kinds. */
-function expectShape(value: unknown, shape: Record<string, Kind | Kind[]>, what: string) {
-  const object = value as Record<string, unknown>;
-  for (const [field, kinds] of Object.entries(shape)) {
-    expect(object, `${what}.${field}`).toHaveProperty(field);
-    expect([kinds].flat(), `${what}.${field} is ${kindOf(object[field])}`).toContain(kindOf(object[field]));
-  }
-}
+const api = apiCaller<Record<string, unknown> & Record<string, unknown>[]>(
+  () => forge.url,
+  () => pat,
+);
 
 const MILESTONE: Record<string, Kind | Kind[]> = {
   id: 'number',

@@ -3,6 +3,7 @@
  * applications (public, confidential, trusted), and helpers to obtain codes and tokens through the real pages.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
 import { startDevForge } from './devforge.app.ts';
 import type { StartedDevForge } from './devforge.app.ts';
 import { createForgeBrowser } from './devforge.browser.ts';
@@ -152,4 +153,43 @@ export async function obtainTokens(fx: ForgeFixture, opts: { user?: DevForgeUser
   });
   if (response.status !== 200) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
   return (await response.json()) as TokenBody;
+}
+
+/** An answer of the forge's REST API: JSON parsed, text/plain (raw files, job logs) kept as text, empty as null. */
+export interface ApiAnswer<Body> {
+  status: number;
+  headers: Headers;
+  body: Body;
+}
+
+/** A `/api/v4` caller on `forgeUrl` with `token` as the default bearer (`init.token` overrides it per call). */
+export function apiCaller<Body = Record<string, unknown> & unknown[]>(forgeUrl: () => string, token: () => string) {
+  return async (path: string, init: { token?: string; method?: string; body?: unknown } = {}): Promise<ApiAnswer<Body>> => {
+    const response = await fetch(`${forgeUrl()}/api/v4${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${init.token ?? token()}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+    });
+    const text = await response.text();
+    let body: unknown = text === '' ? null : text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // a text/plain answer
+    }
+    return { status: response.status, headers: response.headers, body: body as Body };
+  };
+}
+
+/** The JSON kinds GitLab's API documentation gives its fields. */
+export type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'null';
+const kindOf = (v: unknown): Kind => (v === null ? 'null' : Array.isArray(v) ? 'array' : (typeof v as Kind));
+
+/** Every documented field is there with one of the documented kinds. */
+export function expectShape(value: unknown, shape: Record<string, Kind | Kind[]>, what: string): void {
+  const object = value as Record<string, unknown>;
+  for (const [field, kinds] of Object.entries(shape)) {
+    expect(object, `${what}.${field}`).toHaveProperty(field);
+    expect([kinds].flat(), `${what}.${field} is ${kindOf(object[field])}`).toContain(kindOf(object[field]));
+  }
 }
