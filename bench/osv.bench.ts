@@ -418,6 +418,9 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
   const found = new Map<string, string>();
+  // The bootstrap token is printed on a database's first start only: a kept directory keeps it for the next runs.
+  const tokenFile = join(dir, 'platform-token');
+  if (existsSync(tokenFile)) found.set('token', readFileSync(tokenFile, 'utf8'));
   const times = new Map<string, number>();
   let compacted = '';
   const wanted = ['rest', 'grpc', 'token', 'OSV index built', 'OSV lookups warmed', 'OSV answers encoded', 'OSV heap compacted'];
@@ -441,6 +444,7 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
       }
     });
   });
+  writeFileSync(tokenFile, found.get('token') as string);
   // From here on its log (a line per request at the default level, as in production) is drained unread, or appended
   // to OSV_BENCH_REPLICA_LOG (with what OSV_BENCH_REPLICA_FLAGS makes V8 print, such as --trace-gc lines).
   lines.close();
