@@ -330,9 +330,9 @@ interface PlatformProcess {
   token: string;
   /** From spawn to the replica's index. */
   readyMs: number;
-  /** From the index to the lookups of large packages warmed, answers stored and the heap compacted. */
+  /** From the index to the lookups of large packages warmed, answers stored and the heap settled (collected when V8 held much garbage). */
   settledMs: number;
-  /** The replica's `OSV heap compacted` log line. */
+  /** The replica's `OSV heap settled` log line. */
   compacted: string;
   /** The server's resident memory now, in bytes (from /proc). */
   rss(): number;
@@ -423,7 +423,7 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
   if (existsSync(tokenFile)) found.set('token', readFileSync(tokenFile, 'utf8'));
   const times = new Map<string, number>();
   let compacted = '';
-  const wanted = ['rest', 'grpc', 'token', 'OSV index built', 'OSV lookups warmed', 'OSV answers encoded', 'OSV heap compacted'];
+  const wanted = ['rest', 'grpc', 'token', 'OSV index built', 'OSV lookups warmed', 'OSV answers encoded', 'OSV heap settled'];
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`platform serve did not settle in 30 minutes; stderr: ${stderr}`)), 30 * 60_000);
     child.once('exit', (code) => reject(new Error(`platform serve exited with ${code}: ${stderr}`)));
@@ -436,7 +436,7 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
         const entry = JSON.parse(line) as { msg?: string };
         const msg = entry.msg ?? '';
         if (wanted.includes(msg) && !times.has(msg)) times.set(msg, performance.now());
-        if (msg === 'OSV heap compacted') compacted = line;
+        if (msg === 'OSV heap settled') compacted = line;
       }
       if (wanted.every((w) => found.has(w) || times.has(w))) {
         clearTimeout(timer);
@@ -452,7 +452,7 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
   if (replicaLog) child.stdout.on('data', (chunk: Buffer) => appendFileSync(replicaLog, chunk));
   child.stdout.resume();
   const ready = times.get('OSV index built') as number;
-  const settled = Math.max(...['OSV lookups warmed', 'OSV answers encoded', 'OSV heap compacted'].map((msg) => times.get(msg) as number));
+  const settled = Math.max(...['OSV lookups warmed', 'OSV answers encoded', 'OSV heap settled'].map((msg) => times.get(msg) as number));
   return {
     pid: child.pid as number,
     http: found.get('rest') as string,
@@ -951,7 +951,7 @@ async function main(): Promise<void> {
     try {
       report(`platform ready (platform serve, its own process): replica index built in ${fmt(platform.readyMs / 1000, 1)} s`);
       report(
-        `platform settled: lookups of large packages warmed, answers of every record stored and heap compacted (${platform.compacted}) ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB (${platform.memory()} MiB)`,
+        `platform settled: lookups of large packages warmed, answers of every record stored and heap settled (${platform.compacted}) ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB (${platform.memory()} MiB)`,
       );
       const heavy = queryMix(corpus.heavy);
       for (const condition of CONDITIONS) {

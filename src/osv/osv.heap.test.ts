@@ -1,6 +1,6 @@
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { compactHeap } from './osv.heap.ts';
+import { compactHeap, createHeapSettler } from './osv.heap.ts';
 
 describe('compactHeap', () => {
   it('[OSV-HEAP-SETTLED] collects what nothing references any more and reports the heap before and after', () => {
@@ -16,5 +16,15 @@ describe('compactHeap', () => {
     compactHeap();
     expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
     expect(runInNewContext('typeof gc')).toBe('undefined');
+  });
+
+  it('[OSV-HEAP-SETTLED] settling collects only when V8 holds more pages than the slack above the last live heap', () => {
+    const eager = createHeapSettler(0);
+    expect(eager().collected).toBe(true);
+    const never = createHeapSettler(Number.MAX_SAFE_INTEGER);
+    const skipped = never();
+    expect(skipped.collected).toBe(false);
+    expect(skipped.compaction).toBeUndefined();
+    expect(skipped.heap_total_mib).toBeGreaterThan(0);
   });
 });

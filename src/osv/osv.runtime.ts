@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createAnswerEncoder, type AnswerEncoder } from './osv.answer.ts';
-import { compactHeap } from './osv.heap.ts';
+import { createHeapSettler } from './osv.heap.ts';
 import type { OsvConfig } from './osv.config.ts';
 import { createIndexKeeper, type IndexKeeper } from './osv.loader.ts';
 import { createOsvService, type OsvService } from './osv.service.ts';
@@ -36,6 +36,7 @@ export function createOsvRuntime(deps: OsvRuntimeDeps): OsvRuntime {
   const { db, clock, config } = deps;
   const log = deps.log.child({ service: 'osv' });
   const answers = createAnswerEncoder({ db, log });
+  const settleHeap = createHeapSettler();
   let closing: Promise<void> | undefined;
   // After a build or refresh with changes, once the lookups are warmed and the answers stored: one full collection
   // (osv.heap.ts), so the garbage of that work neither stays resident nor is collected later on a query's thread.
@@ -53,7 +54,7 @@ export function createOsvRuntime(deps: OsvRuntimeDeps): OsvRuntime {
         await keeper.whenWarm();
         await answers.whenIdle();
       } while (compactAgain && closing === undefined);
-      if (closing === undefined) log.info(compactHeap(), 'OSV heap compacted');
+      if (closing === undefined) log.info(settleHeap(), 'OSV heap settled');
     })().finally(() => (compaction = undefined));
   };
   const keeper = createIndexKeeper({
