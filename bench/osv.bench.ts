@@ -18,7 +18,7 @@
 // line carries the load average. `--skip-scan` leaves out the naive scan, `--skip-serve` the served latency runs.
 // Not part of `npm test`. Prints the figures only.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -69,6 +69,11 @@ const PG_URL = arg('pg') ?? process.env.OSV_BENCH_DATABASE_URL ?? process.env.TE
 const SINGLE_QUERIES = Number(arg('queries') ?? 2000);
 const BATCHES = Number(arg('batches') ?? 20);
 const SCAN_QUERIES = Number(arg('scan-queries') ?? 20);
+/**
+ * `--keep DIR`: the run's directory is DIR and stays; a later run with the same DIR and --records skips generating and
+ * importing (and its replica finds the answers stored), so the serving figures can be repeated in minutes.
+ */
+const KEEP = arg('keep');
 const BULK = ['../shared/osv-data/bulk/go-vulndb.jsonl', '../shared/osv-data/bulk/pypa-pysec.jsonl'];
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -140,9 +145,14 @@ function fullCollection(): { ms: number; cpuMs: number; heapMiB: number } {
 
 async function writeCorpus(dir: string): Promise<{ path: string; samples: SampleQuery[]; heavy: SampleQuery[]; ms: number }> {
   const path = join(dir, 'synthetic.jsonl');
-  const out = createWriteStream(path);
   const corpus = new SyntheticCorpus({ records: RECORDS });
   const started = performance.now();
+  if (KEEP !== undefined && existsSync(join(dir, 'imported'))) {
+    // A kept directory of an earlier run: the same generator yields the same records and samples; nothing is written.
+    for (const _record of corpus.records());
+    return { path, samples: corpus.mix(5000), heavy: corpus.pools.get('popular') ?? [], ms: performance.now() - started };
+  }
+  const out = createWriteStream(path);
   let buffer = '';
   for (const record of corpus.records()) {
     buffer += JSON.stringify(record) + '\n';
@@ -193,8 +203,13 @@ function queryMix(samples: SampleQuery[]): Record<string, unknown>[] {
  */
 const LATENCY_CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { transport, target, token, queries, heavy, singles, batches, modules } = workerData;
+const { transport, target, token, queries, heavy, singles, batches, modules, serverPid } = workerData;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
+// The server's CPU time (user + system, ms) from /proc: per request it does not depend on how busy the machine is.
+const serverCpu = () => {
+  const fields = require('node:fs').readFileSync('/proc/' + serverPid + '/stat', 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
 let query, batch;
 if (transport === 'http') {
   const http = require('node:http');
@@ -238,14 +253,19 @@ async function timed(list, fn) {
 }
 (async () => {
   for (const q of queries.slice(0, 200)) await query(q);
+  const cpu0 = serverCpu();
   const single = await timed(Array.from({ length: singles }, (_, i) => queries[i % queries.length]), query);
+  const cpu1 = serverCpu();
   const popular = await timed(heavy.slice(0, 100), query);
+  const cpu2 = serverCpu();
   const sets = Array.from({ length: batches + 2 }, (_, i) => {
     const offset = (i * 1000) % Math.max(1, queries.length - 1000);
     return queries.length >= 1000 ? queries.slice(offset, offset + 1000) : Array.from({ length: 1000 }, (_, k) => queries[k % queries.length]);
   });
+  const cpu3 = serverCpu();
   const batchTimes = (await timed(sets, batch)).slice(2);
-  parentPort.postMessage({ single, popular, batch: batchTimes });
+  const cpu4 = serverCpu();
+  parentPort.postMessage({ single, popular, batch: batchTimes, cpu: { single: cpu1 - cpu0, popular: cpu2 - cpu1, batch: cpu4 - cpu3 } });
 })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
 `;
 
@@ -258,6 +278,7 @@ async function latency(
 ): Promise<void> {
   const target = transport === 'http' ? platform.http : platform.grpc;
   const token = platform.token;
+  if (process.env.OSV_BENCH_REPLICA_LOG) appendFileSync(process.env.OSV_BENCH_REPLICA_LOG, `=== bench: ${label} latency runs start\n`);
   const gcFrom = platform.gcMark();
   const require = createRequire(import.meta.url);
   const modules = {
@@ -268,9 +289,15 @@ async function latency(
   };
   const worker = new Worker(LATENCY_CLIENT, {
     eval: true,
-    workerData: { transport, target, token, queries, heavy, singles: SINGLE_QUERIES, batches: BATCHES, modules },
+    workerData: { transport, target, token, queries, heavy, singles: SINGLE_QUERIES, batches: BATCHES, modules, serverPid: platform.pid },
   });
-  const result = await new Promise<{ single: number[]; popular: number[]; batch: number[]; error?: string }>((resolve, reject) => {
+  const result = await new Promise<{
+    single: number[];
+    popular: number[];
+    batch: number[];
+    cpu: { single: number; popular: number; batch: number };
+    error?: string;
+  }>((resolve, reject) => {
     worker.once('message', resolve);
     worker.once('error', reject);
   });
@@ -283,6 +310,11 @@ async function latency(
   );
   const s = stats(result.single);
   report(`Query over ${label}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, mean ${fmt(s.mean)} ms (${SINGLE_QUERIES} mixed queries)`);
+  const perCall = (ms: number, calls: number) => fmt(ms / calls, 3);
+  report(
+    `server CPU per call over ${label} (/proc, all threads): Query ${perCall(result.cpu.single, result.single.length)} ms, ` +
+      `popular ${perCall(result.cpu.popular, result.popular.length)} ms, QueryBatch(1000) ${perCall(result.cpu.batch, BATCHES + 2)} ms`,
+  );
   const h = stats(result.popular);
   report(
     `Query over ${label}, popular packages only (hundreds of full records per answer): p50 ${fmt(h.p50)} ms, p99 ${fmt(h.p99)} ms (${result.popular.length} queries)`,
@@ -292,15 +324,20 @@ async function latency(
 }
 
 interface PlatformProcess {
+  pid: number;
   http: string;
   grpc: string;
   token: string;
   /** From spawn to the replica's index. */
   readyMs: number;
-  /** From the index to the lookups of large packages warmed and answers stored. */
+  /** From the index to the lookups of large packages warmed, answers stored and the heap settled (collected when V8 held much garbage). */
   settledMs: number;
+  /** The replica's `OSV heap settled` log line. */
+  compacted: string;
   /** The server's resident memory now, in bytes (from /proc). */
   rss(): number;
+  /** The replica's last `process.memoryUsage()` (written every 2 s by the preload), in MiB, as text. */
+  memory(): string;
   /** A position in the replica's GC log. */
   gcMark(): number;
   /** The replica's collections since `mark` (perf_hooks 'gc' entries). */
@@ -327,11 +364,15 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { appendFileSync } from 'node:fs';
 const path = process.env.OSV_BENCH_GC_LOG;
 const kinds = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak callbacks' };
+// With the flags (forced, all available garbage, all external memory, …) so the log says what asked for a collection.
 new PerformanceObserver((list) => {
   let text = '';
-  for (const entry of list.getEntries()) text += (kinds[entry.detail?.kind] ?? 'other') + ' ' + entry.duration + '\\n';
+  for (const entry of list.getEntries())
+    text += (kinds[entry.detail?.kind] ?? 'other') + ' ' + entry.duration + ' flags=' + (entry.detail?.flags ?? 0) + ' at=' + Math.round(entry.startTime) + '\\n';
   appendFileSync(path, text);
 }).observe({ entryTypes: ['gc'] });
+// What the replica's memory is made of, every 2 s: the bench prints the last one beside the RSS from /proc.
+setInterval(() => appendFileSync(path, 'memory ' + JSON.stringify(process.memoryUsage()) + '\\n'), 2000).unref();
 `)}`;
 
 /**
@@ -348,6 +389,8 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
     [
       // OSV_BENCH_REPLICA_PROF=DIR: the replica writes a CPU profile there when it stops (where the tail comes from).
       ...(process.env.OSV_BENCH_REPLICA_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.OSV_BENCH_REPLICA_PROF] : []),
+      // OSV_BENCH_REPLICA_FLAGS='--trace-gc …': more V8 flags for the replica; its output goes to OSV_BENCH_REPLICA_LOG.
+      ...(process.env.OSV_BENCH_REPLICA_FLAGS?.split(' ').filter(Boolean) ?? []),
       '--import',
       GC_OBSERVER,
       join(import.meta.dirname, '..', 'bin', 'platform.js'),
@@ -375,8 +418,12 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });
   const found = new Map<string, string>();
+  // The bootstrap token is printed on a database's first start only: a kept directory keeps it for the next runs.
+  const tokenFile = join(dir, 'platform-token');
+  if (existsSync(tokenFile)) found.set('token', readFileSync(tokenFile, 'utf8'));
   const times = new Map<string, number>();
-  const wanted = ['rest', 'grpc', 'token', 'OSV index built', 'OSV lookups warmed', 'OSV answers encoded'];
+  let compacted = '';
+  const wanted = ['rest', 'grpc', 'token', 'OSV index built', 'OSV lookups warmed', 'OSV answers encoded', 'OSV heap settled'];
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`platform serve did not settle in 30 minutes; stderr: ${stderr}`)), 30 * 60_000);
     child.once('exit', (code) => reject(new Error(`platform serve exited with ${code}: ${stderr}`)));
@@ -386,8 +433,10 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
       const token = /platform token:\s+(\S+)/u.exec(line);
       if (token) found.set('token', token[1] as string);
       if (line.startsWith('{')) {
-        const msg = (JSON.parse(line) as { msg?: string }).msg ?? '';
+        const entry = JSON.parse(line) as { msg?: string };
+        const msg = entry.msg ?? '';
         if (wanted.includes(msg) && !times.has(msg)) times.set(msg, performance.now());
+        if (msg === 'OSV heap settled') compacted = line;
       }
       if (wanted.every((w) => found.has(w) || times.has(w))) {
         clearTimeout(timer);
@@ -395,18 +444,36 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
       }
     });
   });
-  // From here on its log (a line per request at the default level, as in production) is drained unread.
+  writeFileSync(tokenFile, found.get('token') as string);
+  // From here on its log (a line per request at the default level, as in production) is drained unread, or appended
+  // to OSV_BENCH_REPLICA_LOG (with what OSV_BENCH_REPLICA_FLAGS makes V8 print, such as --trace-gc lines).
   lines.close();
+  const replicaLog = process.env.OSV_BENCH_REPLICA_LOG;
+  if (replicaLog) child.stdout.on('data', (chunk: Buffer) => appendFileSync(replicaLog, chunk));
   child.stdout.resume();
   const ready = times.get('OSV index built') as number;
-  const settled = Math.max(times.get('OSV lookups warmed') as number, times.get('OSV answers encoded') as number);
+  const settled = Math.max(...['OSV lookups warmed', 'OSV answers encoded', 'OSV heap settled'].map((msg) => times.get(msg) as number));
   return {
+    pid: child.pid as number,
     http: found.get('rest') as string,
     grpc: (found.get('grpc') as string).replace(/^grpc:\/\//u, ''),
     token: found.get('token') as string,
     readyMs: ready - started,
     settledMs: settled - ready,
+    compacted,
     rss: () => Number(/VmRSS:\s+(\d+) kB/u.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024,
+    memory() {
+      const last = readFileSync(gcLog, 'utf8').lastIndexOf('memory {');
+      if (last === -1) return 'n/a';
+      const usage = JSON.parse(
+        readFileSync(gcLog, 'utf8')
+          .slice(last + 7)
+          .split('\n')[0] as string,
+      ) as Record<string, number>;
+      return Object.entries(usage)
+        .map(([name, bytes]) => `${name} ${fmt(bytes / MiB, 0)}`)
+        .join(', ');
+    },
     gcMark: () => readFileSync(gcLog, 'utf8').length,
     gcSince(mark) {
       const summary: GcSummary = { count: 0, major: 0, longest: 0, longestKind: 'none', longestMajor: 0, total: 0 };
@@ -416,7 +483,9 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
         if (kind === undefined || !Number.isFinite(ms)) continue;
         summary.count++;
         summary.total += ms;
-        if (kind === 'major') {
+        // Node 20 reports the pause that ends an incrementally marked full collection as 'incremental' (kind 4),
+        // a full collection without incremental marking as 'major': both are full collections.
+        if (kind === 'major' || kind === 'incremental') {
           summary.major++;
           summary.longestMajor = Math.max(summary.longestMajor, ms);
         }
@@ -835,7 +904,8 @@ async function main(): Promise<void> {
     await codecFigures();
     return;
   }
-  const dir = mkdtempSync(join(tmpdir(), 'osv-bench-'));
+  const dir = KEEP ?? mkdtempSync(join(tmpdir(), 'osv-bench-'));
+  if (KEEP !== undefined) mkdirSync(KEEP, { recursive: true });
   report(
     `PlatformOSV benchmark: ${RECORDS} synthetic records + bulk files, node ${process.version}, ${gc ? 'with' : 'without'} --expose-gc`,
   );
@@ -846,8 +916,11 @@ async function main(): Promise<void> {
       `generated ${RECORDS} synthetic records in ${fmt(corpus.ms / 1000, 1)} s; ${corpus.samples.length} sampled queries (50% not affected, 8% unknown packages, 34% hits, 3% popular packages, 3% purls, 2% commits)`,
     );
     const sqliteUrl = `sqlite:${join(dir, 'platform.db')}`;
-    await whileBusy(() => importInto(sqliteUrl, [corpus.path, ...BULK], `SQLite (${BUSY})`));
-    if (PG_URL) {
+    const imported = KEEP !== undefined && existsSync(join(dir, 'imported'));
+    if (imported) report(`import: skipped (--keep ${KEEP}: imported by an earlier run)`);
+    else await whileBusy(() => importInto(sqliteUrl, [corpus.path, ...BULK], `SQLite (${BUSY})`));
+    if (KEEP !== undefined) writeFileSync(join(dir, 'imported'), '');
+    if (PG_URL && !imported) {
       const schema = `osv_bench_${process.pid}`;
       try {
         await whileBusy(() => importInto(PG_URL, [corpus.path, ...BULK], `PostgreSQL (${BUSY})`, schema));
@@ -864,8 +937,9 @@ async function main(): Promise<void> {
     // 2.–3. The index and the naive scan in this process; then the benchmark's own index and records are dropped, so
     // that only the platform's replica holds one while latency is measured.
     const queries = queryMix(corpus.samples);
-    await inProcess(sqliteUrl, corpus, queries);
-    if (!process.argv.includes('--skip-codec')) await codecFigures();
+    // `--only serve` (with --keep): just the served latency runs.
+    if (arg('only') !== 'serve') await inProcess(sqliteUrl, corpus, queries);
+    if (arg('only') !== 'serve' && !process.argv.includes('--skip-codec')) await codecFigures();
     settle();
     if (process.argv.includes('--skip-serve')) return;
 
@@ -877,7 +951,7 @@ async function main(): Promise<void> {
     try {
       report(`platform ready (platform serve, its own process): replica index built in ${fmt(platform.readyMs / 1000, 1)} s`);
       report(
-        `platform settled: lookups of large packages warmed and answers of every record stored ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB`,
+        `platform settled: lookups of large packages warmed, answers of every record stored and heap settled (${platform.compacted}) ${fmt(platform.settledMs / 1000, 1)} s later; server RSS ${fmt(platform.rss() / MiB, 0)} MiB (${platform.memory()} MiB)`,
       );
       const heavy = queryMix(corpus.heavy);
       for (const condition of CONDITIONS) {
@@ -885,13 +959,13 @@ async function main(): Promise<void> {
           await latency(`HTTP, ${condition}`, 'http', platform, queries, heavy);
           await latency(`gRPC, ${condition}`, 'grpc', platform, queries, heavy);
         });
-        report(`server RSS after the ${condition} latency runs: ${fmt(platform.rss() / MiB, 0)} MiB`);
+        report(`server RSS after the ${condition} latency runs: ${fmt(platform.rss() / MiB, 0)} MiB (${platform.memory()} MiB)`);
       }
     } finally {
       await platform.stop();
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (KEEP === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -169,4 +169,9 @@ export const OSV_REQUIREMENTS = defineRequirements([
     rule: 'strings of replaced records are freed: once refreshes have interned a set amount, the replica builds its index again in the background and swaps it in',
   },
   { id: 'OSV-REFRESH', source: 'issue 6 item 4', rule: 'every replica picks up an import from the database without a restart' },
+  {
+    id: 'OSV-HEAP-SETTLED',
+    source: 'issue 20',
+    rule: 'once the work after a build or a refresh is done, a replica runs one full collection, without exposing gc to any context',
+  },
 ]);

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createAnswerEncoder, type AnswerEncoder } from './osv.answer.ts';
+import { createHeapSettler } from './osv.heap.ts';
 import type { OsvConfig } from './osv.config.ts';
 import { createIndexKeeper, type IndexKeeper } from './osv.loader.ts';
 import { createOsvService, type OsvService } from './osv.service.ts';
@@ -34,10 +36,38 @@ export function createOsvRuntime(deps: OsvRuntimeDeps): OsvRuntime {
   const { db, clock, config } = deps;
   const log = deps.log.child({ service: 'osv' });
   const answers = createAnswerEncoder({ db, log });
-  const keeper = createIndexKeeper({ db, log, intervalMs: config.OSV_REFRESH_INTERVAL_MS, onChange: () => answers.kick() });
+  const settleHeap = createHeapSettler();
+  let closing: Promise<void> | undefined;
+  // After a build or refresh with changes, once the lookups are warmed and the answers stored: one full collection
+  // (osv.heap.ts), so the garbage of that work neither stays resident nor is collected later on a query's thread.
+  let compaction: Promise<void> | undefined;
+  let compactAgain = false;
+  const compactWhenSettled = (): void => {
+    if (compaction !== undefined) {
+      compactAgain = true;
+      return;
+    }
+    compaction = (async () => {
+      do {
+        compactAgain = false;
+        await nextTurn(); // the keeper starts warming after telling us of the change
+        await keeper.whenWarm();
+        await answers.whenIdle();
+      } while (compactAgain && closing === undefined);
+      if (closing === undefined) log.info(settleHeap(), 'OSV heap settled');
+    })().finally(() => (compaction = undefined));
+  };
+  const keeper = createIndexKeeper({
+    db,
+    log,
+    intervalMs: config.OSV_REFRESH_INTERVAL_MS,
+    onChange: () => {
+      answers.kick();
+      compactWhenSettled();
+    },
+  });
   const service = createOsvService({ db, index: keeper, config, clock, log });
   keeper.start();
-  let closing: Promise<void> | undefined;
   return {
     service,
     keeper,
@@ -46,6 +76,7 @@ export function createOsvRuntime(deps: OsvRuntimeDeps): OsvRuntime {
       closing ??= (async () => {
         await keeper.close();
         await answers.close();
+        await compaction;
       })();
       return closing;
     },
