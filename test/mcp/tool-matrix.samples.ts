@@ -378,6 +378,13 @@ export const SAMPLES: Record<string, Sample[]> = {
       args: { project_id: HELLO, protected: true, access_level: 'developer' },
       prepare: async (ctx) => ({ branch: await newBranch(ctx, 'protect') }),
       expect: { protected: true },
+      // The one access_level is both the push and the merge level (GitLab's 30 is Developer).
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${hello}/protected_branches/${enc(String(args.branch))}`)).toMatchObject({
+          push_access_levels: [{ access_level: 30 }],
+          merge_access_levels: [{ access_level: 30 }],
+        });
+      },
     },
     {
       label: 'delete (asks first)',
