@@ -64,8 +64,15 @@ export interface TestForge {
   clock: FakeClock;
 }
 
-/** A dev forge with one user and one public application registered for `redirectUris`, on a fake clock. */
-export async function startTestForge(redirectUris: string[], clock: FakeClock = fakeClock(Date.now())): Promise<TestForge> {
+/**
+ * A dev forge with one user (and `otherUsers`, who also get the seeded projects and join the demo group's project)
+ * and one public application registered for `redirectUris`, on a fake clock.
+ */
+export async function startTestForge(
+  redirectUris: string[],
+  clock: FakeClock = fakeClock(Date.now()),
+  otherUsers: readonly DevForgeUser[] = [],
+): Promise<TestForge> {
   const user: DevForgeUser = {
     id: 1,
     username: 'dana',
@@ -80,7 +87,7 @@ export async function startTestForge(redirectUris: string[], clock: FakeClock = 
     confidential: false,
     scopes: ['api', 'read_api', 'read_user'],
   };
-  const forge = await startDevForge({ users: [user], applications: [app], clock: () => clock.now() });
+  const forge = await startDevForge({ users: [user, ...otherUsers], applications: [app], clock: () => clock.now() });
   return { forge, user, app, clock };
 }
 
@@ -104,6 +111,8 @@ export interface StackOptions {
   clock?: FakeClock;
   /** Reuse a forge (for several servers sharing one forge). */
   forge?: TestForge;
+  /** Users of the stack's own forge besides the signed-in one (the dev forge has no API to add members). */
+  otherForgeUsers?: readonly DevForgeUser[];
   /** Fixed public URL and port (several replicas behind one proxy). */
   serverUrl?: string;
   port?: number;
@@ -153,6 +162,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       options.mode === 'callback_proxy'
         ? [`${serverUrl}/callback`, ...(options.forgeRedirectUris ?? [])]
         : [CLIENT_CALLBACK, ...(options.forgeRedirectUris ?? [])],
+      undefined,
+      options.otherForgeUsers,
     ));
   const logs = captureLogger();
   const settings: McpSettings = {

@@ -90,6 +90,21 @@ async function newPipeline(ctx: SampleContext, ref: string): Promise<number> {
   return (await ctx.rest.request('POST', `${hello}/pipeline`, { ref })).id as number;
 }
 
+/** A release of the run's own on a new tag at main; its tag name. */
+async function newRelease(ctx: SampleContext, what: string): Promise<string> {
+  const tag = `matrix-${what}-release-${ctx.run}`;
+  await ctx.rest.request('POST', `${hello}/releases`, { tag_name: tag, ref: 'main', name: `Matrix ${what}` });
+  return tag;
+}
+
+async function newWikiPage(ctx: SampleContext, what: string): Promise<string> {
+  return (await ctx.rest.request('POST', `${hello}/wikis`, { title: `matrix ${what} ${ctx.run}`, content: 'Matrix.' })).slug as string;
+}
+
+async function newWebhook(ctx: SampleContext, what: string): Promise<number> {
+  return (await ctx.rest.request('POST', `${hello}/hooks`, { url: `https://matrix.example.test/${what}/${ctx.run}` })).id as number;
+}
+
 /** A failed job of the seeded pipelines (it has a log). */
 async function failedJob(ctx: SampleContext): Promise<number> {
   const pipelines = await ctx.rest.request('GET', `${hello}/pipelines?status=failed`);
@@ -212,6 +227,12 @@ export const SAMPLES: Record<string, Sample[]> = {
       prepare: async (ctx) => ({ merge_request_iid: (await newMergeRequest(ctx, 'update')).iid }),
       expect: { title: 'Matrix: renamed' },
     },
+    {
+      label: 'rebase',
+      args: { project_id: WEBSHOP, rebase: true },
+      prepare: async (ctx) => ({ merge_request_iid: (await newMergeRequest(ctx, 'rebase')).iid }),
+      expect: { rebase_in_progress: true },
+    },
   ],
   save_merge_request_review: [
     { label: 'method=create_note', args: { project_id: WEBSHOP, merge_request_iid: 1, method: 'create_note', body: 'Matrix note.' } },
@@ -280,7 +301,6 @@ export const SAMPLES: Record<string, Sample[]> = {
       },
     },
   ],
-  rebase_merge_request: [{ label: 'rebase', args: { project_id: WEBSHOP, merge_request_iid: 1 }, expect: { rebase_in_progress: true } }],
 
   // repository
   get_repository_file: [
@@ -311,12 +331,11 @@ export const SAMPLES: Record<string, Sample[]> = {
       }),
       page: { items: 'diffs', next: 'next_cursor', cursorArg: 'cursor' },
     },
-  ],
-  compare_refs: [
-    { label: 'from the merge base', args: { project_id: HELLO, from: 'import', to: 'readme' } },
+    { label: 'compared from the merge base', args: { project_id: HELLO, from: 'import', sha: 'readme' } },
+    { label: 'compared straight', args: { project_id: HELLO, from: 'import', sha: 'readme', straight: true } },
     {
-      label: 'paging',
-      args: { project_id: HELLO, from: 'import', to: 'readme', per_page: 1 },
+      label: 'paging a comparison',
+      args: { project_id: HELLO, from: 'import', sha: 'readme', per_page: 1 },
       page: { items: 'diffs', next: 'next_cursor', cursorArg: 'cursor' },
     },
   ],
@@ -356,14 +375,20 @@ export const SAMPLES: Record<string, Sample[]> = {
     { label: 'create', args: { project_id: HELLO, ref: 'main' }, prepare: async (ctx) => ({ branch: `matrix-made-${ctx.run}` }) },
     {
       label: 'protect',
-      args: { project_id: HELLO, protected: true, push_access_level: 'maintainer', merge_access_level: 'developer' },
+      args: { project_id: HELLO, protected: true, access_level: 'developer' },
       prepare: async (ctx) => ({ branch: await newBranch(ctx, 'protect') }),
+      expect: { protected: true },
+      // The one access_level is both the push and the merge level (GitLab's 30 is Developer).
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${hello}/protected_branches/${enc(String(args.branch))}`)).toMatchObject({
+          push_access_levels: [{ access_level: 30 }],
+          merge_access_levels: [{ access_level: 30 }],
+        });
+      },
     },
-  ],
-  delete_branch: [
     {
       label: 'delete (asks first)',
-      args: { project_id: HELLO },
+      args: { project_id: HELLO, delete: true },
       prepare: async (ctx) => ({ branch: await newBranch(ctx, 'del') }),
       confirm: true,
       verify: async (ctx, args) => {
@@ -390,8 +415,12 @@ export const SAMPLES: Record<string, Sample[]> = {
       page: { items: 'jobs', next: 'jobs_next_cursor', cursorArg: 'jobs_cursor' },
     },
   ],
-  save_pipeline: [{ label: 'with variables', args: { project_id: HELLO, ref: 'readme', variables: [{ key: 'MATRIX', value: 'yes' }] } }],
   manage_pipeline: [
+    {
+      label: 'action=create with variables',
+      args: { project_id: HELLO, action: 'create', ref: 'readme', variables: [{ key: 'MATRIX', value: 'yes' }] },
+      expect: { pipeline: { ref: 'readme' } },
+    },
     {
       label: 'action=retry',
       args: { project_id: HELLO, action: 'retry' },
@@ -438,7 +467,64 @@ export const SAMPLES: Record<string, Sample[]> = {
     { label: 'the project’s own', args: { project_id: HELLO, include_jobs: true }, expect: { valid: true } },
   ],
 
-  // releases
+  // releases (opt-in)
+  list_releases: [
+    { label: 'by creation, oldest first', args: { project_id: HELLO, order_by: 'created_at', sort: 'asc' } },
+    {
+      label: 'paging',
+      args: { project_id: HELLO, per_page: 1 },
+      // The seed has one release: each run adds one of its own, so there is a page two.
+      prepare: async (ctx) => {
+        await newRelease(ctx, 'page');
+        return {};
+      },
+      page: LIST,
+    },
+  ],
+  get_release: [{ label: 'the seeded one', args: { project_id: HELLO, tag_name: 'v1.0.0' }, expect: { milestones: ['v1.0'] } }],
+  save_release: [
+    {
+      label: 'create, with a new tag',
+      args: { project_id: HELLO, ref: 'main', tag_message: 'Matrix', description: 'Matrix notes.', milestones: ['v1.1'] },
+      prepare: async (ctx) => ({ tag_name: `matrix-release-${ctx.run}` }),
+      expect: { created: true, milestones: ['v1.1'] },
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${hello}/releases/${enc(String(args.tag_name))}`)).toMatchObject({
+          description: 'Matrix notes.',
+        });
+      },
+    },
+    {
+      label: 'update',
+      args: { project_id: HELLO, name: 'Matrix renamed', description: 'New notes.' },
+      prepare: async (ctx) => ({ tag_name: await newRelease(ctx, 'update') }),
+      expect: { created: false, name: 'Matrix renamed', description: 'New notes.' },
+    },
+  ],
+  list_milestones: [
+    { label: 'active, searched', args: { project_id: HELLO, state: 'active', search: 'v1' } },
+    { label: 'paging', args: { project_id: HELLO, per_page: 2 }, page: LIST },
+  ],
+  save_milestone: [
+    {
+      label: 'create',
+      args: { project_id: HELLO, description: 'Matrix.', start_date: '2026-01-01', due_date: '2026-02-01' },
+      prepare: async (ctx) => ({ title: `Matrix ${ctx.run}` }),
+      expect: { created: true, state: 'active', due_date: '2026-02-01' },
+    },
+    {
+      label: 'close',
+      args: { project_id: HELLO, state_event: 'close' },
+      prepare: async (ctx) => {
+        const made = await ctx.rest.request('POST', `${hello}/milestones`, { title: `Matrix close ${ctx.run}` });
+        return { milestone_id: made.id };
+      },
+      expect: { created: false, state: 'closed' },
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${hello}/milestones/${String(args.milestone_id)}`)).toMatchObject({ state: 'closed' });
+      },
+    },
+  ],
   list_tags: [
     { label: 'search', args: { project_id: HELLO, search: 'v1' } },
     { label: 'paging', args: { project_id: HELLO, per_page: 1 }, page: LIST },
@@ -462,6 +548,99 @@ export const SAMPLES: Record<string, Sample[]> = {
       confirm: true,
       verify: async (ctx, args) => {
         await expect(ctx.rest.request('GET', `${hello}/repository/tags/${enc(String(args.tag_name))}`)).rejects.toThrow(/: 404 /);
+      },
+    },
+  ],
+
+  // wiki (opt-in)
+  list_wiki_pages: [
+    { label: 'with content', args: { project_id: HELLO, with_content: true } },
+    { label: 'paging', args: { project_id: HELLO, per_page: 2 }, page: LIST },
+  ],
+  get_wiki_page: [
+    { label: 'a sub-page', args: { project_id: HELLO, slug: 'ops/deploy' }, expect: { slug: 'ops/deploy', format: 'markdown' } },
+  ],
+  save_wiki_page: [
+    {
+      label: 'create',
+      args: { project_id: HELLO, content: 'Matrix page.' },
+      prepare: async (ctx) => ({ title: `matrix new ${ctx.run}` }),
+      expect: { created: true, content: 'Matrix page.' },
+    },
+    {
+      label: 'update',
+      args: { project_id: HELLO, content: 'Matrix, updated.', format: 'asciidoc' },
+      prepare: async (ctx) => ({ slug: await newWikiPage(ctx, 'update') }),
+      expect: { created: false, content: 'Matrix, updated.', format: 'asciidoc' },
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${hello}/wikis/${enc(String(args.slug))}`)).toMatchObject({ content: 'Matrix, updated.' });
+      },
+    },
+  ],
+  delete_wiki_page: [
+    {
+      label: 'delete (asks first)',
+      args: { project_id: HELLO },
+      prepare: async (ctx) => ({ slug: await newWikiPage(ctx, 'delete') }),
+      confirm: true,
+      expect: { deleted: true },
+      verify: async (ctx, args) => {
+        await expect(ctx.rest.request('GET', `${hello}/wikis/${enc(String(args.slug))}`)).rejects.toThrow(/: 404 /);
+      },
+    },
+  ],
+
+  // admin (opt-in)
+  list_ci_variables: [
+    {
+      label: 'values revealed',
+      args: { project_id: HELLO, reveal_values: true },
+      // The plain variable's value shows; the masked ones' never do (devforge.extras.ts seeds the three).
+      expect: {
+        items: [
+          { key: 'DEPLOY_TARGET', value: 'staging.example.test' },
+          { key: 'DEPLOY_TOKEN', masked: true },
+          { key: 'SIGNING_KEY', hidden: true },
+        ],
+      },
+    },
+    { label: 'paging', args: { project_id: HELLO, per_page: 2 }, page: LIST },
+  ],
+  list_members: [
+    { label: 'inherited, by name', args: { project_id: WEBSHOP, include_inherited: true, query: 'dana' } },
+    // The demo group's project has every user as a member: the matrix's forge has a second user (tool-matrix.test.ts).
+    { label: 'paging', args: { project_id: WEBSHOP, per_page: 1 }, page: LIST },
+  ],
+  list_webhooks: [
+    { label: 'the seeded one', args: { project_id: HELLO } },
+    {
+      label: 'paging',
+      args: { project_id: HELLO, per_page: 1 },
+      // The seed has one webhook: each run adds one of its own, so there is a page two.
+      prepare: async (ctx) => {
+        await newWebhook(ctx, 'page');
+        return {};
+      },
+      page: LIST,
+    },
+  ],
+  save_webhook: [
+    {
+      label: 'create',
+      args: { project_id: HELLO, events: ['push', 'merge_requests'], token: 'matrix-secret', enable_ssl_verification: false },
+      prepare: async (ctx) => ({ url: `https://matrix.example.test/${ctx.run}` }),
+      expect: { created: true, events: ['push', 'merge_requests'], enable_ssl_verification: false },
+    },
+    {
+      label: 'update',
+      args: { project_id: HELLO, events: ['pipeline'], name: 'Matrix hook' },
+      prepare: async (ctx) => ({ hook_id: await newWebhook(ctx, 'update') }),
+      expect: { created: false, events: ['pipeline'], name: 'Matrix hook' },
+      verify: async (ctx, args) => {
+        expect(await ctx.rest.request('GET', `${hello}/hooks/${String(args.hook_id)}`)).toMatchObject({
+          pipeline_events: true,
+          push_events: false,
+        });
       },
     },
   ],

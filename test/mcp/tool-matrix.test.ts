@@ -107,7 +107,13 @@ async function stdioSession(era: 'v1' | 'v2', extraEnv: Record<string, string> =
 }
 
 beforeAll(async () => {
-  stack = await startStack({ mode: 'none', toolSurface: { toolsets: toolsetNames(), denied: [], readOnly: false } });
+  // A second user, so that the demo group's project has members past page one (the dev forge cannot add members).
+  const otto = { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-matrix-1' };
+  stack = await startStack({
+    mode: 'none',
+    toolSurface: { toolsets: toolsetNames(), denied: [], readOnly: false },
+    otherForgeUsers: [otto],
+  });
   pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
   home = await mkdtemp(join(tmpdir(), 'tool-matrix-'));
   const api = `${stack.forge.forge.url}/api/v4`;
