@@ -200,7 +200,7 @@ export function registerIssueRoutes(scope: FastifyInstance, kit: ApiRouteKit): v
         .map((n) => noteEntity(store, n, base));
     else if (scopeName === 'users')
       results = [...store.users.values()].filter((u) => matches(u.username, term) || matches(u.name, term)).map((u) => userBasic(u, base));
-    // Scopes whose data another route module holds (wiki_blobs, milestones); blobs and commits find nothing here.
+    // Scopes whose data another route module holds (blobs and commits: the repositories; wiki_blobs, milestones).
     else results = kit.searchScopes.get(scopeName)?.(projects, term, base) ?? [];
     return paginate(request, reply, results);
   };

@@ -166,3 +166,34 @@ export function blameRange(range: BlameRange): Record<string, unknown> {
     lines: range.lines,
   };
 }
+
+/**
+ * A `blobs` search hit (`API::Entities::Blob`): the first line holding `term` (case-insensitive) with a line of
+ * context either side, or undefined when the file does not hold it.
+ */
+export function searchBlob(
+  path: string,
+  text: string,
+  term: string,
+  ref: string,
+  project: ProjectRecord,
+): Record<string, unknown> | undefined {
+  const needle = term.toLowerCase();
+  const lines = text.split('\n');
+  const hit = lines.findIndex((line) => line.toLowerCase().includes(needle));
+  if (hit < 0) return undefined;
+  const from = Math.max(0, hit - 1);
+  const slash = path.lastIndexOf('/');
+  const name = path.slice(slash + 1);
+  const dot = name.lastIndexOf('.');
+  return {
+    basename: `${path.slice(0, slash + 1)}${dot > 0 ? name.slice(0, dot) : name}`,
+    data: lines.slice(from, from + 3).join('\n'),
+    path,
+    filename: path,
+    id: null,
+    ref,
+    startline: from + 1,
+    project_id: project.id,
+  };
+}

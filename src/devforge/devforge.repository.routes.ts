@@ -14,6 +14,7 @@ import {
   commitActions,
   commitDiff,
   diffStats,
+  isBinary,
   lastCommitFor,
   mergeBase,
   resolveRef,
@@ -393,5 +394,35 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       if (!found.repo.protectedBranches.delete(paramOf(request, 'name'))) return notFound(reply, 'Protected Branch');
       return reply.code(204).send();
     });
+
+    // Search scopes this module's data answers (devforge.issues.ts runs the search): GitLab searches the default
+    // branch's files (`blobs`) and the commits reachable from it (`commits`), case-insensitively.
+    const headOf = (p: ProjectRecord) => {
+      const repo = deps.repositories.of(p.id);
+      const head = resolveRef(repo, repo.defaultBranch);
+      return head && { repo, head };
+    };
+    kit.searchScopes.set('blobs', (projects, term) =>
+      projects.flatMap((p) => {
+        const found = headOf(p);
+        if (!found) return [];
+        return [...found.head.files]
+          .filter(([, file]) => !isBinary(file.content))
+          .flatMap(([path, file]) => {
+            const blob = entities.searchBlob(path, file.content.toString('utf8'), term, found.repo.defaultBranch, p);
+            return blob ? [blob] : [];
+          });
+      }),
+    );
+    kit.searchScopes.set('commits', (projects, term, base) =>
+      projects.flatMap((p) => {
+        const found = headOf(p);
+        if (!found) return [];
+        const needle = term.toLowerCase();
+        return ancestors(found.repo, found.head)
+          .filter((c) => c.message.toLowerCase().includes(needle))
+          .map((c) => ({ ...entities.commit(c, p, base), project_id: p.id }));
+      }),
+    );
   };
 }

@@ -216,6 +216,51 @@ describe('dev forge repository API', () => {
   });
 });
 
+describe('dev forge repository search', () => {
+  it('finds blobs and commits on the default branch, in GitLab’s search shapes', async () => {
+    const blobs = await api(`/projects/${P}/search?scope=blobs&search=GREET`);
+    expect(blobs.status).toBe(200);
+    expect(blobs.body.length).toBeGreaterThan(0);
+    for (const hit of blobs.body) {
+      expectShape(
+        hit,
+        {
+          basename: 'string',
+          data: 'string',
+          path: 'string',
+          filename: 'string',
+          id: 'null',
+          ref: 'string',
+          startline: 'number',
+          project_id: 'number',
+        },
+        'blob',
+      );
+      expect((hit as { data: string }).data.toLowerCase()).toContain('greet');
+      expect((hit as { ref: string }).ref).toBe('main');
+    }
+    const commits = await api(`/projects/${P}/search?scope=commits&search=greeting`);
+    expect(commits.body.map((c) => (c as { title: string }).title)).toEqual(
+      expect.arrayContaining(['Add a greeting module', 'Fix the greeting punctuation']),
+    );
+    expectShape(
+      commits.body[0],
+      {
+        id: 'string',
+        short_id: 'string',
+        title: 'string',
+        message: 'string',
+        author_name: 'string',
+        committed_date: 'string',
+        project_id: 'number',
+      },
+      'commit',
+    );
+    // "Expand the README" is on the `readme` branch only: GitLab searches the default branch.
+    expect((await api(`/projects/${P}/search?scope=commits&search=expand`)).body).toEqual([]);
+  });
+});
+
 describe('dev forge CI API', () => {
   it('answers pipelines and jobs as documented, the log as text/plain, 404 for a job without a log', async () => {
     const list = await api(`/projects/${P}/pipelines?per_page=1&page=2`);

@@ -54,7 +54,6 @@ export const HELLO = 'dana/hello-forge';
 const LIST = { items: 'items', next: 'next_cursor', cursorArg: 'cursor' } as const;
 
 /** The dev forge's search (devforge.issues.ts) answers these scopes with no results: it has no index of them. */
-const NO_SEARCH = 'the dev forge does not search repository content, wikis or milestones';
 
 const enc = encodeURIComponent;
 const webshop = `/projects/${enc(WEBSHOP)}`;
@@ -145,11 +144,11 @@ export const SAMPLES: Record<string, Sample[]> = {
     { label: 'scope=issues, group', args: { scope: 'issues', search: 'cart', group_id: 'demo' } },
     { label: 'scope=merge_requests, project', args: { scope: 'merge_requests', search: 'cart', project_id: WEBSHOP } },
     { label: 'scope=notes', args: { scope: 'notes', search: 'reducer', project_id: WEBSHOP } },
-    { label: 'scope=blobs', args: { scope: 'blobs', search: 'greet', project_id: HELLO }, empty: NO_SEARCH },
-    { label: 'scope=commits', args: { scope: 'commits', search: 'README', project_id: HELLO }, empty: NO_SEARCH },
-    { label: 'scope=wiki_blobs', args: { scope: 'wiki_blobs', search: 'guide', project_id: HELLO }, empty: NO_SEARCH },
+    { label: 'scope=blobs', args: { scope: 'blobs', search: 'greet', project_id: HELLO } },
+    { label: 'scope=commits', args: { scope: 'commits', search: 'greeting', project_id: HELLO } },
+    { label: 'scope=wiki_blobs', args: { scope: 'wiki_blobs', search: 'deploy', project_id: HELLO } },
     { label: 'scope=users', args: { scope: 'users', search: 'dana' } },
-    { label: 'scope=milestones', args: { scope: 'milestones', search: 'v1', project_id: WEBSHOP }, empty: NO_SEARCH },
+    { label: 'scope=milestones', args: { scope: 'milestones', search: 'v1', project_id: HELLO } },
     { label: 'paging', args: { scope: 'issues', search: 'the', per_page: 1 }, page: LIST },
   ],
   search_labels: [
