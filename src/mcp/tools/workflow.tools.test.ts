@@ -108,6 +108,12 @@ describe('the core, issues and merge_requests tools on the dev forge', () => {
       ).toEqual(['Add a wish list']);
       const future = new Date(Date.now() + 3_600_000).toISOString();
       expect(((await ok('list_issues', { project_id: project, created_after: future })) as { items: Json[] }).items).toEqual([]);
+      const past = new Date(Date.now() - 10 * 365 * 86_400_000).toISOString();
+      expect(((await ok('list_issues', { project_id: project, created_before: past })) as { items: Json[] }).items).toEqual([]);
+      expect(((await ok('list_issues', { project_id: project, updated_before: past })) as { items: Json[] }).items).toEqual([]);
+      expect(
+        ((await ok('list_issues', { project_id: project, created_before: future, per_page: 1 })) as { items: Json[] }).items,
+      ).toHaveLength(1);
       const first = (await ok('list_issues', { project_id: project, per_page: 2, sort: 'asc' })) as { items: Json[]; next_cursor: string };
       const second = (await ok('list_issues', { project_id: project, per_page: 2, sort: 'asc', cursor: first.next_cursor })) as {
         items: Json[];
