@@ -2,7 +2,8 @@
  * The `ci` toolset (issue 18 item 1): pipelines (list; get with its jobs filtered by status; create with
  * variables; retry or cancel), jobs (get, with the log as its tail, a byte window or a search with context lines;
  * retry or cancel through manage_pipeline) and CI lint. Names follow GitLab's own MCP server (`list_pipelines`,
- * `get_pipeline`, `save_pipeline`, `manage_pipeline`, `get_job`).
+ * `get_pipeline`, `manage_pipeline`, `get_job`; its `save_pipeline` is `manage_pipeline` with `action: create`, and
+ * stays callable by that name).
  */
 import { z } from 'zod';
 import type { QueryValue } from './forge.client.ts';
