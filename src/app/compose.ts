@@ -4,10 +4,10 @@ import { createCredentialService, type CredentialService } from '../admin/creden
 import type { ModelsCommandDeps } from '../admin/models.commands.ts';
 import { upstreamAllowPrivate } from '../admin/admin.config.ts';
 import { createInferenceLimiter } from '../admin/inference/inference.limits.ts';
-import { openLimitsRedis } from '../admin/inference/inference.limits.redis.ts';
 import { createModelPlane, type ModelPlane } from '../admin/model-plane.ts';
 import { createUpstreamClient } from '../admin/upstream/upstream-client.ts';
 import { narrowTables, type DatabaseHandle } from '../core/db/database.ts';
+import { holdRedis } from '../core/redis-client.ts';
 import { findAccount } from '../core/identity/identity.store.ts';
 import { createDocumentsRpcs } from '../documents/documents.rpcs.ts';
 import { createDocumentsService, type DocumentsService } from '../documents/documents.service.ts';
@@ -38,10 +38,18 @@ export function composeModelPlane(core: PlatformContext): ModelPlane {
   core.onClose(() => upstream.close());
   const config = core.config.admin;
   const db: Kysely<AdminTables> = narrowTables(core.database.db);
-  // One Redis client per process for the inference limits, when replicas share them there.
+  // The process's Redis connection (core/redis-client.ts) for the inference limits, when replicas share them there.
   const redisUrl = config.PLATFORM_REDIS_URL;
-  const redis = redisUrl === undefined ? undefined : openLimitsRedis(redisUrl, core.log, core.clock);
-  if (redis) core.onClose(() => redis.disconnect());
+  const hold =
+    redisUrl === undefined
+      ? undefined
+      : holdRedis(redisUrl, {
+          clock: core.clock,
+          log: core.log,
+          onUnreachable: 'inference limits: Redis unreachable; calls are not limited until it is back',
+        });
+  if (hold) core.onClose(() => hold.release());
+  const redis = hold?.redis;
   const inferenceLimiter = createInferenceLimiter({
     db,
     clock: core.clock,

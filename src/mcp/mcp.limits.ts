@@ -7,7 +7,7 @@
  * Redis being unreachable lets requests through (logged once a minute): the limit protects the forge and the
  * server from one noisy client, and is not worth refusing every client while Redis is away.
  */
-import { Redis } from 'ioredis';
+import { holdRedis } from '../core/redis-client.ts';
 import { countWindowHit } from '../core/redis-window.ts';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
@@ -78,7 +78,12 @@ export function createRedisMcpLimiter(deps: {
   /** Key prefix (tests use their own, so runs never share counters). */
   keyPrefix?: string;
 }): McpRequestLimiter {
-  const redis = new Redis(deps.url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000, lazyConnect: false });
+  const hold = holdRedis(deps.url, {
+    clock: deps.clock,
+    log: deps.log,
+    onUnreachable: 'MCP rate limit: Redis unreachable; requests are not limited until it is back',
+  });
+  const { redis } = hold;
   const prefix = deps.keyPrefix ?? 'platform:mcp:rate:';
   let lastLogged = 0;
   const complain = (error: unknown) => {
@@ -89,7 +94,6 @@ export function createRedisMcpLimiter(deps: {
       'MCP rate limit: Redis unreachable; requests are not limited until it is back',
     );
   };
-  redis.on('error', complain);
   return {
     async hit(kind, key) {
       const limit = limitOf(deps.settings, kind);
@@ -105,7 +109,7 @@ export function createRedisMcpLimiter(deps: {
       }
     },
     async close() {
-      redis.disconnect();
+      hold.release();
     },
   };
 }

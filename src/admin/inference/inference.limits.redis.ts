@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { countWindowHit } from '../../core/redis-window.ts';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
@@ -25,23 +25,6 @@ redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1
 `;
-
-/**
- * The process's Redis client for the limits (`PLATFORM_REDIS_URL`). Commands fail fast when Redis is away rather
- * than holding requests; the limiter then lets calls through (see `createRedisLimits`).
- */
-export function openLimitsRedis(url: string, log: Logger, clock: Clock): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 1_000 });
-  let lastErrorLogged = 0;
-  redis.on('error', (error: Error) => {
-    // A down Redis repeats its error on every reconnect attempt; one line a minute is enough.
-    if (clock.now() - lastErrorLogged > 60_000) {
-      lastErrorLogged = clock.now();
-      log.error({ err: { message: error.message } }, 'inference limits: Redis unreachable; calls are not limited until it is back');
-    }
-  });
-  return redis;
-}
 
 /**
  * The limits in Redis, shared by every replica pointed at it. Rate: a counter per credential and fixed minute

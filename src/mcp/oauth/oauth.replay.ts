@@ -3,9 +3,9 @@
  * random id (`jti`); consuming it records the id until the value expires anyway. Without a shared store this holds
  * per replica; with `OAUTH_REPLAY_CACHE_URL=redis://…` every replica sees every consumption.
  */
-import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../core/clock.ts';
+import { holdRedis } from '../../core/redis-client.ts';
 import type { Logger } from '../../core/logger.ts';
 
 export interface ReplayCache {
@@ -46,15 +46,12 @@ export function createMemoryReplayCache(deps: { clock: Clock; max?: number }): R
  */
 export function createRedisReplayCache(deps: { url: string; clock: Clock; log: Logger; keyPrefix?: string }): ReplayCache {
   const local = createMemoryReplayCache({ clock: deps.clock });
-  const redis = new Redis(deps.url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true, connectTimeout: 2000 });
-  let lastErrorLogged = 0;
-  redis.on('error', (error: Error) => {
-    // A down Redis repeats its error on every retry; one line a minute is enough.
-    if (deps.clock.now() - lastErrorLogged > 60_000) {
-      lastErrorLogged = deps.clock.now();
-      deps.log.error({ err: { message: error.message } }, 'replay cache (Redis) unreachable; sealed codes are refused until it is back');
-    }
+  const hold = holdRedis(deps.url, {
+    clock: deps.clock,
+    log: deps.log,
+    onUnreachable: 'replay cache (Redis) unreachable; sealed codes are refused until it is back',
   });
+  const { redis } = hold;
   const prefix = deps.keyPrefix ?? 'platform:mcp:oauth:used:';
   return {
     async consume(id, expiresAt) {
@@ -65,7 +62,7 @@ export function createRedisReplayCache(deps: { url: string; clock: Clock; log: L
     },
     async close() {
       await local.close();
-      redis.disconnect();
+      hold.release();
     },
   };
 }
