@@ -5,8 +5,8 @@
  * page one, GitLab's error bodies, scopes, access levels and visibility.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevForge, type StartedDevForge } from './devforge.app.ts';
-import { apiCaller, expectShape, type Kind } from './devforge.testkit.ts';
+import type { StartedDevForge } from './devforge.app.ts';
+import { apiCaller, expectShape, startTwoUserForge, type Kind } from './devforge.testkit.ts';
 
 let forge: StartedDevForge;
 let pat = '';
@@ -15,16 +15,7 @@ let otto = '';
 const P = 'rita%2Fhello-forge';
 
 beforeAll(async () => {
-  forge = await startDevForge({
-    users: [
-      { id: 1, username: 'rita', name: 'Rita Repo', email: 'rita@example.test', password: 'pw-rita-123456' },
-      { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-123456' },
-    ],
-    applications: [],
-  });
-  pat = forge.createPersonalAccessToken('rita', ['api']);
-  readOnly = forge.createPersonalAccessToken('rita', ['read_api']);
-  otto = forge.createPersonalAccessToken('otto', ['api']);
+  ({ forge, pat, readOnly, otto } = await startTwoUserForge());
 });
 afterAll(async () => {
   await forge.close();
