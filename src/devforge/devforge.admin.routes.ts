@@ -227,7 +227,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
       return level;
     };
     /**
-     * Whether `actor` (of `actorLevel`) may set or remove the membership of `userId`, whose level is `from` and
+     * Whether a caller of `actorLevel` may set or remove the membership of `userId`, whose level is `from` and
      * becomes `to` (undefined: none): an Owner's membership is an Owner's to manage, the last Owner stays one, and
      * the owner of a personal project's namespace is not a membership anyone can change.
      */

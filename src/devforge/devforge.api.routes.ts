@@ -124,13 +124,13 @@ export function paginate<T>(request: FastifyRequest, reply: FastifyReply, items:
   return items.slice((page - 1) * perPage, page * perPage);
 }
 
+/** GitLab's Developer access level: what pushing, running pipelines and editing wikis and releases need. */
+const DEVELOPER = 30;
+
 /**
  * What the resource route modules (devforge.issues.ts, devforge.merge-requests.ts, …) get from the API scope:
  * the caller of a request, the checks every route makes, and the store.
  */
-/** GitLab's Developer access level: what pushing, running pipelines and editing wikis and releases need. */
-const DEVELOPER = 30;
-
 export interface ApiRouteKit {
   api: ApiService;
   store: DevForgeStore;
@@ -168,8 +168,8 @@ export async function registerApiRoutes(
     now: () => number;
     /** Route modules registered inside this scope, behind the same hooks (devforge.repository.routes.ts, …). */
     extensions?: readonly ApiRouteExtension[];
-    /** A member's access level (devforge.extras.ts); without it every member is an Owner. */
-    accessLevel?: (project: ProjectRecord, userId: number) => number | undefined;
+    /** A member's access level (devforge.extras.ts), undefined for a non-member. */
+    accessLevel: (project: ProjectRecord, userId: number) => number | undefined;
   },
 ): Promise<void> {
   const { api, store, counters } = deps;
@@ -260,8 +260,7 @@ export async function registerApiRoutes(
         }
         const p = project(request, reply);
         if (!p) return undefined;
-        const level = deps.accessLevel ? deps.accessLevel(p, user.id) : p.memberIds.includes(user.id) ? 50 : undefined;
-        if ((level ?? 0) < DEVELOPER) {
+        if ((deps.accessLevel(p, user.id) ?? 0) < DEVELOPER) {
           void reply.code(403).send({ message: '403 Forbidden' });
           return undefined;
         }
