@@ -124,6 +124,9 @@ export function paginate<T>(request: FastifyRequest, reply: FastifyReply, items:
   return items.slice((page - 1) * perPage, page * perPage);
 }
 
+/** GitLab's Developer access level: what pushing, running pipelines and editing wikis and releases need. */
+const DEVELOPER = 30;
+
 /**
  * What the resource route modules (devforge.issues.ts, devforge.merge-requests.ts, …) get from the API scope:
  * the caller of a request, the checks every route makes, and the store.
@@ -165,6 +168,8 @@ export async function registerApiRoutes(
     now: () => number;
     /** Route modules registered inside this scope, behind the same hooks (devforge.repository.routes.ts, …). */
     extensions?: readonly ApiRouteExtension[];
+    /** A member's access level (devforge.extras.ts), undefined for a non-member. */
+    accessLevel: (project: ProjectRecord, userId: number) => number | undefined;
   },
 ): Promise<void> {
   const { api, store, counters } = deps;
@@ -255,7 +260,7 @@ export async function registerApiRoutes(
         }
         const p = project(request, reply);
         if (!p) return undefined;
-        if (!p.memberIds.includes(user.id)) {
+        if ((deps.accessLevel(p, user.id) ?? 0) < DEVELOPER) {
           void reply.code(403).send({ message: '403 Forbidden' });
           return undefined;
         }

@@ -31,7 +31,7 @@ import { seedRepositories } from './devforge.repository.seed.ts';
 import { restoreRecords, snapshotRecords } from './devforge.state.records.ts';
 import { setMergeRequestFiles } from './devforge.work.ts';
 import { adminRoutes } from './devforge.admin.routes.ts';
-import { createDevForgeExtras, seedExtras } from './devforge.extras.ts';
+import { accessLevelOf, createDevForgeExtras, seedExtras } from './devforge.extras.ts';
 import { wikiReleaseRoutes } from './devforge.wiki-releases.routes.ts';
 
 export type { DevForgeApplication, DevForgeCounters, DevForgeOptions, DevForgeUser } from './devforge.types.ts';
@@ -89,10 +89,14 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   if (!state) seedDevForge(store, clock());
   // Repositories, CI and the work records of issues and merge requests (issue 18): from the state file when it has
   // them; otherwise the sample repositories are seeded (also under a state file written before it kept them).
-  const { repositories, ci } = state?.records
+  const restored = state?.records
     ? restoreRecords(store, state.records)
-    : { repositories: createDevForgeRepositories(), ci: createDevForgeCi() };
+    : { repositories: createDevForgeRepositories(), ci: createDevForgeCi(), extras: undefined };
+  const { repositories, ci } = restored;
   if (!state?.records) seedRepositories(store, repositories, ci, clock());
+  // Wikis, releases, milestones, variables, hooks and memberships likewise (seeded under a file that predates them).
+  const extras = restored.extras ?? createDevForgeExtras();
+  if (!restored.extras) seedExtras(store, extras, clock(), (p, tag) => repositories.of(p.id).tags.get(tag)?.target);
   const shown: Record<string, string> = { ...state?.shown };
   // Seeded users the store did not have yet: their clear password is what the banner prints on every start.
   for (const u of options.users) shown[shownPasswordKey(u.username)] ??= u.password;
@@ -107,7 +111,7 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
    */
   const persist = (records = false): void => {
     if (!stateFile) return;
-    if (records || recordsText === '') recordsText = JSON.stringify(snapshotRecords(store, repositories, ci));
+    if (records || recordsText === '') recordsText = JSON.stringify(snapshotRecords(store, repositories, ci, extras));
     const content: Omit<DevForgeState, 'records'> = { version: 1, shown, store: snapshotDevForgeStore(store) };
     // The records are spliced in as text already serialised: `{…,"records":…}` is the JSON of the whole state.
     const text = `${JSON.stringify(content).slice(0, -1)},"records":${recordsText}}`;
@@ -157,10 +161,6 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
   registerWebRoutes(app, { store, sessions });
   await registerOAuthRoutes(app, { oauth, sessions, store, counters });
   const faults = createDevForgeFaults();
-  // Wikis, releases, milestones, variables, hooks and member levels: rebuilt from the seed on every start (not in
-  // the state file).
-  const extras = createDevForgeExtras();
-  seedExtras(store, extras, clock(), (p, tag) => repositories.of(p.id).tags.get(tag)?.target);
   const extensions = [
     repositoryRoutes({
       repositories,
@@ -175,7 +175,15 @@ export async function buildDevForge(options: DevForgeOptions): Promise<DevForge>
     wikiReleaseRoutes({ extras, repositories, now: () => clock() }),
     adminRoutes({ extras, now: () => clock() }),
   ];
-  await registerApiRoutes(app, { api, store, counters, faults, now: () => clock(), extensions });
+  await registerApiRoutes(app, {
+    api,
+    store,
+    counters,
+    faults,
+    now: () => clock(),
+    extensions,
+    accessLevel: (p, userId) => accessLevelOf(extras, p, userId),
+  });
 
   app.setNotFoundHandler(async (_request, reply) => sendPage(reply, notFoundPage()));
   app.setErrorHandler((error: { statusCode?: number }, request, reply) => {

@@ -3,7 +3,7 @@
  * `Release`, `Milestone`, `Ci::Variable`, `Member`, `ProjectHook`), with GitLab's field names.
  */
 import { userBasic } from './devforge.api.serializers.ts';
-import type { HookRecord, MilestoneRecord, ReleaseRecord, VariableRecord, WikiPageRecord } from './devforge.extras.ts';
+import type { HookRecord, MemberRecord, MilestoneRecord, ReleaseRecord, VariableRecord, WikiPageRecord } from './devforge.extras.ts';
 import { HOOK_EVENTS } from './devforge.extras.ts';
 import { commit, projectPath } from './devforge.repository.entities.ts';
 import type { CommitRecord } from './devforge.repository.ts';
@@ -123,12 +123,12 @@ export function variable(v: VariableRecord): Json {
 }
 
 /** `API::Entities::Member` of a project. */
-export function member(user: UserRecord, level: number, createdBy: UserRecord, createdAt: number, base: string): Json {
+export function member(user: UserRecord, m: MemberRecord, createdBy: UserRecord, base: string): Json {
   return {
     ...userBasic(user, base),
-    expires_at: null,
-    access_level: level,
-    created_at: iso(createdAt),
+    expires_at: m.expiresAt,
+    access_level: m.accessLevel,
+    created_at: iso(m.createdAt),
     created_by: userBasic(createdBy, base),
     group_saml_identity: null,
     membership_state: 'active',

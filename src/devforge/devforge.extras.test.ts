@@ -5,8 +5,8 @@
  * page one, GitLab's error bodies, scopes, access levels and visibility.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevForge, type StartedDevForge } from './devforge.app.ts';
-import { apiCaller, expectShape, type Kind } from './devforge.testkit.ts';
+import type { StartedDevForge } from './devforge.app.ts';
+import { apiCaller, expectShape, startTwoUserForge, type Kind } from './devforge.testkit.ts';
 
 let forge: StartedDevForge;
 let pat = '';
@@ -15,16 +15,7 @@ let otto = '';
 const P = 'rita%2Fhello-forge';
 
 beforeAll(async () => {
-  forge = await startDevForge({
-    users: [
-      { id: 1, username: 'rita', name: 'Rita Repo', email: 'rita@example.test', password: 'pw-rita-123456' },
-      { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-123456' },
-    ],
-    applications: [],
-  });
-  pat = forge.createPersonalAccessToken('rita', ['api']);
-  readOnly = forge.createPersonalAccessToken('rita', ['read_api']);
-  otto = forge.createPersonalAccessToken('otto', ['api']);
+  ({ forge, pat, readOnly, otto } = await startTwoUserForge());
 });
 afterAll(async () => {
   await forge.close();
@@ -275,6 +266,57 @@ describe('dev forge CI/CD variables, members and hooks APIs', () => {
     });
   });
 
+  it('creates, updates and deletes variables with GitLab’s validation messages; a refused update changes nothing', async () => {
+    const variables = `/projects/${P}/variables`;
+    const create = (body: Record<string, unknown>, token?: string) => api(variables, { method: 'POST', body, ...(token ? { token } : {}) });
+    expect(await create({ key: 'NEW_VAR', value: 'v' }, readOnly)).toMatchObject({ status: 403, body: { error: 'insufficient_scope' } });
+    expect((await create({ key: 'NEW_VAR', value: 'v' }, otto)).status).toBe(404);
+    expect(await create({ value: 'v' })).toMatchObject({ status: 400, body: { error: 'key is missing' } });
+    expect(await create({ key: 'NEW_VAR' })).toMatchObject({ status: 400, body: { error: 'value is missing' } });
+    expect(await create({ key: 'bad-key', value: 'v' })).toMatchObject({
+      status: 400,
+      body: { message: { key: ["can contain only letters, digits and '_'."] } },
+    });
+    expect(await create({ key: 'DEPLOY_TARGET', value: 'v' })).toMatchObject({
+      status: 400,
+      body: { message: { key: ['(DEPLOY_TARGET) has already been taken'] } },
+    });
+    expect(await create({ key: 'SHORT', value: 'short', masked: true })).toMatchObject({
+      status: 400,
+      body: { message: { value: ['is invalid'] } },
+    });
+
+    const made = await create({ key: 'NEW_VAR', value: 'hello', variable_type: 'file', protected: true, description: 'A file' });
+    expect(made).toMatchObject({
+      status: 201,
+      body: {
+        key: 'NEW_VAR',
+        value: 'hello',
+        variable_type: 'file',
+        protected: true,
+        masked: false,
+        hidden: false,
+        environment_scope: '*',
+      },
+    });
+    expect((await api(`${variables}/NEW_VAR`, { method: 'PUT', body: { value: 'changed', masked: true } })).status).toBe(400);
+    expect((await api(`${variables}/NEW_VAR`)).body).toMatchObject({ value: 'hello', masked: false });
+    expect((await api(`${variables}/NEW_VAR`, { method: 'PUT', body: { value: 'changed-value', masked: true } })).body).toMatchObject({
+      value: 'changed-value',
+      masked: true,
+      variable_type: 'file',
+    });
+    expect((await api(`${variables}/SIGNING_KEY`, { method: 'PUT', body: { masked: false } })).status).toBe(400);
+    const hidden = await create({ key: 'HIDDEN_ONE', value: 'hidden-value-1', masked_and_hidden: true });
+    expect(hidden).toMatchObject({ status: 201, body: { value: null, masked: true, hidden: true } });
+    for (const key of ['NEW_VAR', 'HIDDEN_ONE']) expect((await api(`${variables}/${key}`, { method: 'DELETE' })).status).toBe(204);
+    expect(await api(`${variables}/NEW_VAR`, { method: 'DELETE' })).toMatchObject({
+      status: 404,
+      body: { message: '404 Variable Not Found' },
+    });
+    expect((await api(variables)).body.map((v) => v.key)).toEqual(['DEPLOY_TARGET', 'DEPLOY_TOKEN', 'SIGNING_KEY']);
+  });
+
   it('lists members (direct and all) with access levels and filters, one member by id', async () => {
     const members = await api(`/projects/${P}/members`);
     expect(members.body).toHaveLength(1);
@@ -295,6 +337,69 @@ describe('dev forge CI/CD variables, members and hooks APIs', () => {
     expect((await api(`/projects/${P}/members/all?query=zzz`)).body).toEqual([]);
     expect((await api(`/projects/${P}/members/1`)).body).toMatchObject({ username: 'rita', access_level: 50 });
     expect(await api(`/projects/${P}/members/2`)).toMatchObject({ status: 404, body: { message: '404 Member Not Found' } });
+  });
+
+  it('adds, changes and removes members with GitLab’s answers: 201, 400, 403, 404 and 409', async () => {
+    const members = `/projects/${P}/members`;
+    const add = (body: Record<string, unknown>, token?: string) => api(members, { method: 'POST', body, ...(token ? { token } : {}) });
+    // Otto cannot see rita's private project, and a read_api token cannot write.
+    expect(await add({ user_id: 2, access_level: 30 }, otto)).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await add({ user_id: 2, access_level: 30 }, readOnly)).toMatchObject({ status: 403, body: { error: 'insufficient_scope' } });
+    expect(await add({ access_level: 30 })).toMatchObject({
+      status: 400,
+      body: { error: 'user_id, username are missing, at least one parameter must be provided' },
+    });
+    expect(await add({ user_id: 2 })).toMatchObject({ status: 400, body: { error: 'access_level is missing' } });
+    expect(await add({ user_id: 2, access_level: 35 })).toMatchObject({
+      status: 400,
+      body: { error: 'access_level does not have a valid value' },
+    });
+    expect(await add({ user_id: 99, access_level: 30 })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+
+    const added = await add({ user_id: 2, access_level: 30, expires_at: '2030-01-31' });
+    expect(added.status).toBe(201);
+    expectShape(
+      added.body,
+      { ...USER_BASIC, expires_at: 'string', access_level: 'number', created_at: 'string', created_by: 'object' },
+      'member',
+    );
+    expect(added.body).toMatchObject({ username: 'otto', access_level: 30, expires_at: '2030-01-31', created_by: { username: 'rita' } });
+    expect(await add({ user_id: 2, access_level: 40 })).toMatchObject({ status: 409, body: { message: 'Member already exists' } });
+    // A member now: otto sees the project and its two members and may push, but a Developer manages no one.
+    const branch = (name: string) =>
+      api(`/projects/${P}/repository/branches`, { token: otto, method: 'POST', body: { branch: name, ref: 'main' } });
+    expect((await branch('otto-developer')).status).toBe(201);
+    expect((await api(members, { token: otto })).body.map((m) => m.username)).toEqual(['rita', 'otto']);
+    expect(await api(`${members}/2`, { token: otto, method: 'PUT', body: { access_level: 40 } })).toMatchObject({
+      status: 403,
+      body: { message: '403 Forbidden' },
+    });
+
+    expect((await api(`${members}/2`, { method: 'PUT', body: { access_level: 40 } })).body).toMatchObject({
+      access_level: 40,
+      expires_at: '2030-01-31',
+    });
+    expect((await api(`${members}/2`)).body).toMatchObject({ access_level: 40 });
+    expect(await api(`${members}/99`, { method: 'PUT', body: { access_level: 30 } })).toMatchObject({
+      status: 404,
+      body: { message: '404 Member Not Found' },
+    });
+    // The namespace owner's membership is nobody's to change; a Maintainer grants no Owner.
+    expect((await api(`${members}/1`, { method: 'PUT', body: { access_level: 30 } })).status).toBe(403);
+    expect((await api(`${members}/1`, { method: 'DELETE' })).status).toBe(403);
+    expect((await api(`${members}/2`, { token: otto, method: 'PUT', body: { access_level: 50 } })).status).toBe(403);
+    // A Maintainer may now read the variables; anyone may leave.
+    expect((await api(`/projects/${P}/variables`, { token: otto })).status).toBe(200);
+    expect((await api(`${members}/2`, { token: otto, method: 'DELETE' })).status).toBe(204);
+    expect((await api(`/projects/${P}`, { token: otto })).status).toBe(404);
+
+    // By username; a Reporter removes no one else; the Owner removes them; a second removal is a 404.
+    expect(await add({ username: 'otto', access_level: 20 })).toMatchObject({ status: 201, body: { access_level: 20, expires_at: null } });
+    expect(await branch('otto-reporter')).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    expect((await api(`${members}/1`, { token: otto, method: 'DELETE' })).status).toBe(403);
+    expect((await api(`${members}/2`, { method: 'DELETE' })).status).toBe(204);
+    expect(await api(`${members}/2`, { method: 'DELETE' })).toMatchObject({ status: 404, body: { message: '404 Member Not Found' } });
+    expect((await api(members)).body.map((m) => m.username)).toEqual(['rita']);
   });
 
   it('lists, creates, updates and deletes hooks without ever returning the token; validates the URL with 422', async () => {

@@ -1,7 +1,7 @@
 /**
- * The dev forge's project wikis, releases, milestones, CI/CD variables, webhooks and member access levels (issue 18
- * items 1 and 4, the opt-in `wiki`, `releases` and `admin` toolsets), in memory. Like repositories and CI they are
- * rebuilt from the seed on every start, not kept in the state file.
+ * The dev forge's project wikis, releases, milestones, CI/CD variables, webhooks and memberships (issue 18 items 1
+ * and 4, the opt-in `wiki`, `releases` and `admin` toolsets), in memory, with a plain-JSON snapshot the state file
+ * keeps (devforge.state.records.ts) so a restart does not undo them.
  */
 import type { DevForgeStore } from './devforge.store.ts';
 import type { ProjectRecord } from './devforge.types.ts';
@@ -87,14 +87,23 @@ export interface HookRecord {
   createdAt: number;
 }
 
+/** A membership's details (GitLab's `Member`); the project's `memberIds` say who is a member. */
+export interface MemberRecord {
+  accessLevel: number;
+  createdAt: number;
+  createdById: number;
+  /** `YYYY-MM-DD` or null. */
+  expiresAt: string | null;
+}
+
 export interface ProjectExtras {
   wiki: Map<string, WikiPageRecord>;
   releases: Map<string, ReleaseRecord>;
   milestones: MilestoneRecord[];
   variables: Map<string, VariableRecord>;
   hooks: HookRecord[];
-  /** Access level per member id; members not listed are Owners (the seed makes every member an Owner). */
-  accessLevels: Map<number, number>;
+  /** Membership details by user id; a member not listed is an Owner since the project's creation (the seed's). */
+  members: Map<number, MemberRecord>;
 }
 
 export interface DevForgeExtras {
@@ -103,21 +112,61 @@ export interface DevForgeExtras {
   nextHookId(): number;
 }
 
-export function createDevForgeExtras(): DevForgeExtras {
+/** The extras as plain JSON, for the state file. */
+export interface ExtrasSnapshot {
+  projects: {
+    projectId: number;
+    wiki: WikiPageRecord[];
+    releases: ReleaseRecord[];
+    milestones: MilestoneRecord[];
+    variables: VariableRecord[];
+    hooks: HookRecord[];
+    members: [number, MemberRecord][];
+  }[];
+  counters: { milestone: number; hook: number };
+}
+
+export interface DevForgeExtrasStore extends DevForgeExtras {
+  snapshot(): ExtrasSnapshot;
+}
+
+/** Empty extras, or those of `restore` (a snapshot from the state file). */
+export function createDevForgeExtras(restore?: ExtrasSnapshot): DevForgeExtrasStore {
   const byProject = new Map<number, ProjectExtras>();
-  let milestoneId = 0;
-  let hookId = 0;
+  let milestoneId = restore?.counters.milestone ?? 0;
+  let hookId = restore?.counters.hook ?? 0;
+  for (const p of restore?.projects ?? [])
+    byProject.set(p.projectId, {
+      wiki: new Map(p.wiki.map((w) => [w.slug, w])),
+      releases: new Map(p.releases.map((r) => [r.tagName, r])),
+      milestones: p.milestones,
+      variables: new Map(p.variables.map((v) => [v.key, v])),
+      hooks: p.hooks,
+      members: new Map(p.members),
+    });
   return {
     of(projectId) {
       let extras = byProject.get(projectId);
       if (!extras) {
-        extras = { wiki: new Map(), releases: new Map(), milestones: [], variables: new Map(), hooks: [], accessLevels: new Map() };
+        extras = { wiki: new Map(), releases: new Map(), milestones: [], variables: new Map(), hooks: [], members: new Map() };
         byProject.set(projectId, extras);
       }
       return extras;
     },
     nextMilestoneId: () => ++milestoneId,
     nextHookId: () => ++hookId,
+    snapshot: () => ({
+      projects: [...byProject].map(([projectId, x]) => ({
+        projectId,
+        wiki: [...x.wiki.values()],
+        releases: [...x.releases.values()],
+        milestones: x.milestones,
+        variables: [...x.variables.values()],
+        hooks: x.hooks,
+        members: [...x.members],
+      })),
+      counters: { milestone: milestoneId, hook: hookId },
+    }),
   };
 }
 
@@ -126,10 +175,25 @@ export function wikiSlug(title: string): string {
   return title.trim().replace(/\s+/g, '-');
 }
 
+/** GitLab's Owner access level. */
+export const OWNER = 50;
+
+/** The membership of `userId` in `project` (undefined for a non-member). */
+export function memberOf(extras: DevForgeExtras, project: ProjectRecord, userId: number): MemberRecord | undefined {
+  if (!project.memberIds.includes(userId)) return undefined;
+  return (
+    extras.of(project.id).members.get(userId) ?? {
+      accessLevel: OWNER,
+      createdAt: project.createdAt,
+      createdById: project.creatorId,
+      expiresAt: null,
+    }
+  );
+}
+
 /** The access level of a member of `project` (undefined for a non-member). */
 export function accessLevelOf(extras: DevForgeExtras, project: ProjectRecord, userId: number): number | undefined {
-  if (!project.memberIds.includes(userId)) return undefined;
-  return extras.of(project.id).accessLevels.get(userId) ?? 50;
+  return memberOf(extras, project, userId)?.accessLevel;
 }
 
 const DAY = 86_400_000;
@@ -148,7 +212,9 @@ export function seedExtras(
 ): void {
   for (const project of store.projects.values()) {
     const x = extras.of(project.id);
-    if (project.namespace.kind === 'group') for (const id of project.memberIds.slice(1)) x.accessLevels.set(id, 30);
+    if (project.namespace.kind === 'group')
+      for (const id of project.memberIds.slice(1))
+        x.members.set(id, { accessLevel: 30, createdAt: project.createdAt, createdById: project.creatorId, expiresAt: null });
     if (project.path !== 'hello-forge') continue;
     const page = (title: string, content: string, format: WikiFormat = 'markdown') =>
       x.wiki.set(wikiSlug(title), { slug: wikiSlug(title), title, format, content, updatedAt: now - 3 * DAY });

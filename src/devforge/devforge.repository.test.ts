@@ -4,24 +4,17 @@
  * offset-pagination headers past page one, GitLab's error bodies, scopes and visibility.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevForge, type StartedDevForge } from './devforge.app.ts';
-import { apiCaller, expectShape, type Kind } from './devforge.testkit.ts';
+import type { StartedDevForge } from './devforge.app.ts';
+import { apiCaller, expectShape, startTwoUserForge, type Kind } from './devforge.testkit.ts';
 
 let forge: StartedDevForge;
 let pat = '';
 let readOnly = '';
+let otto = '';
 const P = 'rita%2Fhello-forge';
 
 beforeAll(async () => {
-  forge = await startDevForge({
-    users: [
-      { id: 1, username: 'rita', name: 'Rita Repo', email: 'rita@example.test', password: 'pw-rita-123456' },
-      { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-123456' },
-    ],
-    applications: [],
-  });
-  pat = forge.createPersonalAccessToken('rita', ['api']);
-  readOnly = forge.createPersonalAccessToken('rita', ['read_api']);
+  ({ forge, pat, readOnly, otto } = await startTwoUserForge());
 });
 afterAll(async () => {
   await forge.close();
@@ -172,7 +165,6 @@ describe('dev forge repository API', () => {
       status: 405,
       body: { message: 'Cannot remove HEAD branch' },
     });
-    const otto = forge.createPersonalAccessToken('otto', ['api']);
     expect(await api(`/projects/${P}/repository/tree`, { token: otto })).toMatchObject({
       status: 404,
       body: { message: '404 Project Not Found' },

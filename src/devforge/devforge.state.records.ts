@@ -1,7 +1,8 @@
 /**
  * The state file's second half: what issue 18 added beside the store — the work records of issues and merge
  * requests (notes, discussions, details, labels, links, drafts), the repositories (commits, branches, tags,
- * protected branches) and CI (pipelines, jobs) — as plain JSON, so a restarted dev forge keeps what a developer
+ * protected branches), CI (pipelines, jobs) and the opt-in toolsets' data (wiki pages, releases, milestones, CI/CD
+ * variables, webhooks, memberships) — as plain JSON, so a restarted dev forge keeps what a developer
  * or an assistant did, not only its issues and merge requests.
  *
  * File contents are stored once per blob (git's blob id), base64, however many commits hold them: every commit
@@ -17,6 +18,7 @@ import {
   type RepoFile,
   type TagRecord,
 } from './devforge.repository.ts';
+import { createDevForgeExtras, type DevForgeExtrasStore, type ExtrasSnapshot } from './devforge.extras.ts';
 import type { DevForgeStore } from './devforge.store.ts';
 import { restoreWork, snapshotWork, workOf, type WorkSnapshot } from './devforge.work.ts';
 
@@ -41,6 +43,8 @@ export interface DevForgeRecordsSnapshot {
   blobs: Record<string, string>;
   repositories: StoredRepository[];
   ci: { pipelines: PipelineRecord[]; jobs: JobRecord[]; counters: CiCounters };
+  /** Wikis, releases, milestones, variables, hooks and memberships; absent in files written before them. */
+  extras?: ExtrasSnapshot;
 }
 
 /**
@@ -58,7 +62,12 @@ function blobOf(content: Buffer): { id: string; base64: string } {
   return blob;
 }
 
-export function snapshotRecords(store: DevForgeStore, repositories: DevForgeRepositories, ci: DevForgeCi): DevForgeRecordsSnapshot {
+export function snapshotRecords(
+  store: DevForgeStore,
+  repositories: DevForgeRepositories,
+  ci: DevForgeCi,
+  extras: DevForgeExtrasStore,
+): DevForgeRecordsSnapshot {
   const blobs: Record<string, string> = {};
   const stored = repositories.all().map((repo) => ({
     projectId: repo.projectId,
@@ -80,14 +89,18 @@ export function snapshotRecords(store: DevForgeStore, repositories: DevForgeRepo
     blobs,
     repositories: stored,
     ci: { pipelines: ci.pipelines, jobs: ci.jobs, counters: ci.idCounters() },
+    extras: extras.snapshot(),
   };
 }
 
-/** Restores the work records into `store` and returns the repositories and CI of the snapshot. */
+/**
+ * Restores the work records into `store` and returns the repositories, CI and extras of the snapshot (extras
+ * undefined when the file predates them: the caller seeds them).
+ */
 export function restoreRecords(
   store: DevForgeStore,
   snapshot: DevForgeRecordsSnapshot,
-): { repositories: DevForgeRepositories; ci: DevForgeCi } {
+): { repositories: DevForgeRepositories; ci: DevForgeCi; extras: DevForgeExtrasStore | undefined } {
   restoreWork(store, snapshot.work);
   const contents = new Map<string, Buffer>();
   const content = (id: string): Buffer => {
@@ -116,5 +129,9 @@ export function restoreRecords(
     tags: new Map(repo.tags.map((t) => [t.name, t])),
     protectedBranches: new Map(repo.protectedBranches.map((p) => [p.name, p])),
   }));
-  return { repositories: createDevForgeRepositories(repositories), ci: createDevForgeCi(snapshot.ci) };
+  return {
+    repositories: createDevForgeRepositories(repositories),
+    ci: createDevForgeCi(snapshot.ci),
+    extras: snapshot.extras ? createDevForgeExtras(snapshot.extras) : undefined,
+  };
 }

@@ -176,6 +176,77 @@ describe('dev forge state file', () => {
     expect((await api('GET', '/repository/branches')).map((b) => b.name)).toEqual(['import', 'main', 'readme']);
   });
 
+  it('keeps the opt-in toolsets’ data across a restart: wiki pages, milestones, tags and releases, webhooks, CI/CD variables, members', async () => {
+    const file = devForgeStateFile(dataDir());
+    const otto = { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-state-1' };
+    const start = async () => {
+      const seed = devForgeSeedFromState(file, [CALLBACK]);
+      return startDevForge({ ...seed, users: [...seed.users, otto], stateFile: file });
+    };
+    forge = await start();
+    const pat = forge.createPersonalAccessToken('dev', ['api']);
+    const api = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown> & Record<string, unknown>[]> => {
+      const response = await fetch(`${forge!.url}/api/v4/projects/dev%2Fhello-forge${path}`, {
+        method,
+        headers: { 'private-token': pat, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      expect(response.status, `${method} ${path}`).toBeLessThan(300);
+      return (response.status === 204 ? {} : await response.json()) as Record<string, unknown> & Record<string, unknown>[];
+    };
+    await api('POST', '/wikis', { title: 'kept page', content: 'Kept wiki text.' });
+    await api('PUT', '/wikis/home', { content: 'Home, edited.' });
+    await api('DELETE', '/wikis/getting-started');
+    const milestone = await api('POST', '/milestones', { title: 'Kept milestone', due_date: '2031-05-01' });
+    const v11 = (await api('GET', '/milestones?title=v1.1'))[0];
+    await api('PUT', `/milestones/${String(v11?.id)}`, { state_event: 'close' });
+    await api('POST', '/releases', { tag_name: 'kept-tag', ref: 'main', name: 'Kept release', milestones: ['Kept milestone'] });
+    const hook = await api('POST', '/hooks', { url: 'https://kept.example.test/hook', token: 'kept-hook-secret', issues_events: true });
+    await api('POST', '/variables', { key: 'KEPT_VAR', value: 'kept-value', protected: true });
+    await api('DELETE', '/variables/DEPLOY_TARGET');
+    await api('POST', '/members', { user_id: otto.id, access_level: 20, expires_at: '2031-01-31' });
+    forge.app.server.closeAllConnections();
+    await forge.close();
+
+    forge = await start();
+    const pages = await api('GET', '/wikis?with_content=1');
+    expect(pages.map((w) => w.slug)).toEqual(expect.arrayContaining(['kept-page', 'home', 'ops/deploy']));
+    expect(pages.map((w) => w.slug)).not.toContain('getting-started');
+    expect(pages.find((w) => w.slug === 'home')).toMatchObject({ content: 'Home, edited.' });
+    const milestones = await api('GET', '/milestones');
+    expect(milestones.find((m) => m.id === milestone.id)).toMatchObject({ title: 'Kept milestone', due_date: '2031-05-01' });
+    expect(milestones.find((m) => m.title === 'v1.1')).toMatchObject({ state: 'closed' });
+    expect(await api('GET', '/repository/tags/kept-tag')).toMatchObject({ name: 'kept-tag', release: { tag_name: 'kept-tag' } });
+    expect(await api('GET', '/releases/kept-tag')).toMatchObject({ name: 'Kept release', milestones: [{ title: 'Kept milestone' }] });
+    expect(await api('GET', `/hooks/${String(hook.id)}`)).toMatchObject({ url: 'https://kept.example.test/hook', issues_events: true });
+    expect((await api('GET', '/variables')).map((v) => [v.key, v.protected])).toEqual([
+      ['DEPLOY_TOKEN', true],
+      ['KEPT_VAR', true],
+      ['SIGNING_KEY', false],
+    ]);
+    expect(await api('GET', `/members/${String(otto.id)}`)).toMatchObject({
+      username: 'otto',
+      access_level: 20,
+      expires_at: '2031-01-31',
+      created_by: { username: 'dev' },
+    });
+    // Otto is still a member: he sees the private project.
+    const ottoPat = forge.createPersonalAccessToken('otto', ['read_api']);
+    expect((await fetch(`${forge.url}/api/v4/projects/dev%2Fhello-forge`, { headers: { 'private-token': ottoPat } })).status).toBe(200);
+    // Counters continue: new milestones and hooks do not reuse kept ids.
+    expect((await api('POST', '/milestones', { title: 'After' })).id).toBeGreaterThan(milestone.id as number);
+    expect((await api('POST', '/hooks', { url: 'https://after.example.test/' })).id).toBeGreaterThan(hook.id as number);
+
+    // A file written before the extras were kept: they are seeded again, the rest stays.
+    await forge.close();
+    const state = JSON.parse(readFileSync(file, 'utf8')) as { records: Record<string, unknown> };
+    delete state.records.extras;
+    writeFileSync(file, JSON.stringify(state));
+    forge = await start();
+    expect((await api('GET', '/wikis')).map((w) => w.slug)).toEqual(['getting-started', 'home', 'ops/deploy']);
+    expect(await api('GET', '/repository/tags/kept-tag')).toMatchObject({ name: 'kept-tag' });
+  });
+
   it('stays in memory without a state file, and refuses a file that is not its state with one line', async () => {
     const dir = dataDir();
     const file = devForgeStateFile(dir);

@@ -193,3 +193,30 @@ export function expectShape(value: unknown, shape: Record<string, Kind | Kind[]>
     expect([kinds].flat(), `${what}.${field} is ${kindOf(object[field])}`).toContain(kindOf(object[field]));
   }
 }
+
+/** The owner of the two-user forge's projects. */
+export const RITA: DevForgeUser = { id: 1, username: 'rita', name: 'Rita Repo', email: 'rita@example.test', password: 'pw-rita-123456' };
+/** A second user: a member of the demo group's projects, of none of rita's. */
+export const OTTO: DevForgeUser = { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-123456' };
+
+/** A forge with two users ({@link RITA}, {@link OTTO}) and their personal access tokens. */
+export interface TwoUserForge {
+  forge: StartedDevForge;
+  /** Rita's `api` token. */
+  pat: string;
+  /** Rita's `read_api` token. */
+  readOnly: string;
+  /** Otto's `api` token. */
+  otto: string;
+}
+
+/** Starts a forge (in memory, no applications) with rita and otto, each with their seeded projects. */
+export async function startTwoUserForge(): Promise<TwoUserForge> {
+  const forge = await startDevForge({ users: [RITA, OTTO], applications: [] });
+  return {
+    forge,
+    pat: forge.createPersonalAccessToken(RITA.username, ['api']),
+    readOnly: forge.createPersonalAccessToken(RITA.username, ['read_api']),
+    otto: forge.createPersonalAccessToken(OTTO.username, ['api']),
+  };
+}

@@ -38,7 +38,7 @@ export function requiredParam(source: unknown, name: string): string {
 }
 
 /** An optional `YYYY-MM-DD` parameter: null when given empty (clears it), undefined when absent. */
-function dateParam(source: unknown, name: string): string | null | undefined {
+export function dateParam(source: unknown, name: string): string | null | undefined {
   const value = param(source, name);
   if (value === undefined) return undefined;
   if (value === '') return null;

@@ -607,7 +607,8 @@ export const SAMPLES: Record<string, Sample[]> = {
   ],
   list_members: [
     { label: 'inherited, by name', args: { project_id: WEBSHOP, include_inherited: true, query: 'dana' } },
-    // The demo group's project has every user as a member: the matrix's forge has a second user (tool-matrix.test.ts).
+    // The demo group's project has every seeded user as a member: the matrix's forge seeds a second user
+    // (tool-matrix.test.ts), since GitLab's API adds members but creates no users.
     { label: 'paging', args: { project_id: WEBSHOP, per_page: 1 }, page: LIST },
   ],
   list_webhooks: [
@@ -647,3 +648,49 @@ export const SAMPLES: Record<string, Sample[]> = {
 
 /** The input fields whose values choose a branch of a consolidated tool: each value needs an entry. */
 export const BRANCH_FIELDS = ['include', 'method', 'scope', 'action'] as const;
+
+/**
+ * A call of an alias (a tool's other name, kept callable for prompts and rules written for GitLab's server but not
+ * listed) beside the call of its tool with the same arguments: the alias must answer like its target.
+ */
+export interface AliasSample {
+  /** The tool it is an alias of. */
+  target: string;
+  args: Json;
+  /** Arguments of the target's call only: what the alias's name implies (`save_pipeline` is `action: create`). */
+  targetArgs?: Json;
+  /**
+   * `value`: a read, both answers are equal. `shape`: a write, each call makes a record of its own, so the answers
+   * must have the same fields of the same kinds.
+   */
+  same: 'value' | 'shape';
+  /** Fields both structured values must hold (a partial match). */
+  expect?: Json;
+  /** Checks at the forge that the alias's write happened. */
+  verify?(ctx: SampleContext, value: Json): Promise<void>;
+}
+
+export const ALIASES: Record<string, AliasSample> = {
+  get_current_user: { target: 'get_user', args: {}, same: 'value', expect: { username: 'dana' } },
+  create_issue: {
+    target: 'save_issue',
+    args: { project_id: WEBSHOP, title: 'Matrix: through create_issue', labels: 'matrix-alias' },
+    same: 'shape',
+    expect: { title: 'Matrix: through create_issue', labels: ['matrix-alias'] },
+    async verify(ctx, value) {
+      const issue = await ctx.rest.request('GET', `${webshop}/issues/${String(value.iid)}`);
+      expect(issue.title).toBe('Matrix: through create_issue');
+    },
+  },
+  save_pipeline: {
+    target: 'manage_pipeline',
+    args: { project_id: HELLO, ref: 'readme', variables: [{ key: 'MATRIX_ALIAS', value: 'yes' }] },
+    targetArgs: { action: 'create' },
+    same: 'shape',
+    expect: { pipeline: { ref: 'readme' } },
+    async verify(ctx, value) {
+      const pipeline = await ctx.rest.request('GET', `${hello}/pipelines/${String((value.pipeline as Json).id)}`);
+      expect(pipeline.ref).toBe('readme');
+    },
+  },
+};

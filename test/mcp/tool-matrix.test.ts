@@ -8,9 +8,13 @@
  * whole file, calls in sequence; every entry runs in all four (writes too: each run writes to things of its own,
  * made by the entry's `prepare`). Confirmations take the token path: none of these clients declares elicitation.
  *
+ * Aliases (a tool's other names: callable, not listed) are called through every client too, each beside its tool
+ * with the same arguments, and must answer like it: valid against the tool's outputSchema, the same value for a
+ * read, the same shape for a write (checked at the forge). The table must have an entry for every alias.
+ *
  * Read-only (`X-MCP-Readonly` on HTTP, `FORGE_READ_ONLY` on stdio): every tool whose annotations say it writes is
- * absent from tools/list and refused when called, with nothing reaching the forge; the set comes from the listed
- * annotations, not from a hand-written list.
+ * absent from tools/list and refused when called, and so is each of its aliases, with nothing reaching the forge;
+ * the set comes from the listed annotations, not from a hand-written list.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,7 +30,7 @@ import { z } from 'zod';
 import { startStack, type Stack } from '../../src/mcp/mcp.testkit.ts';
 import { toolsetNames, toolsetTools } from '../../src/mcp/tools/toolsets.ts';
 import { repoRoot } from '../support/shared.ts';
-import { BRANCH_FIELDS, SAMPLES, type ForgeRest, type Sample } from './tool-matrix.samples.ts';
+import { ALIASES, BRANCH_FIELDS, SAMPLES, type AliasSample, type ForgeRest, type Sample } from './tool-matrix.samples.ts';
 
 type Json = Record<string, unknown>;
 
@@ -107,7 +111,7 @@ async function stdioSession(era: 'v1' | 'v2', extraEnv: Record<string, string> =
 }
 
 beforeAll(async () => {
-  // A second user, so that the demo group's project has members past page one (the dev forge cannot add members).
+  // A second user, so that the demo group's project has members past page one (GitLab's API creates no users).
   const otto = { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-matrix-1' };
   stack = await startStack({
     mode: 'none',
@@ -193,6 +197,13 @@ describe('[TOOL-MATRIX] the table covers the registry', () => {
     expect(missing).toEqual([]);
   });
 
+  it('has an entry for every alias, naming its tool, and none for a name that is not an alias', () => {
+    const aliases = new Map(declared.flatMap((t) => (t.aliases ?? []).map((alias) => [alias, t.name] as const)));
+    expect(aliases.size).toBeGreaterThan(0);
+    expect([...aliases].filter(([alias, target]) => ALIASES[alias]?.target !== target)).toEqual([]);
+    expect(Object.keys(ALIASES).filter((alias) => !aliases.has(alias))).toEqual([]);
+  });
+
   it('has a paging entry for every tool that takes a cursor, and a confirmation entry for every tool that asks first', () => {
     const missing: string[] = [];
     for (const tool of declared) {
@@ -260,6 +271,44 @@ async function runSample(run: Run, name: string, sample: Sample): Promise<void> 
   }
 }
 
+/** A value's shape: the fields of its objects (at every depth) with the JSON kind of each. */
+function shapeOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length === 0 ? [] : [shapeOf(value[0])];
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, shapeOf(v)]),
+    );
+  return value === null ? 'null' : typeof value;
+}
+
+async function runAlias(run: Run, alias: string, sample: AliasSample): Promise<void> {
+  const session = sessions.get(run);
+  if (!session) throw new Error(`no ${run} session`);
+  expect(session.tools.map((t) => t.name)).not.toContain(alias);
+  // Validated against the target's listed outputSchema: an alias is registered with its tool's schemas.
+  const viaAlias = checked(run, sample.target, await session.call(alias, sample.args));
+  const viaTarget = checked(run, sample.target, await session.call(sample.target, { ...sample.args, ...sample.targetArgs }));
+  if (sample.expect) {
+    expect(viaAlias, `${run} ${alias}`).toMatchObject(sample.expect);
+    expect(viaTarget, `${run} ${sample.target}`).toMatchObject(sample.expect);
+  }
+  if (sample.same === 'value') expect(viaAlias, `${run} ${alias}`).toEqual(viaTarget);
+  else expect(shapeOf(viaAlias), `${run} ${alias}`).toEqual(shapeOf(viaTarget));
+  await sample.verify?.({ run, rest }, viaAlias);
+}
+
+for (const run of RUNS) {
+  describe(`[TOOL-MATRIX] every alias through ${run}`, () => {
+    for (const [alias, sample] of Object.entries(ALIASES)) {
+      it(`${alias}: answers like ${sample.target}`, async () => {
+        await runAlias(run, alias, sample);
+      });
+    }
+  });
+}
+
 for (const run of RUNS) {
   describe(`[TOOL-MATRIX] [TOOL-PAGING] [TOOL-CONFIRM] every tool through ${run}`, () => {
     for (const [name, samples] of Object.entries(SAMPLES)) {
@@ -299,10 +348,17 @@ describe('[TOOL-READONLY] read-only refuses every write', () => {
         expect(listed.filter((name) => writes.includes(name))).toEqual([]);
         expect(listed).toEqual(reads);
         const before = stack.forge.forge.counters.api;
+        // An alias goes with its tool: a write tool's aliases are refused too.
+        const writeAliases = toolsetTools()
+          .filter((t) => writes.includes(t.name))
+          .flatMap((t) => t.aliases ?? []);
+        expect(writeAliases.length).toBeGreaterThan(0);
         const answers: Record<string, string | undefined> = {};
         for (const name of writes) answers[name] = await refusal(session, name, SAMPLES[name]?.[0]?.args ?? {});
+        for (const name of writeAliases) answers[name] = await refusal(session, name, ALIASES[name]?.args ?? {});
         // Refused as a tool this server does not have, not for some other reason (bad arguments, the forge).
-        for (const name of writes) expect(answers[name], name).toMatch(new RegExp(`${name}.*not found|not found.*${name}`, 'i'));
+        for (const name of [...writes, ...writeAliases])
+          expect(answers[name], name).toMatch(new RegExp(`${name}.*not found|not found.*${name}`, 'i'));
         expect(stack.forge.forge.counters.api).toBe(before);
       } finally {
         await session.close();

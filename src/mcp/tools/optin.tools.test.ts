@@ -10,7 +10,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevForge, type StartedDevForge } from '../../devforge/index.ts';
+import type { StartedDevForge } from '../../devforge/index.ts';
+import { startTwoUserForge } from '../../devforge/devforge.testkit.ts';
 import { captureLogger } from '../mcp.testkit.ts';
 import { createForgeMcpServer, declaredTools, defaultTools } from './forge.tools.ts';
 import { selectTools } from './tool.surface.ts';
@@ -28,17 +29,12 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 
 let forge: StartedDevForge;
 let pat = '';
-const project = 'rae/hello-forge';
+let readOnly = '';
+let otto = '';
+const project = 'rita/hello-forge';
 
 beforeAll(async () => {
-  forge = await startDevForge({
-    users: [
-      { id: 1, username: 'rae', name: 'Rae Release', email: 'rae@example.test', password: 'pw-rae-1234567' },
-      { id: 2, username: 'otto', name: 'Otto Other', email: 'otto@example.test', password: 'pw-otto-123456' },
-    ],
-    applications: [],
-  });
-  pat = forge.createPersonalAccessToken('rae', ['api']);
+  ({ forge, pat, readOnly, otto } = await startTwoUserForge());
 });
 afterAll(async () => {
   await forge.close();
@@ -232,7 +228,7 @@ describe('releases toolset', () => {
       expect(items.map((r) => r.tag_name)).toEqual(['v1.0.0', 'v1.1.0']);
       expect(items[0]).not.toHaveProperty('description');
       const one = await s.ok('get_release', { project_id: project, tag_name: 'v1.0.0' });
-      expect(one).toMatchObject({ name: 'hello-forge 1.0', milestones: ['v1.0'], author: 'rae', upcoming_release: false });
+      expect(one).toMatchObject({ name: 'hello-forge 1.0', milestones: ['v1.0'], author: 'rita', upcoming_release: false });
       expect(one.description).toContain('Highlights');
       expect((one.assets as Json[]).map((a) => a.format)).toContain('zip');
       expect(await s.errorOf('get_release', { project_id: project, tag_name: 'v0.0.0' })).toMatchObject({ type: 'not_found' });
@@ -292,7 +288,7 @@ describe('admin toolset', () => {
       ]);
       expect(items[1]).toMatchObject({ masked: true, protected: true });
       expect(JSON.stringify(items)).not.toContain('devforge-deploy-token');
-      const outsider = await connect({ token: forge.createPersonalAccessToken('otto', ['api']) });
+      const outsider = await connect({ token: otto });
       try {
         expect(await outsider.errorOf('list_ci_variables', { project_id: project })).toMatchObject({ type: 'not_found', status: 404 });
       } finally {
@@ -308,7 +304,7 @@ describe('admin toolset', () => {
     try {
       const members = (await s.ok('list_members', { project_id: 'demo/webshop', include_inherited: true })) as unknown as Page;
       expect(members.items.map((m) => [m.username, m.role])).toEqual([
-        ['rae', 'owner'],
+        ['rita', 'owner'],
         ['otto', 'developer'],
       ]);
       expect(((await s.ok('list_members', { project_id: 'demo/webshop', query: 'ott' })) as unknown as Page).items).toHaveLength(1);
@@ -358,7 +354,7 @@ describe('read-only', () => {
     } finally {
       await s.close();
     }
-    const r = await connect({ token: forge.createPersonalAccessToken('rae', ['read_api']) });
+    const r = await connect({ token: readOnly });
     try {
       expect(await r.errorOf('save_wiki_page', { project_id: project, title: 'x', content: 'y' })).toMatchObject({
         type: 'insufficient_scope',
