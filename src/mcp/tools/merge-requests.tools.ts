@@ -32,13 +32,21 @@ const iid = z.number().int().positive().describe('Merge request number');
 const mrPath = (project: string | number, forgeUrl: string, mrIid?: number) =>
   `/projects/${projectPathId(project, forgeUrl)}/merge_requests${mrIid === undefined ? '' : `/${mrIid}`}`;
 
-/** Added and removed lines of a unified diff. */
+/**
+ * Added and removed lines of a unified diff: the first character of each line, found from one newline to the next
+ * (splitting into line strings was a third of the diff window tool's own time, 100 files of 14 lines).
+ */
 function lineStats(diff: string): { additions: number; deletions: number } {
   let additions = 0;
   let deletions = 0;
-  for (const line of diff.split('\n')) {
-    if (line.startsWith('+')) additions += 1;
-    else if (line.startsWith('-')) deletions += 1;
+  for (let start = 0; start < diff.length;) {
+    const first = diff.charCodeAt(start);
+    if (first === 43)
+      additions += 1; // '+'
+    else if (first === 45) deletions += 1; // '-'
+    const newline = diff.indexOf('\n', start);
+    if (newline === -1) break;
+    start = newline + 1;
   }
   return { additions, deletions };
 }
@@ -57,16 +65,17 @@ const diffSummarySchema = z.object({
   collapsed: z.boolean().optional().describe('Collapsed by the forge: no patch text'),
 });
 
-function flagsOf(d: unknown): Record<string, boolean> {
-  const source = (d ?? {}) as Record<string, unknown>;
-  const out: Record<string, boolean> = {};
+type DiffSummary = z.infer<typeof diffSummarySchema>;
+
+/** A changed file's summary; one object built in place (the diff window makes a hundred per call). */
+const diffSummaryOut = (d: unknown): DiffSummary => {
+  const source = (d ?? {}) as { old_path?: string; new_path?: string; diff?: string } & Partial<
+    Record<(typeof diffFlags)[number], unknown>
+  >;
+  const { additions, deletions } = lineStats(source.diff ?? '');
+  const out: DiffSummary = { old_path: source.old_path ?? '', new_path: source.new_path ?? '', additions, deletions };
   for (const flag of diffFlags) if (source[flag] === true) out[flag] = true;
   return out;
-}
-
-const diffSummaryOut = (d: unknown) => {
-  const source = (d ?? {}) as { old_path?: string; new_path?: string; diff?: string };
-  return { old_path: source.old_path ?? '', new_path: source.new_path ?? '', ...lineStats(source.diff ?? ''), ...flagsOf(d) };
 };
 
 const commitOut = (c: unknown) => pick(c, ['id', 'short_id', 'title', 'author_name', 'created_at']) as { id: string };
@@ -331,7 +340,7 @@ function mergeRequestTools() {
           ctx.token,
           { page: forgePage, per_page: perPage },
         );
-        const items: Record<string, unknown>[] = [];
+        const items: (DiffSummary & { diff?: string; diff_truncated?: boolean })[] = [];
         let used = 0;
         let stoppedAt: number | undefined;
         for (let i = offset; i < page.items.length; i += 1) {
@@ -344,11 +353,10 @@ function mergeRequestTools() {
             break;
           }
           const cut = bytes > cap;
-          items.push({
-            ...diffSummaryOut(file),
-            ...(diff !== '' ? { diff: cut ? Buffer.from(diff).subarray(0, cap).toString('utf8') : diff } : {}),
-            ...(cut ? { diff_truncated: true } : {}),
-          });
+          const item: DiffSummary & { diff?: string; diff_truncated?: boolean } = diffSummaryOut(file);
+          if (diff !== '') item.diff = cut ? Buffer.from(diff).subarray(0, cap).toString('utf8') : diff;
+          if (cut) item.diff_truncated = true;
+          items.push(item);
           used += Math.min(bytes, cap);
         }
         const next =
@@ -358,7 +366,7 @@ function mergeRequestTools() {
               ? encodeDiffCursor(page.nextPage, 0)
               : null;
         return {
-          items: items as z.infer<typeof diffSummarySchema>[],
+          items,
           next_cursor: next,
           has_more: next !== null,
           truncated: stoppedAt !== undefined,

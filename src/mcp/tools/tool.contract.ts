@@ -22,7 +22,7 @@ import { z } from 'zod';
 import type { Logger } from '../../core/logger.ts';
 import { ForgeApiError, type ForgeApi, type ForgeErrorType } from './forge.client.ts';
 import { ConfirmationPending, ConfirmationRefused, confirmationOutput, type Confirmer } from './tool.confirm.ts';
-import { renderUntrusted, sanitizeDeep, sanitizeText } from './tool.text.ts';
+import { sanitizeAndRender, sanitizeDeep, sanitizeText } from './tool.text.ts';
 
 /** The contract's error types: the forge's (forge.client.ts) and `internal` for a bug of ours. */
 export type ToolErrorType = ForgeErrorType | 'internal';
@@ -377,9 +377,9 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
         link: (resource) => links.push({ type: 'resource_link', ...resource }),
       });
       await progress('done');
-      // Forge text is cleaned once here, for every tool, before either rendering sees it.
-      const clean = sanitizeDeep(value);
-      return { content: [{ type: 'text', text: renderUntrusted(clean) }, ...sanitizeDeep(links)], structuredContent: clean };
+      // Forge text is cleaned once here, for every tool, and the text rendering is the cleaned value's JSON.
+      const clean = sanitizeAndRender(value);
+      return { content: [{ type: 'text', text: clean.text }, ...sanitizeDeep(links)], structuredContent: clean.value };
     } catch (error) {
       if (error instanceof ConfirmationPending) return error.result;
       if (error instanceof ConfirmationRefused) return toolErrorResult({ type: 'forbidden', status: 0, message: error.message });

