@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fakeClock } from '../core/clock.ts';
 import { silentLogger } from '../core/logger.ts';
@@ -43,6 +44,10 @@ describe('bearer validation cache', () => {
   it('[VALIDATE-CACHE] is keyed by a hash of the token, never the token', () => {
     expect(tokenCacheKey('secret-token')).not.toContain('secret-token');
     expect(tokenCacheKey('secret-token')).toHaveLength(43);
+    // SHA-256, base64url: the same key for the same token whichever digest call makes it (replicas of two releases).
+    for (const token of ['secret-token', 'glpat-\u00e9\u20ac\u{1F600}'])
+      expect(tokenCacheKey(token)).toBe(createHash('sha256').update(token).digest('base64url'));
+    expect(tokenCacheKey('a')).not.toBe(tokenCacheKey('b'));
   });
 
   it('[VALIDATE-CACHE] with the cache off every request asks the forge', async () => {

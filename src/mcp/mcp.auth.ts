@@ -4,7 +4,7 @@
  * burst of tool calls to one forge check per token per TTL (at most 60 s). Concurrent first requests share one
  * check. An entry is dropped when the forge answers 401 to a tool call; refusals are remembered for the same TTL.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
@@ -30,7 +30,8 @@ export interface BearerValidator {
 }
 
 export function tokenCacheKey(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  // The one-shot digest: no Hash object per request (the same bytes as createHash(...).update(token).digest).
+  return hash('sha256', token, 'base64url');
 }
 
 export function createBearerValidator(deps: {
