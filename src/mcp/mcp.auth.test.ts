@@ -41,6 +41,26 @@ describe('bearer validation cache', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('[VALIDATE-CACHE] answers a cached valid token without the forge, and nothing once it expired or was forgotten', async () => {
+    const clock = fakeClock();
+    const { forge, calls } = countingForge((token) => (token === 'bad' ? { ok: false, kind: 'invalid', status: 401 } : good));
+    const validator = createBearerValidator({ forge, clock, log: silentLogger(), appId: 'app', ttlMs: 60_000 });
+    expect(validator.cachedValid('tok-1')).toBeUndefined();
+    await validator.validate('tok-1');
+    await validator.validate('bad');
+    expect(validator.cachedValid('tok-1')).toMatchObject({ ok: true, key: tokenCacheKey('tok-1'), authInfo: { token: 'tok-1' } });
+    // A refusal is cached too, but is not a valid answer.
+    expect(validator.cachedValid('bad')).toBeUndefined();
+    expect(calls).toEqual(['tok-1', 'bad']);
+    clock.advance(60_000);
+    expect(validator.cachedValid('tok-1')).toBeUndefined();
+    await validator.validate('tok-1');
+    expect(validator.cachedValid('tok-1')).toBeDefined();
+    validator.forget('tok-1');
+    expect(validator.cachedValid('tok-1')).toBeUndefined();
+    expect(calls).toHaveLength(3);
+  });
+
   it('[VALIDATE-CACHE] is keyed by a hash of the token, never the token', () => {
     expect(tokenCacheKey('secret-token')).not.toContain('secret-token');
     expect(tokenCacheKey('secret-token')).toHaveLength(43);
