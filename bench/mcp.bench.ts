@@ -22,6 +22,9 @@
  *    tool makes, sent concurrently as the tool sends them. Target: added p50 under 1 ms over that direct baseline
  *    (which already pays for the extra forge calls of the includes, made at the same time, not one after another).
  *
+ *    With BENCH_REDIS_URL, `get_project` at concurrency 16 once more with the `/mcp` rate limits in that Redis (what
+ *    replicas sharing their limits pay per call).
+ *
  * BENCH_SECONDS (default 2) is the measuring time per scenario; `npm run bench:mcp -- --tools` runs sections 4
  * and 5 only.
  */
@@ -34,6 +37,7 @@ import { createLogger } from '../src/core/logger.ts';
 import { createForgeBrowser } from '../src/devforge/index.ts';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { createRedisMcpLimiter, type McpRequestLimiter } from '../src/mcp/mcp.limits.ts';
 import { completeFlow, postMcp, registerClient, startStack, type Stack } from '../src/mcp/mcp.testkit.ts';
 import { createForgeMcpServer, declaredTools } from '../src/mcp/tools/forge.tools.ts';
 import { TOOLSETS } from '../src/mcp/tools/toolsets.ts';
@@ -188,12 +192,13 @@ function mcpTarget(port: number, bearer: string, method: string, params: Record<
  * The stack the tool sections measure: the forge client as production builds it (one undici pool; the tools on its
  * request API), and the log as production writes it (one info line per request, to /dev/null, not kept in memory).
  */
-async function startBenchStack() {
+async function startBenchStack(limiter?: McpRequestLimiter) {
   const stack = await startStack({
     mode: 'none',
     validationCacheTtlMs: 60_000,
     productionForgeClient: true,
     log: createLogger({ level: 'info', destination: destination({ dest: '/dev/null', sync: true }) }),
+    ...(limiter ? { limiter } : {}),
   });
   const { forge } = stack.forge;
   const pat = forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
@@ -301,7 +306,46 @@ async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
   } finally {
     await stack.close();
   }
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  if (redisUrl) lines.push(...(await redisLimitedCalls(redisUrl)));
   return { lines, pass };
+}
+
+/**
+ * `get_project` at concurrency 16 with the rate limits in Redis (`BENCH_REDIS_URL`), as replicas sharing their limits
+ * run: each call also pays the limiter's Redis exchange (one script call for both limits of a cached bearer).
+ */
+async function redisLimitedCalls(url: string): Promise<string[]> {
+  const limiter = createRedisMcpLimiter({
+    url,
+    clock: fakeClock(Date.now()),
+    log: createLogger({ level: 'silent' }),
+    settings: { perTokenPerMinute: 1_000_000_000, perAddressPerMinute: 1_000_000_000 },
+    keyPrefix: `bench:mcp:rate:${randomBytes(6).toString('hex')}:`,
+  });
+  const { stack, pat, forgePort, mcpPort, forgeApi } = await startBenchStack(limiter);
+  try {
+    const [project] = (await forgeApi('/projects?membership=true&per_page=1')) as { id: number }[];
+    if (!project) throw new Error('no sample project');
+    const viaMcp = mcpTarget(mcpPort, pat, 'tools/call', { name: 'get_project', arguments: { project_id: String(project.id) } });
+    const direct: PostTarget = {
+      port: forgePort,
+      path: `/api/v4/projects/${project.id}`,
+      method: 'GET',
+      headers: { 'private-token': pat },
+      body: '',
+    };
+    const d = await series(direct, 16, 2);
+    const m = await series(viaMcp, 16, 2);
+    return [
+      `  get_project c=16 with the /mcp rate limits in Redis; load average ${load()}`,
+      `    direct ${d.rps.toFixed(0).padStart(6)} calls/s  cpu ${d.cpuUs.toFixed(0).padStart(5)} µs/call`,
+      `    mcp    ${m.rps.toFixed(0).padStart(6)} calls/s  cpu ${m.cpuUs.toFixed(0).padStart(5)} µs/call   ${((m.rps / d.rps) * 100).toFixed(0)}% of direct (by CPU: ${((d.cpuUs / m.cpuUs) * 100).toFixed(0)}%)${m.errors > 0 ? `   errors: ${m.errors}` : ''}`,
+    ];
+  } finally {
+    await stack.close();
+    await limiter.close();
+  }
 }
 
 /** The JSON bytes of a `tools/list` answer carrying `tools` (what a client receives as the result). */

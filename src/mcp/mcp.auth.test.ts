@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fakeClock } from '../core/clock.ts';
 import { silentLogger } from '../core/logger.ts';
@@ -40,9 +41,33 @@ describe('bearer validation cache', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('[VALIDATE-CACHE] answers a cached valid token without the forge, and nothing once it expired or was forgotten', async () => {
+    const clock = fakeClock();
+    const { forge, calls } = countingForge((token) => (token === 'bad' ? { ok: false, kind: 'invalid', status: 401 } : good));
+    const validator = createBearerValidator({ forge, clock, log: silentLogger(), appId: 'app', ttlMs: 60_000 });
+    expect(validator.cachedValid('tok-1')).toBeUndefined();
+    await validator.validate('tok-1');
+    await validator.validate('bad');
+    expect(validator.cachedValid('tok-1')).toMatchObject({ ok: true, key: tokenCacheKey('tok-1'), authInfo: { token: 'tok-1' } });
+    // A refusal is cached too, but is not a valid answer.
+    expect(validator.cachedValid('bad')).toBeUndefined();
+    expect(calls).toEqual(['tok-1', 'bad']);
+    clock.advance(60_000);
+    expect(validator.cachedValid('tok-1')).toBeUndefined();
+    await validator.validate('tok-1');
+    expect(validator.cachedValid('tok-1')).toBeDefined();
+    validator.forget('tok-1');
+    expect(validator.cachedValid('tok-1')).toBeUndefined();
+    expect(calls).toHaveLength(3);
+  });
+
   it('[VALIDATE-CACHE] is keyed by a hash of the token, never the token', () => {
     expect(tokenCacheKey('secret-token')).not.toContain('secret-token');
     expect(tokenCacheKey('secret-token')).toHaveLength(43);
+    // SHA-256, base64url: the same key for the same token whichever digest call makes it (replicas of two releases).
+    for (const token of ['secret-token', 'glpat-\u00e9\u20ac\u{1F600}'])
+      expect(tokenCacheKey(token)).toBe(createHash('sha256').update(token).digest('base64url'));
+    expect(tokenCacheKey('a')).not.toBe(tokenCacheKey('b'));
   });
 
   it('[VALIDATE-CACHE] with the cache off every request asks the forge', async () => {

@@ -4,7 +4,7 @@
  * burst of tool calls to one forge check per token per TTL (at most 60 s). Concurrent first requests share one
  * check. An entry is dropped when the forge answers 401 to a tool call; refusals are remembered for the same TTL.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
@@ -21,6 +21,11 @@ export type BearerResult =
 export interface BearerValidator {
   validate(token: string): Promise<BearerResult>;
   /**
+   * The cached answer for a token the cache holds as valid (what `validate` would answer without asking the forge),
+   * else undefined. The route uses it to count both rate limits at once for a known caller.
+   */
+  cachedValid(token: string): Extract<BearerResult, { ok: true }> | undefined;
+  /**
    * Forgets a token — the forge rejected it on a tool call, it was revoked, or a refresh replaced it — given itself
    * or its cache key ({@link tokenCacheKey}); it stays refused for the cache TTL.
    */
@@ -30,7 +35,8 @@ export interface BearerValidator {
 }
 
 export function tokenCacheKey(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  // The one-shot digest: no Hash object per request (the same bytes as createHash(...).update(token).digest).
+  return hash('sha256', token, 'base64url');
 }
 
 export function createBearerValidator(deps: {
@@ -89,15 +95,22 @@ export function createBearerValidator(deps: {
     return { ok: true, authInfo, key };
   };
 
+  /** The cached valid answer for `key`; an entry past its own deadline is dropped. */
+  const fresh = (key: string): Extract<BearerResult, { ok: true }> | undefined => {
+    const cached = ttl > 0 ? cache.get(key) : undefined;
+    if (!cached) return undefined;
+    // The entry's own deadline is checked too, so the cache never answers past its TTL or the token's expiry.
+    if (cached.validUntil > deps.clock.now()) return { ok: true, authInfo: cached.authInfo, key };
+    cache.delete(key);
+    return undefined;
+  };
+
   return {
+    cachedValid: (token) => fresh(tokenCacheKey(token)),
     async validate(token) {
       const key = tokenCacheKey(token);
-      const cached = ttl > 0 ? cache.get(key) : undefined;
-      if (cached) {
-        // The entry's own deadline is checked too, so the cache never answers past its TTL or the token's expiry.
-        if (cached.validUntil > deps.clock.now()) return { ok: true, authInfo: cached.authInfo, key };
-        cache.delete(key);
-      }
+      const valid = fresh(key);
+      if (valid) return valid;
       const known = ttl > 0 ? refused.get(key) : undefined;
       if (known && known.until > deps.clock.now()) return { ok: false, reason: known.reason };
       let pending = inflight.get(key);

@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../core/clock.ts';
+import { fakeClock, systemClock } from '../core/clock.ts';
 import { createLogger } from '../core/logger.ts';
 import { createMcpGuard, parseAllowedOrigins } from './mcp.guard.ts';
-import { createRedisMcpLimiter } from './mcp.limits.ts';
+import { createMemoryMcpLimiter, createRedisMcpLimiter, MCP_RATE_WINDOW_MS, type McpRequestLimiter } from './mcp.limits.ts';
 import { INITIALIZE, REDIS_URL, redisAvailable, startStack, startTestForge, type Stack } from './mcp.testkit.ts';
 
 /** POST /mcp with `initialize` and the given headers. */
@@ -154,6 +154,45 @@ describe('rate limits', () => {
       expect(stack.forge.forge.counters.user).toBe(checks);
     } finally {
       await stack.close();
+    }
+  });
+
+  /** Both limits of a known caller at once: the token is counted only when the address is within its limit. */
+  async function countsInOrder(limiter: McpRequestLimiter): Promise<void> {
+    expect(await limiter.hitRequest('a', 't1')).toBeUndefined();
+    expect(await limiter.hitRequest('a', 't1')).toBeUndefined();
+    const byAddress = await limiter.hitRequest('a', 't1');
+    expect(byAddress).toMatchObject({ kind: 'address' });
+    expect(byAddress?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(byAddress?.retryAfterSeconds).toBeLessThanOrEqual(60);
+    // t1 was counted twice, not three times: its third hit is still within the limit of 3.
+    expect(await limiter.hitRequest('b', 't1')).toBeUndefined();
+    expect(await limiter.hitRequest('c', 't1')).toMatchObject({ kind: 'token' });
+    // The same counters as the one-limit call.
+    expect((await limiter.hit('address', 'a')).allowed).toBe(false);
+    expect((await limiter.hit('token', 't2')).allowed).toBe(true);
+  }
+  // Mid-window, so no window turns during the test.
+  const settings = { perAddressPerMinute: 2, perTokenPerMinute: 3 };
+  const midWindow = () => fakeClock(Math.floor(Date.now() / MCP_RATE_WINDOW_MS) * MCP_RATE_WINDOW_MS + 30_000);
+
+  it('[MCP-RATE] both limits in one call count address, then token, as two calls would (in process)', async () => {
+    await countsInOrder(createMemoryMcpLimiter({ clock: midWindow(), settings }));
+  });
+
+  it('[MCP-RATE-SHARED] both limits in one Redis exchange count address, then token, as two calls would', async () => {
+    if (!(await redisAvailable())) return;
+    const limiter = createRedisMcpLimiter({
+      url: REDIS_URL,
+      clock: midWindow(),
+      log: createLogger({ level: 'silent' }),
+      settings,
+      keyPrefix: `test:mcp:rate:${randomBytes(6).toString('hex')}:`,
+    });
+    try {
+      await countsInOrder(limiter);
+    } finally {
+      await limiter.close();
     }
   });
 

@@ -7,8 +7,9 @@
  * Redis being unreachable lets requests through (logged once a minute): the limit protects the forge and the
  * server from one noisy client, and is not worth refusing every client while Redis is away.
  */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { holdRedis } from '../core/redis-client.ts';
-import { countWindowHit } from '../core/redis-window.ts';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
@@ -23,9 +24,21 @@ export interface LimitDecision {
   retryAfterSeconds: number;
 }
 
+/** A request refused by one of the limits, with the seconds until that limit's window ends. */
+export interface LimitRefusal {
+  kind: LimitKind;
+  retryAfterSeconds: number;
+}
+
 export interface McpRequestLimiter {
   /** Counts one request of `key` (a client address, or a token's hash) against the `kind` limit. */
   hit(kind: LimitKind, key: string): Promise<LimitDecision>;
+  /**
+   * Both limits of a request whose token is known already (a cached bearer): the address is counted, and the
+   * token only when the address is within its limit, exactly as `hit('address')` then `hit('token')` would; with
+   * Redis in one exchange instead of two. Undefined when both allow the request.
+   */
+  hitRequest(address: string, tokenKey: string): Promise<LimitRefusal | undefined>;
   close(): Promise<void>;
 }
 
@@ -50,23 +63,62 @@ function decide(count: number, limit: number, windowStart: number, now: number):
 /** Counters in this process (one replica). */
 export function createMemoryMcpLimiter(deps: { clock: Clock; settings: McpLimitSettings }): McpRequestLimiter {
   const windows = new LRUCache<string, { start: number; count: number }>({ max: 100_000 });
+  const count = (kind: LimitKind, key: string): LimitDecision => {
+    const limit = limitOf(deps.settings, kind);
+    if (limit === 0) return ALLOWED;
+    const now = deps.clock.now();
+    const start = now - (now % MCP_RATE_WINDOW_MS);
+    const id = `${kind}:${key}`;
+    let window = windows.get(id);
+    if (!window || window.start !== start) {
+      window = { start, count: 0 };
+      windows.set(id, window);
+    }
+    window.count += 1;
+    return decide(window.count, limit, start, now);
+  };
   return {
-    async hit(kind, key) {
-      const limit = limitOf(deps.settings, kind);
-      if (limit === 0) return ALLOWED;
-      const now = deps.clock.now();
-      const start = now - (now % MCP_RATE_WINDOW_MS);
-      const id = `${kind}:${key}`;
-      let window = windows.get(id);
-      if (!window || window.start !== start) {
-        window = { start, count: 0 };
-        windows.set(id, window);
-      }
-      window.count += 1;
-      return decide(window.count, limit, start, now);
+    hit: async (kind, key) => count(kind, key),
+    async hitRequest(address, tokenKey) {
+      const byAddress = count('address', address);
+      if (!byAddress.allowed) return { kind: 'address', retryAfterSeconds: byAddress.retryAfterSeconds };
+      const byToken = count('token', tokenKey);
+      return byToken.allowed ? undefined : { kind: 'token', retryAfterSeconds: byToken.retryAfterSeconds };
     },
     close: async () => undefined,
   };
+}
+
+/**
+ * Counts hits on fixed-window keys in order, stopping after the first key over its limit (the keys after it are
+ * not counted). Each key expires after two windows (a late hit of the previous window still finds its own key),
+ * set with the increment in one script so a key is never left without its expiry. One script call is one command:
+ * the MULTI/INCR/PEXPIRE/EXEC it replaces were four commands, and two such exchanges per request, for the CPU of
+ * both ends. KEYS: the counters; ARGV[1]: the expiry in ms; ARGV[1 + i]: the limit of KEYS[i].
+ */
+const WINDOW_SCRIPT = `
+local counts = {}
+for i, key in ipairs(KEYS) do
+  local n = redis.call('INCR', key)
+  redis.call('PEXPIRE', key, ARGV[1])
+  counts[i] = n
+  if n > tonumber(ARGV[i + 1]) then break end
+end
+return counts`;
+const WINDOW_SCRIPT_SHA = createHash('sha1').update(WINDOW_SCRIPT).digest('hex');
+
+/** Runs the window script by its digest, loading it when this Redis does not know it yet (a restart, a new server). */
+async function countWindowHits(redis: Redis, keys: readonly string[], limits: readonly number[]): Promise<number[]> {
+  const args = [String(2 * MCP_RATE_WINDOW_MS), ...limits.map(String)];
+  let answer: unknown;
+  try {
+    answer = await redis.evalsha(WINDOW_SCRIPT_SHA, keys.length, ...keys, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    answer = await redis.eval(WINDOW_SCRIPT, keys.length, ...keys, ...args);
+  }
+  if (!Array.isArray(answer)) throw new Error('the rate window script answered no list');
+  return answer.map(Number);
 }
 
 /** Counters in Redis, shared by every replica pointed at the same server (`INCR` on a key per window). */
@@ -83,7 +135,6 @@ export function createRedisMcpLimiter(deps: {
     log: deps.log,
     onUnreachable: 'MCP rate limit: Redis unreachable; requests are not limited until it is back',
   });
-  const { redis } = hold;
   const prefix = deps.keyPrefix ?? 'platform:mcp:rate:';
   let lastLogged = 0;
   const complain = (error: unknown) => {
@@ -94,20 +145,41 @@ export function createRedisMcpLimiter(deps: {
       'MCP rate limit: Redis unreachable; requests are not limited until it is back',
     );
   };
+  /** Counts the kinds with a limit, in order; the first refusal, or undefined. */
+  const count = async (hits: readonly (readonly [LimitKind, string])[]): Promise<LimitRefusal | undefined> => {
+    const counted = hits.filter(([kind]) => limitOf(deps.settings, kind) > 0);
+    if (counted.length === 0) return undefined;
+    const now = deps.clock.now();
+    const start = now - (now % MCP_RATE_WINDOW_MS);
+    const limits = counted.map(([kind]) => limitOf(deps.settings, kind));
+    let counts: number[];
+    try {
+      counts = await countWindowHits(
+        hold.redis,
+        counted.map(([kind, key]) => `${prefix}${kind}:${key}:${start}`),
+        limits,
+      );
+    } catch (error) {
+      complain(error);
+      return undefined;
+    }
+    for (let i = 0; i < counts.length; i += 1) {
+      const decision = decide(counts[i] as number, limits[i] as number, start, now);
+      if (!decision.allowed)
+        return { kind: (counted[i] as readonly [LimitKind, string])[0], retryAfterSeconds: decision.retryAfterSeconds };
+    }
+    return undefined;
+  };
   return {
     async hit(kind, key) {
-      const limit = limitOf(deps.settings, kind);
-      if (limit === 0) return ALLOWED;
-      const now = deps.clock.now();
-      const start = now - (now % MCP_RATE_WINDOW_MS);
-      const id = `${prefix}${kind}:${key}:${start}`;
-      try {
-        return decide(await countWindowHit(redis, id, MCP_RATE_WINDOW_MS), limit, start, now);
-      } catch (error) {
-        complain(error);
-        return ALLOWED;
-      }
+      const refused = await count([[kind, key]]);
+      return refused ? { allowed: false, retryAfterSeconds: refused.retryAfterSeconds } : ALLOWED;
     },
+    hitRequest: (address, tokenKey) =>
+      count([
+        ['address', address],
+        ['token', tokenKey],
+      ]),
     async close() {
       hold.release();
     },

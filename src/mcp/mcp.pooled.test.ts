@@ -3,7 +3,9 @@
  * surface. What must hold: the same answers as the per-request server, each call with its own caller's token even
  * when two clients use the same JSON-RPC id at once, and the narrowed surface of each request.
  */
+import { classifyInboundRequest, McpServer, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pooledMethod, requestEntry } from './mcp.pooled.ts';
 import { postRpc, startStack, type Stack } from './mcp.testkit.ts';
 
 let stack: Stack;
@@ -82,5 +84,70 @@ describe('[MCP-POOLED] the shared server of plain 2025-era requests', () => {
     expect(refused.body).toMatchObject({ id: 2 });
     expect(JSON.stringify(refused.body)).toMatch(/not found|-32602|isError/i);
     expect(await names({})).toEqual(all);
+  });
+});
+
+describe('[MCP-POOLED] what takes the pooled path', () => {
+  const headers = (version?: string, extra: Record<string, string> = {}) => ({
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+    ...(version !== undefined ? { 'mcp-protocol-version': version } : {}),
+    ...extra,
+  });
+  /** The decision as the SDK alone makes it (what pooledMethod did before its own check of the common shape). */
+  const bySdk = (h: Record<string, string>, body: Record<string, unknown>) => {
+    const outcome = classifyInboundRequest({
+      httpMethod: 'POST',
+      ...(h['mcp-protocol-version'] !== undefined ? { protocolVersionHeader: h['mcp-protocol-version'] } : {}),
+      ...(h['mcp-method'] !== undefined ? { mcpMethodHeader: h['mcp-method'] } : {}),
+      body,
+    });
+    return outcome.kind === 'legacy' && outcome.reason === 'no-claim';
+  };
+  const base = { jsonrpc: '2.0', method: 'tools/call', params: { name: 'get_project', arguments: { project_id: '1' } } };
+  const bodies: Record<string, unknown>[] = [
+    { ...base, id: 1 },
+    { ...base, id: 'a' },
+    { ...base, id: 0 },
+    { ...base, id: -7 },
+    { ...base, id: 1.5 },
+    { ...base, id: 2 ** 60 },
+    { ...base, id: null },
+    { ...base, id: true },
+    { ...base },
+    { ...base, id: 1, jsonrpc: '1.0' },
+    { ...base, id: 1, extra: 1 },
+    { ...base, id: 1, result: {} },
+    { ...base, id: 1, error: { code: 1, message: 'x' } },
+    { ...base, id: 1, params: undefined },
+    { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'x' } },
+    { ...base, id: 1, params: { ...base.params, _meta: {} } },
+    { ...base, id: 1, params: { ...base.params, _meta: { 'vendor/x': 1 } } },
+    { ...base, id: 1, params: { ...base.params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } },
+    { ...base, id: 1, params: { ...base.params, _meta: { 'io.modelcontextprotocol/protocolVersion': 5 } } },
+    { ...base, id: 1, params: { ...base.params, _meta: null } },
+  ];
+
+  it('agrees with the SDK classification on every shape, with every supported revision in the header and none', () => {
+    let pooled = 0;
+    for (const version of [undefined, ...SUPPORTED_PROTOCOL_VERSIONS]) {
+      for (const extra of [{}, { 'mcp-method': 'tools/list' }]) {
+        for (const body of bodies) {
+          const h = headers(version, extra);
+          const expected = bySdk(h, body) ? body.method : undefined;
+          expect(pooledMethod(h, body), `${JSON.stringify(body)} with ${JSON.stringify(h)}`).toBe(expected);
+          if (expected !== undefined) pooled += 1;
+        }
+      }
+    }
+    // Both answers occur: the table is not all refusals (nor all pooled).
+    expect(pooled).toBeGreaterThan(10);
+    expect(pooled).toBeLessThan(bodies.length * (SUPPORTED_PROTOCOL_VERSIONS.length + 1) * 2);
+  });
+
+  it('hands requests to the SDK server past its message sorting (the entry of the pinned release is there)', () => {
+    const server = new McpServer({ name: 't', version: '1' });
+    expect(requestEntry(server)).toBeTypeOf('function');
   });
 });

@@ -50,6 +50,22 @@ interface Pending {
   resolve(message: JSONRPCMessage): void;
 }
 
+type Deliver = (message: JSONRPCMessage, extra: MessageExtraInfo) => void;
+
+/**
+ * The SDK server's request entry (`Protocol._onrequest`, private in the pinned 2.4.0), or undefined when a release
+ * no longer has it. The server's `onmessage` sorts each message with up to three zod parses (result response? error
+ * response? request?) and then calls this entry for a request; every message of the pooled path is a request
+ * already (`pooledMethod`: the SDK's own classification, or a stricter check of the same schema), and only its id
+ * changes on the way (to a positive integer), so the sorting always ends here. The two failed parses build zod
+ * issue lists, which made them a measurable share of a pooled call. mcp.pooled.test.ts fails if the entry goes.
+ */
+export function requestEntry(server: McpServer): Deliver | undefined {
+  const protocol = server.server as unknown as { _onrequest?: unknown };
+  const entry = protocol._onrequest;
+  return typeof entry === 'function' ? (entry as Deliver).bind(protocol) : undefined;
+}
+
 /**
  * A transport many requests share: `dispatch` hands a request to the server under an id of its own and resolves
  * with the server's response to it. Notifications the server sends are dropped: a JSON answer carries none, and
@@ -59,6 +75,8 @@ class MultiplexTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** The server's request entry past its message sorting ({@link requestEntry}); unset: `onmessage`. */
+  deliver: Deliver | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
 
@@ -81,7 +99,7 @@ class MultiplexTransport implements Transport {
     const id = this.nextId;
     return new Promise((resolve) => {
       this.pending.set(id, { clientId: message.id, resolve });
-      this.onmessage?.({ ...message, id } as JSONRPCMessage, { authInfo });
+      (this.deliver ?? this.onmessage)?.({ ...message, id } as JSONRPCMessage, { authInfo });
     });
   }
 }
@@ -91,9 +109,38 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
+/** The first revision of the `_meta`-envelope era (the SDK routes versions from it on to its modern handler). */
+const FIRST_MODERN_REVISION = '2026-07-28';
+/** The 2025-era revisions the SDK serves: a request naming one of these in its header, without an envelope, is legacy. */
+const LEGACY_REVISIONS = new Set(SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < FIRST_MODERN_REVISION));
+/** The keys of a JSON-RPC request (the SDK's request schema is strict: any other key makes it something else). */
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether the SDK's `classifyInboundRequest` is sure to answer "legacy, no claim" for this body, decided without
+ * it. The SDK's answer tries the body against its response schemas first, and each failed zod parse builds its
+ * issue list: the three parses were measured at a few µs each, on every call. This covers the shape every 2025-era
+ * client sends (a strict JSON-RPC request, no `_meta`, a 2025 revision or none in the header); for anything else,
+ * `false`, and the SDK decides as before. mcp.pooled.test.ts holds the two to the same answers.
+ */
+function plainLegacyRequest(message: Record<string, unknown>, version: string | undefined): boolean {
+  if (message.jsonrpc !== '2.0' || typeof message.method !== 'string') return false;
+  const { id, params } = message;
+  // The SDK's request id: a string or an integer (zod's `int()`, which is a safe integer).
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
+  for (const key in message) if (!REQUEST_KEYS.has(key)) return false;
+  // `_meta` may carry the modern envelope's claim or a progress token: the SDK looks at those.
+  if (params !== undefined && (!isObject(params) || '_meta' in params)) return false;
+  return version === undefined || LEGACY_REVISIONS.has(version);
+}
+
 /** The pooled path's preconditions: everything the per-request transport would check or act on differently. */
-function pooledMethod(headers: IncomingHttpHeaders, body: unknown): 'tools/list' | 'tools/call' | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+export function pooledMethod(headers: IncomingHttpHeaders, body: unknown): 'tools/list' | 'tools/call' | undefined {
+  if (!isObject(body)) return undefined;
   const { method, params } = body as { method?: unknown; params?: unknown };
   if (method !== 'tools/list' && method !== 'tools/call') return undefined;
   const accept = header(headers, 'accept');
@@ -101,8 +148,9 @@ function pooledMethod(headers: IncomingHttpHeaders, body: unknown): 'tools/list'
   if (!isJsonContentType(header(headers, 'content-type') ?? '')) return undefined;
   const version = header(headers, 'mcp-protocol-version');
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
-  if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) return undefined;
+  if (params !== undefined && !isObject(params)) return undefined;
   if ((params as Params | undefined)?._meta?.progressToken !== undefined) return undefined;
+  if (plainLegacyRequest(body, version)) return method;
   // The SDK's own classification (the same call the entry routes on): a well-formed request without the modern
   // envelope, and no header that would make the SDK refuse it.
   const mcpMethod = header(headers, 'mcp-method');
@@ -136,7 +184,9 @@ export function createPooledServing<S>(deps: { factory: (surface: S) => McpServe
     if (!entry) {
       const server = deps.factory(surface);
       const transport = new MultiplexTransport();
-      const ready = server.connect(transport);
+      const ready = server.connect(transport).then(() => {
+        transport.deliver = requestEntry(server);
+      });
       transport.onerror = onerror;
       entry = { server, transport, ready };
       servers.set(key, entry);

@@ -224,14 +224,23 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
 
   const post = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!guarded(request, reply)) return reply;
-    const byAddress = await deps.limiter.hit('address', normalizeClientAddress(request.ip));
-    if (!byAddress.allowed) return tooMany(reply, 'address', byAddress.retryAfterSeconds);
+    const address = normalizeClientAddress(request.ip);
     const token = bearerOf(request.headers.authorization);
-    const bearer = await authenticate(request, reply, token);
-    if (!bearer) return reply;
+    let bearer: { authInfo: AuthInfo; key: string } | undefined = token !== undefined ? deps.validator.cachedValid(token) : undefined;
+    if (bearer) {
+      // A caller the validation cache knows: no forge check is at stake, so both limits are counted in one exchange,
+      // in the same order and with the same answers as below.
+      const refused = await deps.limiter.hitRequest(address, bearer.key);
+      if (refused) return tooMany(reply, refused.kind, refused.retryAfterSeconds);
+    } else {
+      const byAddress = await deps.limiter.hit('address', address);
+      if (!byAddress.allowed) return tooMany(reply, 'address', byAddress.retryAfterSeconds);
+      bearer = await authenticate(request, reply, token);
+      if (!bearer) return reply;
+      const byToken = await deps.limiter.hit('token', bearer.key);
+      if (!byToken.allowed) return tooMany(reply, 'token', byToken.retryAfterSeconds);
+    }
     const { authInfo } = bearer;
-    const byToken = await deps.limiter.hit('token', bearer.key);
-    if (!byToken.allowed) return tooMany(reply, 'token', byToken.retryAfterSeconds);
     const tools = surfaceOf(request, reply);
     if (!tools) return reply;
 
