@@ -21,7 +21,11 @@ function pretenuredOfAMillion(tune: boolean): number {
       if (!%InYoungGeneration(o)) old++;
     }
     console.log(old);`;
-  const run = spawnSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script], {
+  // V8 decides on pretenuring only in young-generation collections at the young generation's largest size; a fixed
+  // 1 MiB semi-space is at its largest from the start, so the decision does not depend on how V8 grew it (on a loaded
+  // machine it had not grown at all in one run, and nothing was pretenured).
+  const flags = ['--allow-natives-syntax', '--max-semi-space-size=1', '--min-semi-space-size=1'];
+  const run = spawnSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], {
     encoding: 'utf8',
   });
   expect(run.stderr).toBe('');
