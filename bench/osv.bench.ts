@@ -306,7 +306,8 @@ async function latency(
   const pauses = platform.gcSince(gcFrom);
   report(
     `replica GC during the ${label} runs: longest pause ${fmt(pauses.longest)} ms (${pauses.longestKind}), ${pauses.major} full collections ` +
-      `(longest ${fmt(pauses.longestMajor)} ms), ${pauses.count} collections in all, ${fmt(pauses.total, 0)} ms together`,
+      `(longest ${fmt(pauses.longestMajor)} ms), ${pauses.minor.length} scavenges (p50 ${fmt(pauses.minor.p50)} ms, longest ` +
+      `${fmt(pauses.minor.longest)} ms), ${pauses.count} collections in all, ${fmt(pauses.total, 0)} ms together`,
   );
   const s = stats(result.single);
   report(`Query over ${label}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, mean ${fmt(s.mean)} ms (${SINGLE_QUERIES} mixed queries)`);
@@ -346,6 +347,8 @@ interface PlatformProcess {
 }
 
 interface GcSummary {
+  /** The scavenges (kind "minor") apart: how many, their median and longest pause. */
+  minor: { length: number; p50: number; longest: number };
   count: number;
   major: number;
   longest: number;
@@ -476,13 +479,23 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
     },
     gcMark: () => readFileSync(gcLog, 'utf8').length,
     gcSince(mark) {
-      const summary: GcSummary = { count: 0, major: 0, longest: 0, longestKind: 'none', longestMajor: 0, total: 0 };
+      const minor: number[] = [];
+      const summary: GcSummary = {
+        minor: { length: 0, p50: NaN, longest: NaN },
+        count: 0,
+        major: 0,
+        longest: 0,
+        longestKind: 'none',
+        longestMajor: 0,
+        total: 0,
+      };
       for (const line of readFileSync(gcLog, 'utf8').slice(mark).split('\n')) {
         const [kind, duration] = line.split(' ');
         const ms = Number(duration);
         if (kind === undefined || !Number.isFinite(ms)) continue;
         summary.count++;
         summary.total += ms;
+        if (kind === 'minor') minor.push(ms);
         // Node 20 reports the pause that ends an incrementally marked full collection as 'incremental' (kind 4),
         // a full collection without incremental marking as 'major': both are full collections.
         if (kind === 'major' || kind === 'incremental') {
@@ -493,6 +506,10 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
           summary.longest = ms;
           summary.longestKind = kind;
         }
+      }
+      if (minor.length > 0) {
+        const sorted = minor.sort((a, b) => a - b);
+        summary.minor = { length: sorted.length, p50: percentile(sorted, 50), longest: sorted[sorted.length - 1] as number };
       }
       return summary;
     },

@@ -174,4 +174,9 @@ export const OSV_REQUIREMENTS = defineRequirements([
     source: 'issue 20',
     rule: 'once the work after a build or a refresh is done, a replica runs one full collection, without exposing gc to any context',
   },
+  {
+    id: 'OSV-HEAP-PRETENURING',
+    source: 'issue 20',
+    rule: "a replica turns V8's allocation-site pretenuring off when PlatformOSV starts, so objects of calls are allocated in the young generation and die there",
+  },
 ]);

@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createAnswerEncoder, type AnswerEncoder } from './osv.answer.ts';
-import { createHeapSettler } from './osv.heap.ts';
+import { createHeapSettler, tuneReplicaHeap } from './osv.heap.ts';
 import type { OsvConfig } from './osv.config.ts';
 import { createIndexKeeper, type IndexKeeper } from './osv.loader.ts';
 import { createOsvService, type OsvService } from './osv.service.ts';
@@ -35,6 +35,8 @@ export interface OsvRuntime {
 export function createOsvRuntime(deps: OsvRuntimeDeps): OsvRuntime {
   const { db, clock, config } = deps;
   const log = deps.log.child({ service: 'osv' });
+  // Before the index build allocates: V8's pretenuring decisions are made from what survives from then on.
+  log.debug({ flags: tuneReplicaHeap() }, 'OSV heap tuned');
   const answers = createAnswerEncoder({ db, log });
   const settleHeap = createHeapSettler();
   let closing: Promise<void> | undefined;

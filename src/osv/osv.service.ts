@@ -15,7 +15,7 @@ import { compareIds, type CorpusIndex } from './osv.index.ts';
 import type { IndexSource } from './osv.loader.ts';
 import type { MatchPage } from './osv.paging.ts';
 import { encodePageToken, FIRST_PAGE_TOKEN, matchQuery, parseBatch, parseQuery, parseVulnId, type ParsedQuery } from './osv.query.ts';
-import { encodeBatchItem, encodeBatchResult, type BatchResultJson } from './osv.batch-answer.ts';
+import { ByteArena, encodeBatchItem, encodeBatchResult, type BatchResultJson } from './osv.batch-answer.ts';
 import { aliasEdges, findLiveAnswers, findRecord, type StoredAnswer } from './osv.store.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -237,12 +237,14 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     async queryBatchEncoded(request, form, options) {
       const items = await queryBatch(request, options);
       if (items.length === 0) return {};
-      // Each item written from the index's bytes (osv.batch-answer.ts), the same bytes as the JSON above converted.
+      // Each item written from the index's bytes (osv.batch-answer.ts), the same bytes as the JSON above converted;
+      // the protobuf items of one answer share a few buffers.
+      const arena = form === 'wire' ? new ByteArena() : undefined;
       return {
         results: items.map(({ page, token }) =>
           page?.index === undefined
             ? encodeBatchResult(token === undefined ? {} : { next_page_token: token }, form)
-            : encodeBatchItem(page.index, page.records, token, form),
+            : encodeBatchItem(page.index, page.records, token, form, arena),
         ),
       };
     },

@@ -16,7 +16,7 @@ import { compareIds, CorpusIndex } from '../../src/osv/osv.index.ts';
 import { plainRow, RowMatcher, type PlainRow } from '../../src/osv/osv.matcher.ts';
 import { matchQuery, parseQuery, type ParsedQuery } from '../../src/osv/osv.query.ts';
 import { computeIndexRows, type IndexRowData } from '../../src/osv/osv.rows.ts';
-import { encodeBatchItem, encodeBatchResult } from '../../src/osv/osv.batch-answer.ts';
+import { ByteArena, encodeBatchItem, encodeBatchResult } from '../../src/osv/osv.batch-answer.ts';
 import type { EncodedMessage } from '../../src/grpc/index.ts';
 
 const RECORDS = Number(process.env.OSV_DIFF_RECORDS ?? 20_000);
@@ -254,6 +254,10 @@ describe('[OSV-API-SHAPES] QueryBatch items written from the index', () => {
     ];
     ids.forEach((id, i) => index.applyVuln(id, modified[i % modified.length]!, rows(id)));
     const bytes = (m: EncodedMessage) => Buffer.from(m.json ?? m.wire ?? new Uint8Array());
+    // Items written into one arena (as a QueryBatch answer's are) are checked once all are written: a small chunk
+    // size makes items start new chunks, and an item written over another would show here.
+    const arena = new ByteArena(64);
+    const inArena: { item: EncodedMessage; general: EncodedMessage; label: string }[] = [];
     for (const name of ['plain', 'p-0', 'p-1']) {
       const page = matchQuery(index, { kind: 'package', ecosystem: 'npm', name, version: '', after: undefined }, UNLIMITED);
       for (const form of ['json', 'wire'] as const)
@@ -265,9 +269,13 @@ describe('[OSV-API-SHAPES] QueryBatch items written from the index', () => {
               form,
             );
             expect(bytes(encodeBatchItem(index, records, token, form)).equals(bytes(general)), `${form} ${name} ${n} ${token}`).toBe(true);
+            if (form === 'wire')
+              inArena.push({ item: encodeBatchItem(index, records, token, form, arena), general, label: `${name} ${n} ${token}` });
           }
         }
     }
+    expect(inArena.length).toBeGreaterThan(10);
+    for (const { item, general, label } of inArena) expect(bytes(item).equals(bytes(general)), `arena ${label}`).toBe(true);
     // Each id with each timestamp, one at a time (a record's modified changes on refresh).
     for (const time of modified)
       for (const id of ids) {
