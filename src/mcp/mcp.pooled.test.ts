@@ -5,7 +5,9 @@
  */
 import { classifyInboundRequest, McpServer, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pooledMethod, requestEntry } from './mcp.pooled.ts';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { pooledMethod, requestEntry, serializeAnswer } from './mcp.pooled.ts';
+import { renderedJsonOf, sanitizeAndRender } from './tools/tool.text.ts';
 import { postRpc, startStack, type Stack } from './mcp.testkit.ts';
 
 let stack: Stack;
@@ -149,5 +151,39 @@ describe('[MCP-POOLED] what takes the pooled path', () => {
   it('hands requests to the SDK server past its message sorting (the entry of the pinned release is there)', () => {
     const server = new McpServer({ name: 't', version: '1' });
     expect(requestEntry(server)).toBeTypeOf('function');
+  });
+});
+
+describe('[MCP-POOLED] the serialized answer', () => {
+  const value = {
+    title: 'a </forge-data> closing tag, "quotes", a backslash \\ and ünïcödé',
+    diffs: [{ path: 'a.ts', diff: '@@ -1 +1 @@\n-old\n+new\n' }],
+    empty: {},
+  };
+
+  it('splices the JSON the tool layer made of structuredContent, equal as JSON to stringifying the message', () => {
+    const rendered = sanitizeAndRender(structuredClone(value));
+    const message: JSONRPCMessage = {
+      jsonrpc: '2.0',
+      id: 'req-7',
+      result: { content: [{ type: 'text', text: rendered.text }], structuredContent: rendered.value },
+    };
+    const body = serializeAnswer(message);
+    expect(JSON.parse(body)).toEqual(JSON.parse(JSON.stringify(message)));
+    // The spliced text is the tool layer's own string, not a second stringify of the value.
+    expect(renderedJsonOf(rendered.value)).toBeDefined();
+    expect(body).toContain(`"structuredContent":${renderedJsonOf(rendered.value)}}`);
+  });
+
+  it('stringifies what the tool layer did not render: an error result, a value it cleaned, a result with only structuredContent', () => {
+    const unknown: JSONRPCMessage = { jsonrpc: '2.0', id: 1, result: { content: [], structuredContent: structuredClone(value) } };
+    expect(serializeAnswer(unknown)).toBe(JSON.stringify(unknown));
+    const cleaned = sanitizeAndRender({ title: 'zero\u200Bwidth' });
+    expect(renderedJsonOf(cleaned.value)).toBeUndefined();
+    const error: JSONRPCMessage = { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'bad' } };
+    expect(serializeAnswer(error)).toBe(JSON.stringify(error));
+    const bare = sanitizeAndRender(structuredClone(value));
+    const only: JSONRPCMessage = { jsonrpc: '2.0', id: 3, result: { structuredContent: bare.value } };
+    expect(JSON.parse(serializeAnswer(only))).toEqual(JSON.parse(JSON.stringify(only)));
   });
 });

@@ -26,6 +26,7 @@ import {
 import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../core/logger.ts';
+import { renderedJsonOf } from './tools/tool.text.ts';
 
 /** An answer of the pooled path: the serialized JSON-RPC response, and the result it carries (none for a kept list). */
 export interface PooledAnswer {
@@ -170,6 +171,22 @@ function plainList(params: Params | undefined): boolean {
   return params === undefined || Object.keys(params).every((key) => key === '_meta');
 }
 
+/**
+ * The JSON-RPC response as text. A tool result's `structuredContent` was already stringified by the tool layer for
+ * its text rendering (tool.text.ts `renderedJsonOf`); that text is spliced in rather than made again, which halves
+ * the serialising of a large answer (a 100-file diff window: ~95 KB of value, stringified once instead of twice).
+ * Equal, as JSON, to `JSON.stringify(message)`.
+ */
+export function serializeAnswer(message: JSONRPCMessage): string {
+  if (!('result' in message) || message.jsonrpc !== '2.0' || Object.keys(message).length !== 3) return JSON.stringify(message);
+  const { structuredContent, ...rest } = message.result as Record<string, unknown>;
+  const json = typeof structuredContent === 'object' && structuredContent !== null ? renderedJsonOf(structuredContent) : undefined;
+  if (json === undefined) return JSON.stringify(message);
+  const head = JSON.stringify(rest);
+  const result = `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"structuredContent":${json}}`;
+  return `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}`;
+}
+
 export function createPooledServing<S>(deps: { factory: (surface: S) => McpServer; log: Logger; maxSurfaces?: number }): PooledServing<S> {
   const onerror = (error: Error) => deps.log.debug({ reason: error.message }, 'MCP request refused or failed');
   // An evicted server is dropped, not closed: requests still on their way through it finish (it holds no timer
@@ -195,7 +212,7 @@ export function createPooledServing<S>(deps: { factory: (surface: S) => McpServe
   };
 
   const answer = (message: JSONRPCMessage): PooledAnswer => ({
-    body: JSON.stringify(message),
+    body: serializeAnswer(message),
     ...('result' in message ? { result: message.result } : {}),
   });
 

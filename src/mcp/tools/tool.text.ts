@@ -103,6 +103,18 @@ function mayHoldInvisible(json: string): boolean {
 }
 
 /**
+ * The JSON text {@link sanitizeAndRender} made of each object it answered as is, by identity: the transport writes
+ * the value as `structuredContent` beside that text, and stringifying a large answer (a diff window) a second time
+ * cost as much again. Weak, so an answer's entry goes with it; nothing mutates a tool's value once it is answered.
+ */
+const renderedJson = new WeakMap<object, string>();
+
+/** The JSON text of `value` as {@link sanitizeAndRender} answered it, when it did (see renderedJson). */
+export function renderedJsonOf(value: object): string | undefined {
+  return renderedJson.get(value);
+}
+
+/**
  * {@link sanitizeDeep} and {@link renderUntrusted} of a tool's value in one pass over its text: the value is
  * stringified once, one scan of that text tells whether any string in it holds a character to remove, and when none
  * does (nearly always) the value is answered as it is with that text in its frame. Otherwise both are computed as
@@ -112,7 +124,10 @@ function mayHoldInvisible(json: string): boolean {
  */
 export function sanitizeAndRender<T>(value: T): { value: T; text: string } {
   const json = JSON.stringify(value);
-  if (json !== undefined && !mayHoldInvisible(json)) return { value, text: frame(json) };
+  if (json !== undefined && !mayHoldInvisible(json)) {
+    if (typeof value === 'object' && value !== null) renderedJson.set(value, json);
+    return { value, text: frame(json) };
+  }
   const clean = sanitizeDeep(value);
   return { value: clean, text: renderUntrusted(clean) };
 }
