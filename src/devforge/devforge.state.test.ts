@@ -8,6 +8,8 @@ import { createForgeBrowser } from './devforge.browser.ts';
 import type { DevForgeSeed } from './devforge.seed.ts';
 import { devForgeSeedFromState, devForgeStateFile, readDevForgeState } from './devforge.state.ts';
 
+type ApiAnswer = Record<string, unknown> & Record<string, unknown>[];
+
 const CALLBACK = 'http://127.0.0.1:3999/callback';
 
 /** Code flow with PKCE S256 through the real pages, as the MCP server does it. */
@@ -50,6 +52,18 @@ async function whoAmI(forge: StartedDevForge, bearer: string): Promise<number> {
 describe('dev forge state file', () => {
   const dirs: string[] = [];
   let forge: StartedDevForge | undefined;
+  /** The sample project's REST API as `pat` on the forge running now (the tests restart it); every answer must be 2xx. */
+  function helloForgeApi(pat: string) {
+    return async (method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
+      const response = await fetch(`${forge!.url}/api/v4/projects/dev%2Fhello-forge${path}`, {
+        method,
+        headers: { 'private-token': pat, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
+      expect(response.status, `${method} ${path}`).toBeLessThan(300);
+      return (response.status === 204 ? {} : await response.json()) as ApiAnswer;
+    };
+  }
   afterEach(async () => {
     await forge?.close();
     forge = undefined;
@@ -124,15 +138,7 @@ describe('dev forge state file', () => {
     const file = devForgeStateFile(dataDir());
     forge = await startDevForge({ ...devForgeSeedFromState(file, [CALLBACK]), stateFile: file });
     const pat = forge.createPersonalAccessToken('dev', ['api']);
-    const api = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown> & Record<string, unknown>[]> => {
-      const response = await fetch(`${forge!.url}/api/v4/projects/dev%2Fhello-forge${path}`, {
-        method,
-        headers: { 'private-token': pat, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      expect(response.status, `${method} ${path}`).toBeLessThan(300);
-      return (await response.json()) as Record<string, unknown> & Record<string, unknown>[];
-    };
+    const api = helloForgeApi(pat);
     const issue = await api('POST', '/issues', { title: 'Kept issue', labels: 'kept' });
     const note = await api('POST', `/issues/${String(issue.iid)}/notes`, { body: 'Kept note' });
     const thread = await api('POST', '/merge_requests/1/discussions', { body: 'Kept thread' });
@@ -185,15 +191,7 @@ describe('dev forge state file', () => {
     };
     forge = await start();
     const pat = forge.createPersonalAccessToken('dev', ['api']);
-    const api = async (method: string, path: string, body?: unknown): Promise<Record<string, unknown> & Record<string, unknown>[]> => {
-      const response = await fetch(`${forge!.url}/api/v4/projects/dev%2Fhello-forge${path}`, {
-        method,
-        headers: { 'private-token': pat, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-      });
-      expect(response.status, `${method} ${path}`).toBeLessThan(300);
-      return (response.status === 204 ? {} : await response.json()) as Record<string, unknown> & Record<string, unknown>[];
-    };
+    const api = helloForgeApi(pat);
     await api('POST', '/wikis', { title: 'kept page', content: 'Kept wiki text.' });
     await api('PUT', '/wikis/home', { content: 'Home, edited.' });
     await api('DELETE', '/wikis/getting-started');
