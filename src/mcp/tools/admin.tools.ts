@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { READ, text, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 
 const project = (ctx: ToolContext, id: string | number) => `/projects/${projectPathId(id, ctx.forgeUrl)}`;
@@ -149,7 +149,7 @@ function adminTools() {
       output: pageOutput(variableSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query = { page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query = { ...forgePaging(args) };
         return pageResult(
           await ctx.api.page(`${project(ctx, args.project_id)}/variables`, ctx.token, query),
           variableOut(args.reveal_values === true),
@@ -171,7 +171,7 @@ function adminTools() {
       annotations: READ,
       async run(args, ctx) {
         const path = `${project(ctx, args.project_id)}/members${args.include_inherited ? '/all' : ''}`;
-        const query = { query: args.query, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query = { query: args.query, ...forgePaging(args) };
         return pageResult(await ctx.api.page(path, ctx.token, query), memberOut);
       },
     }),
@@ -184,7 +184,7 @@ function adminTools() {
       output: pageOutput(hookSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query = { page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query = { ...forgePaging(args) };
         return pageResult(await ctx.api.page(`${project(ctx, args.project_id)}/hooks`, ctx.token, query), hookOut);
       },
     }),

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { QueryValue } from './forge.client.ts';
 import { READ, text, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, encodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { decodeCursor, encodeCursor, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { jobLogUri } from './forge.uris.ts';
 import { byteWindow, cleanLog, grepLog, tailWindow } from './job.log.ts';
 import { confirmationInput } from './tool.confirm.ts';
@@ -203,8 +203,7 @@ function pipelineTools() {
           status: args.status,
           ref: args.ref,
           sha: args.sha,
-          page: decodeCursor(args.cursor),
-          per_page: args.per_page ?? 20,
+          ...forgePaging(args),
         };
         return pageResult(await ctx.api.page(`${project(ctx, args.project_id)}/pipelines`, ctx.token, query), pipelineOut);
       },

@@ -18,7 +18,7 @@ import {
   userSchema,
 } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { PROTOCOL_VERSIONS, SERVER_INFO } from './server.info.ts';
 import { defineTool, ToolInputError, type ToolsetDefinition } from './tool.contract.ts';
 
@@ -97,8 +97,7 @@ function coreTools() {
         const query: Record<string, QueryValue> = {
           search: args.search,
           membership: args.membership ?? true,
-          page: decodeCursor(args.cursor),
-          per_page: args.per_page ?? 20,
+          ...forgePaging(args),
         };
         return pageResult(await ctx.api.page('/projects', ctx.token, query), projectOut(args.detail === 'full'));
       },
@@ -141,8 +140,7 @@ function coreTools() {
         const query: Record<string, QueryValue> = {
           scope: args.scope,
           search: args.search,
-          page: decodeCursor(args.cursor),
-          per_page: args.per_page ?? 20,
+          ...forgePaging(args),
         };
         return pageResult(await ctx.api.page(path, ctx.token, query), searchHit(args.scope));
       },
@@ -169,7 +167,7 @@ function coreTools() {
       ),
       annotations: READ,
       async run(args, ctx) {
-        const query: Record<string, QueryValue> = { search: args.search, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query: Record<string, QueryValue> = { search: args.search, ...forgePaging(args) };
         const page = await ctx.api.page(`/projects/${projectPathId(args.project_id, ctx.forgeUrl)}/labels`, ctx.token, query);
         return pageResult(
           page,

@@ -43,6 +43,17 @@ export function decodeCursor(cursor: string | undefined): number | string {
   throw new ToolInputError('cursor is not a next_cursor this server returned; omit it to start from the first page');
 }
 
+/** Items per page when a list tool's caller gives no `per_page`. */
+export const DEFAULT_PER_PAGE = 20;
+
+/** The forge's `page` (a number or a keyset cursor) and `per_page` for a list tool's paging input. */
+export function forgePaging(input: { cursor?: string | undefined; per_page?: number | undefined }): {
+  page: number | string;
+  per_page: number;
+} {
+  return { page: decodeCursor(input.cursor), per_page: input.per_page ?? DEFAULT_PER_PAGE };
+}
+
 /** A cursor of a window this server cuts itself (no forge paging behind it): only page numbers are ours. */
 export function decodePageNumber(cursor: string | undefined): number {
   const decoded = decodeCursor(cursor);

@@ -18,7 +18,7 @@ import {
   refSchema,
 } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 import { quickActionLines } from './tool.text.ts';
@@ -89,7 +89,7 @@ function issueTools() {
       annotations: READ,
       async run(args, ctx) {
         const { project_id, detail: level, cursor, per_page, ...filters } = args;
-        const query: Record<string, QueryValue> = { ...filters, page: decodeCursor(cursor), per_page: per_page ?? 20 };
+        const query: Record<string, QueryValue> = { ...filters, ...forgePaging({ cursor, per_page }) };
         return pageResult(await ctx.api.page(issuePath(project_id, ctx.forgeUrl), ctx.token, query), issueOut(level === 'full'));
       },
     }),

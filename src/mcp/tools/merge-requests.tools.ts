@@ -19,7 +19,7 @@ import {
   usernameOf,
 } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { DEFAULT_PER_PAGE, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { refuseQuickActions, related, userIdsOf } from './issues.tools.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
@@ -204,7 +204,7 @@ function mergeRequestTools() {
       annotations: READ,
       async run(args, ctx) {
         const { project_id, detail: level, cursor, per_page, ...filters } = args;
-        const query: Record<string, QueryValue> = { ...filters, page: decodeCursor(cursor), per_page: per_page ?? 20 };
+        const query: Record<string, QueryValue> = { ...filters, ...forgePaging({ cursor, per_page }) };
         return pageResult(await ctx.api.page(mrPath(project_id, ctx.forgeUrl), ctx.token, query), mergeRequestOut(level === 'full'));
       },
     }),
@@ -332,7 +332,7 @@ function mergeRequestTools() {
       annotations: READ,
       async run(args, ctx) {
         const { page: forgePage, offset } = decodeDiffCursor(args.cursor);
-        const perPage = args.per_page ?? 20;
+        const perPage = args.per_page ?? DEFAULT_PER_PAGE;
         const cap = args.max_bytes ?? 100_000;
         const match = args.paths ? pathMatcher(args.paths) : () => true;
         const page = await ctx.api.page<{ old_path?: string; new_path?: string; diff?: string }>(

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { READ, text, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { defineTool, ToolInputError, type ToolContext } from './tool.contract.ts';
 
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
@@ -59,7 +59,7 @@ export function milestoneTools() {
       output: pageOutput(milestoneSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query = { state: args.state, search: args.search, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query = { state: args.state, search: args.search, ...forgePaging(args) };
         return pageResult(await ctx.api.page(milestones(ctx, args.project_id), ctx.token, query), milestoneOut);
       },
     }),

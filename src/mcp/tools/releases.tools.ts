@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ForgeApiError } from './forge.client.ts';
 import { READ, text, usernameOf, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { milestoneTools } from './milestones.tools.ts';
 import { defineTool, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
@@ -94,7 +94,7 @@ function releaseTools() {
       output: pageOutput(releaseSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query = { order_by: args.order_by, sort: args.sort, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query = { order_by: args.order_by, sort: args.sort, ...forgePaging(args) };
         return pageResult(await ctx.api.page(releases(ctx, args.project_id), ctx.token, query), releaseOut(false));
       },
     }),
@@ -155,7 +155,7 @@ function releaseTools() {
       output: pageOutput(tagSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query = { search: args.search, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query = { search: args.search, ...forgePaging(args) };
         return pageResult(await ctx.api.page(`${repo(ctx, args.project_id)}/tags`, ctx.token, query), tagOut);
       },
     }),

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { QueryValue } from './forge.client.ts';
 import { READ, text, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, decodePageNumber, encodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { decodePageNumber, DEFAULT_PER_PAGE, encodeCursor, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { fileUri } from './forge.uris.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
@@ -196,7 +196,7 @@ async function compare(
   const commits = (answer.commits as unknown[] | undefined) ?? [];
   const diffs = (answer.diffs as Json[] | undefined) ?? [];
   const page = decodePageNumber(args.cursor);
-  const perPage = args.per_page ?? 20;
+  const perPage = args.per_page ?? DEFAULT_PER_PAGE;
   const more = page * perPage < diffs.length;
   return {
     commits: page === 1 ? commits.map((c) => commitOut(c, false)) : [],
@@ -321,8 +321,7 @@ function fileAndHistoryTools() {
           path: args.path,
           ref: args.ref,
           recursive: args.recursive,
-          page: decodeCursor(args.cursor),
-          per_page: args.per_page ?? 20,
+          ...forgePaging(args),
         };
         const page = await ctx.api.page<Json>(`${repo(ctx, args.project_id)}/tree`, ctx.token, query);
         return pageResult(page, (e) => ({
@@ -356,8 +355,7 @@ function fileAndHistoryTools() {
           since: args.since,
           until: args.until,
           with_stats: args.with_stats,
-          page: decodeCursor(args.cursor),
-          per_page: args.per_page ?? 20,
+          ...forgePaging(args),
         };
         const page = await ctx.api.page(`${repo(ctx, args.project_id)}/commits`, ctx.token, query);
         return pageResult(page, (c) => commitOut(c, false));
@@ -402,8 +400,7 @@ function fileAndHistoryTools() {
         if (compared) return { ...head, ...compared };
         if (!args.include_diff) return head;
         const page = await ctx.api.page<Json>(`${base}/diff`, ctx.token, {
-          page: decodeCursor(args.cursor),
-          per_page: args.per_page ?? 20,
+          ...forgePaging(args),
         });
         return {
           ...head,
@@ -540,7 +537,7 @@ function branchTools() {
       output: pageOutput(branchSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query = { search: args.search, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query = { search: args.search, ...forgePaging(args) };
         return pageResult(await ctx.api.page(`${repo(ctx, args.project_id)}/branches`, ctx.token, query), branchOut);
       },
     }),

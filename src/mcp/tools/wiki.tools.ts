@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { READ, text, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
-import { decodeCursor, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 
@@ -49,7 +49,7 @@ function wikiTools() {
       output: pageOutput(pageSchema),
       annotations: READ,
       async run(args, ctx) {
-        const query = { with_content: args.with_content ? 1 : undefined, page: decodeCursor(args.cursor), per_page: args.per_page ?? 20 };
+        const query = { with_content: args.with_content ? 1 : undefined, ...forgePaging(args) };
         return pageResult(await ctx.api.page(wikis(ctx, args.project_id), ctx.token, query), pageOut);
       },
     }),
