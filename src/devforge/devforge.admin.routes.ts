@@ -6,7 +6,7 @@
  * token is write-only.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { boolParam, paginate, ParamError, READ_SCOPES, sendError, WRITE_SCOPES, type ApiRouteKit } from './devforge.api.routes.ts';
+import { boolParam, paginate, ParamError, type ApiRouteKit } from './devforge.api.routes.ts';
 import * as entities from './devforge.extras.entities.ts';
 import {
   accessLevelOf,
@@ -19,7 +19,6 @@ import {
   type VariableRecord,
 } from './devforge.extras.ts';
 import { baseUrl, mergedParams, param } from './devforge.http.ts';
-import type { UserRecord } from './devforge.store.ts';
 import type { ProjectRecord } from './devforge.types.ts';
 import { dateParam, requiredParam } from './devforge.wiki-releases.routes.ts';
 
@@ -60,35 +59,9 @@ export function adminRoutes(deps: AdminRouteDeps) {
   return (scope: FastifyInstance, kit: ApiRouteKit): void => {
     const { extras } = deps;
 
-    /**
-     * The project and the caller for a read (`read_api` suffices) or write (`api`) by someone of at least `level`
-     * in it (0: anyone who can see it), or undefined once answered.
-     */
-    const access = (
-      request: FastifyRequest,
-      reply: FastifyReply,
-      write: boolean,
-      level: number,
-    ): { project: ProjectRecord; user: UserRecord; level: number } | undefined => {
-      const user = kit.requireUser(request, reply);
-      if (!user) return undefined;
-      const denied = kit.scopeError(request, write ? WRITE_SCOPES : READ_SCOPES);
-      if (denied) {
-        sendError(reply, denied);
-        return undefined;
-      }
-      const project = kit.project(request, reply);
-      if (!project) return undefined;
-      const own = accessLevelOf(extras, project, user.id) ?? 0;
-      if (own < level) {
-        void reply.code(403).send({ message: '403 Forbidden' });
-        return undefined;
-      }
-      return { project, user, level: own };
-    };
     /** The project for a Maintainer's read or write, or undefined once answered. */
     const maintained = (request: FastifyRequest, reply: FastifyReply, write: boolean): ProjectRecord | undefined =>
-      access(request, reply, write, MAINTAINER)?.project;
+      kit.memberProject(request, reply, write, MAINTAINER)?.project;
 
     // CI/CD variables ----------------------------------------------------------------------------------------
     scope.get('/projects/:id/variables', async (request, reply) => {
@@ -241,7 +214,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
     // POST: GitLab's `add_single_member_by_user_id` (a user_id or a username; one user per call here).
     scope.post('/projects/:id/members', async (request, reply) => {
       const source = mergedParams(request);
-      const found = access(request, reply, true, MAINTAINER);
+      const found = kit.memberProject(request, reply, true, MAINTAINER);
       if (!found) return reply;
       const { project: p, user } = found;
       const rawId = param(source, 'user_id');
@@ -262,7 +235,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
     });
     scope.put('/projects/:id/members/:user_id', async (request, reply) => {
       const source = mergedParams(request);
-      const found = access(request, reply, true, MAINTAINER);
+      const found = kit.memberProject(request, reply, true, MAINTAINER);
       if (!found) return reply;
       const p = found.project;
       const userId = memberUserId(request);
@@ -277,7 +250,7 @@ export function adminRoutes(deps: AdminRouteDeps) {
     });
     // DELETE: a Maintainer removes others; anyone may leave (GitLab's `destroy_project_member` on one's own).
     scope.delete('/projects/:id/members/:user_id', async (request, reply) => {
-      const found = access(request, reply, true, 0);
+      const found = kit.memberProject(request, reply, true, 0);
       if (!found) return reply;
       const p = found.project;
       const userId = memberUserId(request);

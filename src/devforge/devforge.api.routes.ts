@@ -142,8 +142,23 @@ export interface ApiRouteKit {
   scopeError(request: FastifyRequest, allowed: readonly string[]): ApiError | null;
   /** The `:id` project if the caller can see it, or undefined with GitLab's 404 already sent. */
   project(request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined;
+  /**
+   * The `:id` project for a read (`api` or `read_api`) or, with `write`, a write (`api`), whoever the caller is
+   * (a public project reads anonymously), or undefined with the 403 or 404 already sent.
+   */
+  scopedProject(request: FastifyRequest, reply: FastifyReply, write: boolean): ProjectRecord | undefined;
   /** The `:id` project for a read (`api` or `read_api`), or undefined with the 403 or 404 already sent. */
   readableProject(request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined;
+  /**
+   * The `:id` project, the signed-in caller and their access level in it, for a read or (`write`) a write by
+   * someone of at least `level` (0: anyone who can see it), or undefined with the 401, 403 or 404 already sent.
+   */
+  memberProject(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    write: boolean,
+    level: number,
+  ): { project: ProjectRecord; user: UserRecord; level: number } | undefined;
   /**
    * The `:id` project and the signed-in member writing to it (`api` scope; GitLab: Developer or above), or undefined
    * with the 401, 403 or 404 already sent.
@@ -242,29 +257,30 @@ export async function registerApiRoutes(
         if (!found) void reply.code(404).send({ message: '404 Project Not Found' });
         return found;
       };
-      const readableProject = (request: FastifyRequest, reply: FastifyReply): ProjectRecord | undefined => {
-        const denied = scopeError(request, READ_SCOPES);
+      const scopedProject = (request: FastifyRequest, reply: FastifyReply, write: boolean): ProjectRecord | undefined => {
+        const denied = scopeError(request, write ? WRITE_SCOPES : READ_SCOPES);
         if (denied) {
           sendError(reply, denied);
           return undefined;
         }
         return project(request, reply);
       };
-      const writableProject = (request: FastifyRequest, reply: FastifyReply) => {
+      const readableProject = (request: FastifyRequest, reply: FastifyReply) => scopedProject(request, reply, false);
+      const memberProject = (request: FastifyRequest, reply: FastifyReply, write: boolean, level: number) => {
         const user = requireUser(request, reply);
         if (!user) return undefined;
-        const denied = scopeError(request, WRITE_SCOPES);
-        if (denied) {
-          sendError(reply, denied);
-          return undefined;
-        }
-        const p = project(request, reply);
+        const p = scopedProject(request, reply, write);
         if (!p) return undefined;
-        if ((deps.accessLevel(p, user.id) ?? 0) < DEVELOPER) {
+        const own = deps.accessLevel(p, user.id) ?? 0;
+        if (own < level) {
           void reply.code(403).send({ message: '403 Forbidden' });
           return undefined;
         }
-        return { project: p, user };
+        return { project: p, user, level: own };
+      };
+      const writableProject = (request: FastifyRequest, reply: FastifyReply) => {
+        const found = memberProject(request, reply, true, DEVELOPER);
+        return found && { project: found.project, user: found.user };
       };
       const author = (id: number): UserRecord => {
         const user = store.users.get(id);
@@ -324,7 +340,9 @@ export async function registerApiRoutes(
         requireUser,
         scopeError,
         project,
+        scopedProject,
         readableProject,
+        memberProject,
         writableProject,
         author,
         searchScopes: new Map(),

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { intParam, paginate, ParamError, READ_SCOPES, sendError, WRITE_SCOPES, type ApiRouteKit } from './devforge.api.routes.ts';
+import { intParam, paginate, ParamError, sendError, WRITE_SCOPES, type ApiRouteKit } from './devforge.api.routes.ts';
 import { baseUrl, param } from './devforge.http.ts';
 import type { UserRecord } from './devforge.store.ts';
 import type { IssueRecord, MergeRequestRecord, ProjectRecord } from './devforge.types.ts';
@@ -120,12 +120,7 @@ export function registerNoteRoutes(
 
   /** The project and noteable of the path, or undefined with the answer sent. */
   const target = (request: FastifyRequest, reply: FastifyReply, write: boolean) => {
-    const denied = kit.scopeError(request, write ? WRITE_SCOPES : READ_SCOPES);
-    if (denied) {
-      sendError(reply, denied);
-      return undefined;
-    }
-    const project = kit.project(request, reply);
+    const project = kit.scopedProject(request, reply, write);
     if (!project) return undefined;
     const noteable = find(project, intParam(request.params, iidParam, 0));
     if (!noteable) {
