@@ -7,9 +7,8 @@
  * Redis being unreachable lets requests through (logged once a minute): the limit protects the forge and the
  * server from one noisy client, and is not worth refusing every client while Redis is away.
  */
-import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { holdRedis } from '../core/redis-client.ts';
+import { countWindowHits } from '../core/redis-window.ts';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
@@ -89,38 +88,6 @@ export function createMemoryMcpLimiter(deps: { clock: Clock; settings: McpLimitS
   };
 }
 
-/**
- * Counts hits on fixed-window keys in order, stopping after the first key over its limit (the keys after it are
- * not counted). Each key expires after two windows (a late hit of the previous window still finds its own key),
- * set with the increment in one script so a key is never left without its expiry. One script call is one command:
- * the MULTI/INCR/PEXPIRE/EXEC it replaces were four commands, and two such exchanges per request, for the CPU of
- * both ends. KEYS: the counters; ARGV[1]: the expiry in ms; ARGV[1 + i]: the limit of KEYS[i].
- */
-const WINDOW_SCRIPT = `
-local counts = {}
-for i, key in ipairs(KEYS) do
-  local n = redis.call('INCR', key)
-  redis.call('PEXPIRE', key, ARGV[1])
-  counts[i] = n
-  if n > tonumber(ARGV[i + 1]) then break end
-end
-return counts`;
-const WINDOW_SCRIPT_SHA = createHash('sha1').update(WINDOW_SCRIPT).digest('hex');
-
-/** Runs the window script by its digest, loading it when this Redis does not know it yet (a restart, a new server). */
-async function countWindowHits(redis: Redis, keys: readonly string[], limits: readonly number[]): Promise<number[]> {
-  const args = [String(2 * MCP_RATE_WINDOW_MS), ...limits.map(String)];
-  let answer: unknown;
-  try {
-    answer = await redis.evalsha(WINDOW_SCRIPT_SHA, keys.length, ...keys, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    answer = await redis.eval(WINDOW_SCRIPT, keys.length, ...keys, ...args);
-  }
-  if (!Array.isArray(answer)) throw new Error('the rate window script answered no list');
-  return answer.map(Number);
-}
-
 /** Counters in Redis, shared by every replica pointed at the same server (`INCR` on a key per window). */
 export function createRedisMcpLimiter(deps: {
   url: string;
@@ -158,6 +125,7 @@ export function createRedisMcpLimiter(deps: {
         hold.redis,
         counted.map(([kind, key]) => `${prefix}${kind}:${key}:${start}`),
         limits,
+        MCP_RATE_WINDOW_MS,
       );
     } catch (error) {
       complain(error);
