@@ -233,25 +233,26 @@ export function encodeBatchItem(
     return encodeBatchResult(result, form);
   }
   return form === 'json'
-    ? new EncodedMessage(itemJson(index, records, token), undefined)
+    ? new EncodedMessage(itemJson(index, records, token, arena), undefined)
     : new EncodedMessage(undefined, itemWire(index, records, token, arena));
 }
 
 /**
- * The protobuf bytes of the items of one answer, carved out of shared 64 KiB buffers. A `QueryBatch(1000)` answer
- * made a `Uint8Array` of its own per item, each with a backing store V8 tracks and frees one by one (the
- * "sweep array buffers" phases of its collections); the items are alive for the whole call, across young-generation
- * collections, so they were promoted too. Now the 1,000 items of an answer share two or three backing stores.
+ * The items of one answer, carved out of shared 64 KiB buffers. A `QueryBatch(1000)` answer made a buffer (or a
+ * string) of its own per item, each with a backing store V8 tracks and frees one by one (the "sweep array buffers"
+ * phases of its collections); the items are alive for the whole call, across young-generation collections, so they
+ * were promoted too, and the old generation filled towards a full collection. Now the 1,000 items of an answer
+ * share a few backing stores, in both forms.
  */
 export class ByteArena {
-  private chunk = new Uint8Array(0);
+  private chunk = Buffer.alloc(0);
   private at = 0;
   constructor(private readonly chunkSize = 64 * 1024) {}
 
   /** `size` zeroed bytes no other item shares. */
-  take(size: number): Uint8Array {
+  take(size: number): Buffer {
     if (this.at + size > this.chunk.byteLength) {
-      this.chunk = new Uint8Array(Math.max(this.chunkSize, size));
+      this.chunk = Buffer.alloc(Math.max(this.chunkSize, size));
       this.at = 0;
     }
     const out = this.chunk.subarray(this.at, this.at + size);
@@ -260,8 +261,16 @@ export class ByteArena {
   }
 }
 
-/** The JSON text of an item (a string, as the RPC layer takes the JSON form; one per item, none per entry). */
-function itemJson(index: CorpusIndex, records: readonly number[], token: string | undefined): string {
+/**
+ * The JSON text of an item, one per item and none per entry: UTF-8 bytes in the arena when there is one (the RPC
+ * layer splices text and bytes alike), else a string.
+ */
+function itemJson(
+  index: CorpusIndex,
+  records: readonly number[],
+  token: string | undefined,
+  arena: ByteArena | undefined,
+): string | Buffer {
   const tokenText = token ? `"next_page_token":${JSON.stringify(token)}` : '';
   let size = 2 + Buffer.byteLength(tokenText);
   if (records.length > 0) {
@@ -274,9 +283,9 @@ function itemJson(index: CorpusIndex, records: readonly number[], token: string 
         index.strings.byteLength(index.recModified[rec]!) +
         JSON_ENTRY_END.length;
   }
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
   if (records.length === 0) return `{${tokenText}}`;
+  const out = arena === undefined ? Buffer.allocUnsafe(size) : arena.take(size);
+  let at = 0;
   at += JSON_VULNS.copy(out, at);
   for (let i = 0; i < records.length; i++) {
     const rec = records[i]!;
@@ -293,7 +302,7 @@ function itemJson(index: CorpusIndex, records: readonly number[], token: string 
     at += out.write(tokenText, at);
   }
   out[at++] = 0x7d;
-  return out.toString('utf8', 0, at);
+  return arena === undefined ? out.toString('utf8', 0, at) : out.subarray(0, at);
 }
 
 /** Bytes of an entry's Timestamp message. */

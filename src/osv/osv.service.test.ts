@@ -133,7 +133,7 @@ for (const dialect of dialects) {
       const wire = (await s.queryBatchEncoded(request, 'wire')).results ?? [];
       results.forEach((result, i) => {
         const message = fromJson(VulnerabilityListSchema, result as unknown as JsonValue);
-        expect(text[i]?.json).toBe(toJsonString(VulnerabilityListSchema, message, JSON_WRITE));
+        expect(text[i]?.json?.toString()).toBe(toJsonString(VulnerabilityListSchema, message, JSON_WRITE));
         expect(Buffer.from(wire[i]?.wire ?? []).equals(toBinary(VulnerabilityListSchema, message))).toBe(true);
       });
       expect(text).toHaveLength(3);

@@ -179,18 +179,22 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     return out;
   }
 
-  /** One batch item: its page of matches (none when it was not run) and its page token. */
-  interface BatchItem {
-    page: MatchPage | undefined;
-    token: string | undefined;
-  }
-
-  async function queryBatch(request: unknown, options: CallOptions | undefined): Promise<BatchItem[]> {
+  /**
+   * Matches a batch, handing each item (its page of matches, none when it was not run, and its page token) to
+   * `write` as soon as it is matched. Writing there, not after the whole batch, lets each page's arrays die young:
+   * a `QueryBatch(1000)` outlives several young-generation collections, and what it held until the end was promoted,
+   * filling the old generation towards a full collection on a query's thread.
+   */
+  async function queryBatch<T>(
+    request: unknown,
+    options: CallOptions | undefined,
+    write: (page: MatchPage | undefined, token: string | undefined) => T,
+  ): Promise<T[]> {
     const queries = parseBatch(request);
     if (queries.length === 0) return [];
     const deadline = budget(config.OSV_BATCH_TIMEOUT_MS, options);
     const index = await readyIndex(deadline);
-    const items: BatchItem[] = [];
+    const items: T[] = [];
     let budgetLeft = config.OSV_BATCH_MAX_RESULTS;
     let sliceStart = clock.now();
     for (const q of queries) {
@@ -201,17 +205,17 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
       if (options?.signal?.aborted) throw new AppError('unavailable', 'the call was cancelled');
       if (q.kind !== 'nothing' && clock.now() > deadline) {
         // Not started before the deadline: the client asks again for this item from the start (§3).
-        items.push({ page: undefined, token: FIRST_PAGE_TOKEN });
+        items.push(write(undefined, FIRST_PAGE_TOKEN));
         continue;
       }
       if (q.kind !== 'nothing' && budgetLeft === 0) {
         // The answer is full: this item resumes where its page token pointed.
-        items.push({ page: undefined, token: encodePageToken(q.kind, q.after ?? '') });
+        items.push(write(undefined, encodePageToken(q.kind, q.after ?? '')));
         continue;
       }
       const page = matchOne(index, q, Math.min(config.OSV_BATCH_PAGE_SIZE, budgetLeft), deadline);
       budgetLeft -= page.records.length;
-      items.push({ page, token: token(q, page.cursor) });
+      items.push(write(page, token(q, page.cursor)));
     }
     return items;
   }
@@ -222,31 +226,25 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     queryEncoded: (request, form, options) => query(request, form, options),
 
     async queryBatch(request, options) {
-      const items = await queryBatch(request, options);
-      if (items.length === 0) return {};
-      return {
-        results: items.map(({ page, token }) => {
-          const item: BatchResultJson = {};
-          // Batch hydration is only `{id, modified}`, answered from memory (§3).
-          if (page !== undefined && page.records.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
-          if (token !== undefined) item.next_page_token = token;
-          return item;
-        }),
-      };
+      const results = await queryBatch(request, options, (page, token) => {
+        const item: BatchResultJson = {};
+        // Batch hydration is only `{id, modified}`, answered from memory (§3).
+        if (page !== undefined && page.records.length > 0) item.vulns = page.vulns.map((v) => ({ id: v.id, modified: v.modified }));
+        if (token !== undefined) item.next_page_token = token;
+        return item;
+      });
+      return results.length === 0 ? {} : { results };
     },
     async queryBatchEncoded(request, form, options) {
-      const items = await queryBatch(request, options);
-      if (items.length === 0) return {};
       // Each item written from the index's bytes (osv.batch-answer.ts), the same bytes as the JSON above converted;
-      // the protobuf items of one answer share a few buffers.
-      const arena = form === 'wire' ? new ByteArena() : undefined;
-      return {
-        results: items.map(({ page, token }) =>
-          page?.index === undefined
-            ? encodeBatchResult(token === undefined ? {} : { next_page_token: token }, form)
-            : encodeBatchItem(page.index, page.records, token, form, arena),
-        ),
-      };
+      // the items of one answer share a few buffers.
+      const arena = new ByteArena();
+      const results = await queryBatch(request, options, (page, token) =>
+        page?.index === undefined
+          ? encodeBatchResult(token === undefined ? {} : { next_page_token: token }, form)
+          : encodeBatchItem(page.index, page.records, token, form, arena),
+      );
+      return results.length === 0 ? {} : { results };
     },
 
     async getVuln(request) {

@@ -269,8 +269,7 @@ describe('[OSV-API-SHAPES] QueryBatch items written from the index', () => {
               form,
             );
             expect(bytes(encodeBatchItem(index, records, token, form)).equals(bytes(general)), `${form} ${name} ${n} ${token}`).toBe(true);
-            if (form === 'wire')
-              inArena.push({ item: encodeBatchItem(index, records, token, form, arena), general, label: `${name} ${n} ${token}` });
+            inArena.push({ item: encodeBatchItem(index, records, token, form, arena), general, label: `${form} ${name} ${n} ${token}` });
           }
         }
     }
