@@ -369,6 +369,14 @@ describe('dev forge CI/CD variables, members and hooks APIs', () => {
     const branch = (name: string) =>
       api(`/projects/${P}/repository/branches`, { token: otto, method: 'POST', body: { branch: name, ref: 'main' } });
     expect((await branch('otto-developer')).status).toBe(201);
+    const mergeRequests = `/projects/${P}/merge_requests`;
+    const opened = await api(mergeRequests, {
+      token: otto,
+      method: 'POST',
+      body: { source_branch: 'otto-developer', target_branch: 'main', title: 'Otto as a Developer' },
+    });
+    expect(opened.status).toBe(201);
+    const ottosMr = `${mergeRequests}/${(opened.body as unknown as { iid: number }).iid}`;
     expect((await api(members, { token: otto })).body.map((m) => m.username)).toEqual(['rita', 'otto']);
     expect(await api(`${members}/2`, { token: otto, method: 'PUT', body: { access_level: 40 } })).toMatchObject({
       status: 403,
@@ -396,6 +404,17 @@ describe('dev forge CI/CD variables, members and hooks APIs', () => {
     // By username; a Reporter removes no one else; the Owner removes them; a second removal is a 404.
     expect(await add({ username: 'otto', access_level: 20 })).toMatchObject({ status: 201, body: { access_level: 20, expires_at: null } });
     expect(await branch('otto-reporter')).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
+    // A Reporter comments on merge requests but opens, edits, approves and merges none (GitLab: Developer or above).
+    const forbidden = { status: 403, body: { message: '403 Forbidden' } };
+    const asOtto = (path: string, method: string, body: Record<string, unknown> = {}) => api(path, { token: otto, method, body });
+    expect(await asOtto(mergeRequests, 'POST', { source_branch: 'otto-reporter', target_branch: 'main', title: 'x' })).toMatchObject(
+      forbidden,
+    );
+    expect(await asOtto(ottosMr, 'PUT', { title: 'Renamed by a Reporter' })).toMatchObject(forbidden);
+    expect(await asOtto(`${ottosMr}/approve`, 'POST')).toMatchObject(forbidden);
+    expect(await asOtto(`${ottosMr}/merge`, 'PUT')).toMatchObject(forbidden);
+    expect((await api(ottosMr)).body).toMatchObject({ title: 'Otto as a Developer', state: 'opened' });
+    expect((await asOtto(`${ottosMr}/notes`, 'POST', { body: 'A Reporter’s comment' })).status).toBe(201);
     expect((await api(`${members}/1`, { token: otto, method: 'DELETE' })).status).toBe(403);
     expect((await api(`${members}/2`, { method: 'DELETE' })).status).toBe(204);
     expect(await api(`${members}/2`, { method: 'DELETE' })).toMatchObject({ status: 404, body: { message: '404 Member Not Found' } });

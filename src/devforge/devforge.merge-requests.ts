@@ -60,6 +60,16 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
     const user = requireMember(kit, request, reply, t.project);
     return user ? { ...t, user } : undefined;
   };
+  /** A change to the merge request itself (edit, approve, merge, rebase): GitLab asks Developer or above of those. */
+  const developerWritable = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): { project: ProjectRecord; mr: MergeRequestRecord; user: UserRecord } | undefined => {
+    const found = kit.writableProject(request, reply);
+    if (!found) return undefined;
+    const t = target(request, reply);
+    return t ? { ...t, user: found.user } : undefined;
+  };
   const single = (request: FastifyRequest, project: ProjectRecord, mr: MergeRequestRecord) =>
     fullMergeRequest(store, mr, project, baseUrl(request), true, viewerId(request));
 
@@ -97,11 +107,9 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
   });
 
   scope.post('/projects/:id/merge_requests', async (request, reply) => {
-    const user = kit.requireUser(request, reply);
-    if (!user) return reply;
-    const project = kit.project(request, reply);
-    if (!project) return reply;
-    if (!requireMember(kit, request, reply, project)) return reply;
+    const found = kit.writableProject(request, reply);
+    if (!found) return reply;
+    const { project, user } = found;
     const missing = ['source_branch', 'target_branch', 'title'].filter((k) => (bodyString(request, k) ?? '') === '');
     if (missing.length > 0) throw new ParamError({ error: missing.map((k) => `${k} is missing`).join(', ') });
     const source = bodyString(request, 'source_branch') as string;
@@ -140,7 +148,7 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
   });
 
   scope.put('/projects/:id/merge_requests/:merge_request_iid', async (request, reply) => {
-    const t = writable(request, reply);
+    const t = developerWritable(request, reply);
     if (!t) return reply;
     const { mr } = t;
     const body = (request.body ?? {}) as Record<string, unknown>;
@@ -269,7 +277,7 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
   });
 
   scope.post('/projects/:id/merge_requests/:merge_request_iid/approve', async (request, reply) => {
-    const t = writable(request, reply);
+    const t = developerWritable(request, reply);
     if (!t) return reply;
     const d = mergeRequestDetails(store, t.mr);
     const sha = bodyString(request, 'sha');
@@ -280,7 +288,7 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
   });
 
   scope.post('/projects/:id/merge_requests/:merge_request_iid/unapprove', async (request, reply) => {
-    const t = writable(request, reply);
+    const t = developerWritable(request, reply);
     if (!t) return reply;
     const d = mergeRequestDetails(store, t.mr);
     if (!d.approvedBy.includes(t.user.id)) return reply.code(404).send({ message: '404 Not found' });
@@ -289,7 +297,7 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
   });
 
   scope.put('/projects/:id/merge_requests/:merge_request_iid/merge', async (request, reply) => {
-    const t = writable(request, reply);
+    const t = developerWritable(request, reply);
     if (!t) return reply;
     const { mr } = t;
     const d = mergeRequestDetails(store, mr);
@@ -315,7 +323,7 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
   });
 
   scope.put('/projects/:id/merge_requests/:merge_request_iid/rebase', async (request, reply) => {
-    const t = writable(request, reply);
+    const t = developerWritable(request, reply);
     if (!t) return reply;
     if (t.mr.state !== 'opened') return reply.code(403).send({ message: '403 Forbidden' });
     return reply.code(202).send({ rebase_in_progress: true });

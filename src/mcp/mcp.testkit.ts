@@ -111,7 +111,7 @@ export interface StackOptions {
   clock?: FakeClock;
   /** Reuse a forge (for several servers sharing one forge). */
   forge?: TestForge;
-  /** Users of the stack's own forge besides the signed-in one (the dev forge has no API to add members). */
+  /** Users of the stack's own forge besides the signed-in one (members of the demo projects, as every dev forge user is). */
   otherForgeUsers?: readonly DevForgeUser[];
   /** Fixed public URL and port (several replicas behind one proxy). */
   serverUrl?: string;
