@@ -213,6 +213,10 @@ describe('[MCP-POOLED] the serialized answer', () => {
     const structured = (answer?.result as { structuredContent?: object } | undefined)?.structuredContent;
     expect(structured).toEqual(value);
     expect(renderedJsonOf(structured as object)).toBe(JSON.stringify(value));
+    // The bytes sent: the spliced pieces, UTF-8 encoded (the value holds non-ASCII text).
+    const sent = answer?.body.toString('utf8') ?? '';
+    expect(sent).toBe(serializeAnswer({ jsonrpc: '2.0', id: 9, result: answer?.result as never }));
+    expect(JSON.parse(sent)).toMatchObject({ jsonrpc: '2.0', id: 9, result: { structuredContent: value } });
     await pooled.close();
   });
 

@@ -259,9 +259,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
         return jsonRpcError(reply, 500, -32603, 'Internal error');
       }
       if (forgeRefusedToken(answer.result)) return forgeUnauthorized(request, reply);
-      // As bytes: Fastify measures a string body with Buffer.byteLength and the socket then encodes it again; a large
-      // answer (a diff window, ~190 KB) spent ~0.1 ms in that measuring pass alone. One encoding does both.
-      return reply.status(200).type('application/json').send(Buffer.from(answer.body, 'utf8'));
+      // As bytes (mcp.pooled.ts encodes them): Fastify measures a string body with Buffer.byteLength and the socket
+      // then encodes it again; a large answer (a diff window, ~190 KB) spent ~0.1 ms in that measuring pass alone.
+      return reply.status(200).type('application/json').send(answer.body);
     }
     const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
     let served: Awaited<ReturnType<typeof serving.serve>>;
