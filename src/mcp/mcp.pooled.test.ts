@@ -6,7 +6,9 @@
 import { classifyInboundRequest, McpServer, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { pooledMethod, requestEntry, serializeAnswer } from './mcp.pooled.ts';
+import { z } from 'zod';
+import { silentLogger } from '../core/logger.ts';
+import { createPooledServing, pooledMethod, requestEntry, serializeAnswer } from './mcp.pooled.ts';
 import { renderedJsonOf, sanitizeAndRender } from './tools/tool.text.ts';
 import { postRpc, startStack, type Stack } from './mcp.testkit.ts';
 
@@ -173,6 +175,49 @@ describe('[MCP-POOLED] the serialized answer', () => {
     // The spliced text is the tool layer's own string, not a second stringify of the value.
     expect(renderedJsonOf(rendered.value)).toBeDefined();
     expect(body).toContain(`"structuredContent":${renderedJsonOf(rendered.value)}}`);
+  });
+
+  it('splices it for the shallow copy of structuredContent the SDK validation hands the transport, and only for that', () => {
+    const rendered = sanitizeAndRender(structuredClone(value));
+    const copy = { ...rendered.value };
+    const message: JSONRPCMessage = { jsonrpc: '2.0', id: 3, result: { content: [], structuredContent: copy } };
+    expect(serializeAnswer(message)).toBe(
+      `{"result":{"content":[],"structuredContent":${renderedJsonOf(rendered.value)}},"jsonrpc":"2.0","id":3}`,
+    );
+    expect(renderedJsonOf(copy)).toBe(JSON.stringify(copy));
+    // A copy that differs in any member, or in the order of its members, is stringified.
+    expect(renderedJsonOf({ ...rendered.value, title: 'other' })).toBeUndefined();
+    expect(renderedJsonOf({ ...rendered.value, more: 1 })).toBeUndefined();
+    const { title, ...rest } = rendered.value;
+    expect(renderedJsonOf({ ...rest, title })).toBeUndefined();
+  });
+
+  it('recognises the structuredContent a tool answered in what the SDK server hands the pooled transport', async () => {
+    const pooled = createPooledServing<null>({
+      log: silentLogger(),
+      factory: () => {
+        const server = new McpServer({ name: 't', version: '1' });
+        server.registerTool(
+          'window',
+          { inputSchema: z.object({}), outputSchema: z.object({ diffs: z.array(z.unknown()) }).loose() },
+          () => {
+            const rendered = sanitizeAndRender(structuredClone(value));
+            return { content: [{ type: 'text', text: rendered.text }], structuredContent: rendered.value };
+          },
+        );
+        return server;
+      },
+    });
+    const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const answer = await pooled.serve(headers, call(9, 'window'), { token: 't', clientId: 'c', scopes: [] }, 'k', null);
+    const structured = (answer?.result as { structuredContent?: object } | undefined)?.structuredContent;
+    expect(structured).toEqual(value);
+    expect(renderedJsonOf(structured as object)).toBe(JSON.stringify(value));
+    // The bytes sent: the spliced pieces, UTF-8 encoded (the value holds non-ASCII text).
+    const sent = answer?.body.toString('utf8') ?? '';
+    expect(sent).toBe(serializeAnswer({ jsonrpc: '2.0', id: 9, result: answer?.result as never }));
+    expect(JSON.parse(sent)).toMatchObject({ jsonrpc: '2.0', id: 9, result: { structuredContent: value } });
+    await pooled.close();
   });
 
   it('stringifies what the tool layer did not render: an error result, a value it cleaned, a result with only structuredContent', () => {

@@ -61,6 +61,15 @@ function surfaceKey(tools: readonly AnyForgeTool[]): string {
   return tools.map((t) => t.name).join(',');
 }
 
+/**
+ * A narrowing header's value, repeated ones joined with `,`. Module-level rather than a closure per request: under
+ * tsx (bin/platform.js) each arrow function made per request is also named with an `Object.defineProperty`.
+ */
+function listHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
 function bearerOf(header: string | undefined): string | undefined {
   const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header ?? '');
   return match?.[1];
@@ -188,21 +197,17 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
   /** The tools this request may see and call; answers 400 and returns undefined when its narrowing is refused. */
   const surfaceOf = (request: FastifyRequest, reply: FastifyReply): readonly AnyForgeTool[] | undefined => {
     const params = request.params as { toolsets?: string } | undefined;
-    const header = (name: string): string | undefined => {
-      const value = request.headers[name];
-      return Array.isArray(value) ? value.join(',') : value;
-    };
-    const readonlyHeader = header('x-mcp-readonly')?.trim().toLowerCase();
+    const readonlyHeader = listHeader(request, 'x-mcp-readonly')?.trim().toLowerCase();
     if (readonlyHeader !== undefined && !['true', 'false', '1', '0', ''].includes(readonlyHeader)) {
       jsonRpcError(reply, 400, -32602, 'X-MCP-Readonly must be true or false.');
       return undefined;
     }
     const fromUrl = params?.toolsets === undefined || params.toolsets === 'all' ? undefined : parseNameList(params.toolsets);
-    const fromHeader = parseNameList(header('x-mcp-toolsets'));
+    const fromHeader = parseNameList(listHeader(request, 'x-mcp-toolsets'));
     // Both given: the request sees the toolsets named by both (each only narrows).
     const toolsets = fromUrl && fromHeader ? fromUrl.filter((s) => fromHeader.includes(s)) : (fromUrl ?? fromHeader);
-    const tools = parseNameList(header('x-mcp-tools'));
-    const exclude = parseNameList(header('x-mcp-exclude-tools'));
+    const tools = parseNameList(listHeader(request, 'x-mcp-tools'));
+    const exclude = parseNameList(listHeader(request, 'x-mcp-exclude-tools'));
     const wanted: SurfaceRequest = {
       ...(toolsets !== undefined ? { toolsets } : {}),
       ...(tools !== undefined ? { tools } : {}),
@@ -254,9 +259,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps): voi
         return jsonRpcError(reply, 500, -32603, 'Internal error');
       }
       if (forgeRefusedToken(answer.result)) return forgeUnauthorized(request, reply);
-      // As bytes: Fastify measures a string body with Buffer.byteLength and the socket then encodes it again; a large
-      // answer (a diff window, ~190 KB) spent ~0.1 ms in that measuring pass alone. One encoding does both.
-      return reply.status(200).type('application/json').send(Buffer.from(answer.body, 'utf8'));
+      // As bytes (mcp.pooled.ts encodes them): Fastify measures a string body with Buffer.byteLength and the socket
+      // then encodes it again; a large answer (a diff window, ~190 KB) spent ~0.1 ms in that measuring pass alone.
+      return reply.status(200).type('application/json').send(answer.body);
     }
     const webRequest = toWebRequest('POST', `http://localhost${request.url}`, request.headers);
     let served: Awaited<ReturnType<typeof serving.serve>>;

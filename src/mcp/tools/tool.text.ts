@@ -99,19 +99,65 @@ const ESCAPED_CONTROL = /(?<!\\)(?:\\\\)*\\(?:[bf]|u00)/;
  */
 function mayHoldInvisible(json: string): boolean {
   const raw = Buffer.byteLength(json) === json.length ? json.includes('\u007F') : HAS_INVISIBLE.test(json);
-  return raw || ESCAPED_CONTROL.test(json);
+  return raw || (mayHoldEscape(json) && ESCAPED_CONTROL.test(json));
 }
 
 /**
- * The JSON text {@link sanitizeAndRender} made of each object it answered as is, by identity: the transport writes
- * the value as `structuredContent` beside that text, and stringifying a large answer (a diff window) a second time
- * cost as much again. Weak, so an answer's entry goes with it; nothing mutates a tool's value once it is answered.
+ * Whether the text holds `\b`, `\f` or `\u00` at all: three substring searches, each a fast scan, answer "no" for
+ * nearly every answer (a diff's text is full of `\n`, but those are not what is looked for), where the expression,
+ * tried at every position, cost a fifth of the rendering of a 100-file diff window.
  */
-const renderedJson = new WeakMap<object, string>();
+function mayHoldEscape(json: string): boolean {
+  return json.includes('\\b') || json.includes('\\f') || json.includes('\\u00');
+}
 
-/** The JSON text of `value` as {@link sanitizeAndRender} answered it, when it did (see renderedJson). */
+/** A value {@link sanitizeAndRender} answered as is, and its JSON text. */
+interface Rendered {
+  value: Record<string, unknown>;
+  json: string;
+}
+
+/**
+ * The JSON text {@link sanitizeAndRender} made of each object it answered as is: the transport writes the value as
+ * `structuredContent` beside that text, and stringifying a large answer (a diff window) a second time cost as much
+ * again. Found by the object itself, and by its first member that is an object: the SDK's result validation
+ * (its `tools/call` result schema, `structuredContent` a zod record) hands the transport a shallow copy of the
+ * value, a new top-level object with the same members, so the object itself was never found there (measured on
+ * the 2.4.0 SDK: no answer of the pooled path was spliced). Weak, so an answer's entry goes with it; nothing
+ * mutates a tool's value once it is answered.
+ */
+const renderedJson = new WeakMap<object, Rendered>();
+
+function firstObjectMember(value: Record<string, unknown>): object | undefined {
+  for (const key in value) {
+    const member = value[key];
+    if (typeof member === 'object' && member !== null) return member;
+  }
+  return undefined;
+}
+
+/** Whether `a` and `b` have the same own keys, in the same order, holding the same values: equal JSON texts. */
+function sameMembers(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  if (keys.length !== other.length) return false;
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i] as string;
+    if (key !== other[i] || a[key] !== b[key]) return false;
+  }
+  return true;
+}
+
+/**
+ * The JSON text of `value` as {@link sanitizeAndRender} answered it, when it did: `value` is that answer or a copy
+ * of it with the same members (see renderedJson).
+ */
 export function renderedJsonOf(value: object): string | undefined {
-  return renderedJson.get(value);
+  const direct = renderedJson.get(value);
+  if (direct?.value === value) return direct.json;
+  const member = firstObjectMember(value as Record<string, unknown>);
+  const entry = member !== undefined ? renderedJson.get(member) : undefined;
+  return entry && sameMembers(value as Record<string, unknown>, entry.value) ? entry.json : undefined;
 }
 
 /**
@@ -125,7 +171,12 @@ export function renderedJsonOf(value: object): string | undefined {
 export function sanitizeAndRender<T>(value: T): { value: T; text: string } {
   const json = JSON.stringify(value);
   if (json !== undefined && !mayHoldInvisible(json)) {
-    if (typeof value === 'object' && value !== null) renderedJson.set(value, json);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const entry: Rendered = { value: value as Record<string, unknown>, json };
+      renderedJson.set(value, entry);
+      const member = firstObjectMember(entry.value);
+      if (member !== undefined) renderedJson.set(member, entry);
+    }
     return { value, text: frame(json) };
   }
   const clean = sanitizeDeep(value);
