@@ -39,17 +39,19 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
     return denied === null;
   };
   const find = (project: ProjectRecord, iid: number) => store.mergeRequests.find((m) => m.projectId === project.id && m.iid === iid);
+  /** The merge request of the path in `project`, or undefined with GitLab's 404 sent. */
+  const pathMergeRequest = (request: FastifyRequest, reply: FastifyReply, project: ProjectRecord): MergeRequestRecord | undefined => {
+    const mr = find(project, intParam(request.params, 'merge_request_iid', 0));
+    if (!mr) void reply.code(404).send({ message: '404 Merge Request Not Found' });
+    return mr;
+  };
   /** The project and merge request of the path (read scope checked), or undefined with the answer sent. */
   const target = (request: FastifyRequest, reply: FastifyReply): { project: ProjectRecord; mr: MergeRequestRecord } | undefined => {
     if (!readable(request, reply)) return undefined;
     const project = kit.project(request, reply);
     if (!project) return undefined;
-    const mr = find(project, intParam(request.params, 'merge_request_iid', 0));
-    if (!mr) {
-      void reply.code(404).send({ message: '404 Merge Request Not Found' });
-      return undefined;
-    }
-    return { project, mr };
+    const mr = pathMergeRequest(request, reply, project);
+    return mr && { project, mr };
   };
   const writable = (
     request: FastifyRequest,
@@ -67,8 +69,8 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
   ): { project: ProjectRecord; mr: MergeRequestRecord; user: UserRecord } | undefined => {
     const found = kit.writableProject(request, reply);
     if (!found) return undefined;
-    const t = target(request, reply);
-    return t ? { ...t, user: found.user } : undefined;
+    const mr = pathMergeRequest(request, reply, found.project);
+    return mr && { ...found, mr };
   };
   const single = (request: FastifyRequest, project: ProjectRecord, mr: MergeRequestRecord) =>
     fullMergeRequest(store, mr, project, baseUrl(request), true, viewerId(request));
