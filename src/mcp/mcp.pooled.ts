@@ -218,7 +218,10 @@ export function createPooledServing<S>(deps: { factory: (surface: S) => McpServe
   const servers = new LRUCache<string, { server: McpServer; transport: MultiplexTransport; ready: Promise<void> }>({
     max: deps.maxSurfaces ?? 64,
   });
-  const lists = new LRUCache<string, string>({ max: (deps.maxSurfaces ?? 64) * 4 });
+  // A kept list as the bytes of its answer up to the id. Encoding the ~30 KB answer for each request (a long string
+  // made by concatenation, flattened, then UTF-8 encoded) measured a quarter of a kept tools/list's CPU; copying
+  // the encoded bytes is a memcpy.
+  const lists = new LRUCache<string, Buffer>({ max: (deps.maxSurfaces ?? 64) * 4 });
 
   const serverFor = (key: string, surface: S) => {
     let entry = servers.get(key);
@@ -249,11 +252,12 @@ export function createPooledServing<S>(deps: { factory: (surface: S) => McpServe
         method === 'tools/list' && plainList(message.params) ? `${header(headers, 'mcp-protocol-version') ?? ''}|${surfaceKey}` : undefined;
       const cached = listKey !== undefined ? lists.get(listKey) : undefined;
       if (cached !== undefined)
-        return Promise.resolve({ body: Buffer.from(`{"result":${cached},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}`, 'utf8') });
+        return Promise.resolve({ body: Buffer.concat([cached, Buffer.from(`${JSON.stringify(message.id)}}`, 'utf8')]) });
       const entry = serverFor(surfaceKey, surface);
       return entry.ready.then(async () => {
         const response = await entry.transport.dispatch(message, authInfo);
-        if (listKey !== undefined && 'result' in response) lists.set(listKey, JSON.stringify(response.result));
+        if (listKey !== undefined && 'result' in response)
+          lists.set(listKey, Buffer.from(`{"result":${JSON.stringify(response.result)},"jsonrpc":"2.0","id":`, 'utf8'));
         return answer(response);
       });
     },
