@@ -45,7 +45,7 @@ import { encodeAnswer } from '../src/osv/osv.answer.ts';
 import { encodeBatchResult, type BatchResultJson } from '../src/osv/osv.batch-answer.ts';
 import { validateOsvRecord } from '../src/osv/osv.schema.ts';
 import { comparatorFor, normalizePackageName, type VersionOrder } from '../src/osv/ecosystems/index.ts';
-import { importRecords } from '../src/osv/osv.importer.ts';
+import { importFiles } from '../src/osv/osv.importer.ts';
 import { compareIds, CorpusIndex } from '../src/osv/osv.index.ts';
 import { buildIndex, staticIndexSource } from '../src/osv/osv.loader.ts';
 import { plainRow, type PlainRow } from '../src/osv/osv.matcher.ts';
@@ -174,7 +174,7 @@ async function importInto(url: string, paths: string[], label: string, schema?: 
       const files = await listSourceFiles([path]);
       const started = performance.now();
       const cpu = process.cpuUsage();
-      const r = await importRecords(handle, readSources(files), { batchSize: 2000 });
+      const r = await importFiles(handle, files, { batchSize: 2000 });
       const ms = performance.now() - started;
       const used = process.cpuUsage(cpu);
       const cpuSeconds = (used.user + used.system) / 1e6;

@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { narrowTables, type DatabaseHandle } from '../core/db/database.ts';
 import type { OsvTables } from './osv.table.ts';
-import { rowData, type IndexRowData } from './osv.rows.ts';
+import type { StoredIndexRow } from './osv.rows.ts';
 import { chunks } from './osv.store.ts';
 
 // A transaction is a Kysely instance too, so one type takes both.
@@ -101,7 +101,7 @@ async function storedModifiedKeys(db: Db, ids: readonly string[]): Promise<Map<s
 async function replaceIndexRows(
   trx: Transaction<OsvTables>,
   ids: readonly string[],
-  rows: readonly { vulnId: string; row: IndexRowData }[],
+  rows: readonly { vulnId: string; row: StoredIndexRow }[],
 ): Promise<void> {
   for (const part of chunks(ids)) await trx.deleteFrom('osv_affected').where('vuln_id', 'in', part).execute();
   for (const part of chunks(rows)) {
@@ -116,7 +116,7 @@ async function replaceIndexRows(
           name: row.name,
           coarse_min: row.coarseMin,
           coarse_max: row.coarseMax,
-          data: rowData(row),
+          data: row.data,
         })),
       )
       .execute();
@@ -142,7 +142,7 @@ async function replaceAliases(
 /** One record of an import batch with what goes beside it. */
 interface BatchItem {
   write: RecordWrite;
-  rows: readonly IndexRowData[];
+  rows: readonly StoredIndexRow[];
   aliases: readonly string[];
 }
 
@@ -283,7 +283,7 @@ function sqliteBatchWriter(path: string): BatchWriter {
         dropRows.run(w.id);
         dropAliases.run(w.id);
       }
-      for (const row of item.rows) addRow.run(w.id, row.seq, row.kind, row.ecosystem, row.name, row.coarseMin, row.coarseMax, rowData(row));
+      for (const row of item.rows) addRow.run(w.id, row.seq, row.kind, row.ecosystem, row.name, row.coarseMin, row.coarseMax, row.data);
       for (const alias of item.aliases) aliases.push([alias, w.id]);
     }
     aliases.sort((a, b) => compareText(a[0], b[0]) || compareText(a[1], b[1]));
@@ -374,7 +374,7 @@ function postgresBatchWriter(db: Kysely<OsvTables>): BatchWriter {
               select vuln_id, seq, kind, ecosystem, name, coarse_min, coarse_max, nullif(data, '')
               from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.row.seq)}::int[], ${rows.map((r) => r.row.kind)}::text[],
                           ${rows.map((r) => r.row.ecosystem)}::text[], ${rows.map((r) => r.row.name)}::text[], ${rows.map((r) => r.row.coarseMin)}::text[],
-                          ${rows.map((r) => r.row.coarseMax)}::text[], string_to_array(${joinedTexts(rows.map((r) => rowData(r.row) ?? ''))}::text, chr(30)))
+                          ${rows.map((r) => r.row.coarseMax)}::text[], string_to_array(${joinedTexts(rows.map((r) => r.row.data ?? ''))}::text, chr(30)))
                 as t(vuln_id, seq, kind, ecosystem, name, coarse_min, coarse_max, data)`.execute(trx);
           }
           const aliases = done.flatMap((p) => p.aliases.map((alias) => ({ alias, id: p.write.id })));

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import type { Clock } from '../core/clock.ts';
 import { CliError, printJson, type CliIo, type WithService } from '../core/cli-io.ts';
 import type { DatabaseHandle } from '../core/db/database.ts';
-import { importRecords, type ImportProgress, type ImportReport, type RejectedRecord } from './osv.importer.ts';
-import { estimateRecords, listSourceFiles, readSources, SourceError } from './osv.sources.ts';
+import { importFiles, type ImportProgress, type ImportReport, type RejectedRecord } from './osv.importer.ts';
+import { estimateRecords, listSourceFiles, SourceError } from './osv.sources.ts';
 import { corpusCounts } from './osv.store.ts';
 import type { OsvTables } from './osv.table.ts';
 
@@ -117,7 +117,7 @@ export function registerOsvCommands(program: Command, io: CliIo, withCorpus: Wit
         report = await withCorpus(async ({ database, clock }) => {
           const view = progressView(io, total, opts.quiet === true || opts.json === true);
           try {
-            return await importRecords(database, readSources(files), {
+            return await importFiles(database, files, {
               batchSize,
               signal: controller.signal,
               onProgress: (p) => view.update(p),

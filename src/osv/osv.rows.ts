@@ -207,8 +207,31 @@ export function computeIndexRows(record: OsvRecord): IndexRowData[] {
 }
 
 /** The JSON stored in `osv_affected.data` for a row (null for `E` and `C`). */
-export function rowData(row: IndexRowData): string | null {
+function rowData(row: IndexRowData): string | null {
   if (row.kind === 'R') return JSON.stringify({ t: row.types, v: row.values });
   if (row.kind === 'V') return JSON.stringify(row.versions);
   return null;
+}
+
+/** An index row as the corpus stores it (`osv_affected`): its events or versions as the `data` column's JSON text. */
+export interface StoredIndexRow {
+  seq: number;
+  kind: RowKind;
+  ecosystem: string;
+  name: string;
+  coarseMin: string | null;
+  coarseMax: string | null;
+  data: string | null;
+}
+
+export function storedRow(row: IndexRowData): StoredIndexRow {
+  return {
+    seq: row.seq,
+    kind: row.kind,
+    ecosystem: row.ecosystem,
+    name: row.name,
+    coarseMin: row.coarseMin,
+    coarseMax: row.coarseMax,
+    data: rowData(row),
+  };
 }

@@ -10,7 +10,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/logger.ts';
 import { DEFERRED_INDEXES } from '../../src/osv/osv.batch-writer.ts';
-import { importRecords } from '../../src/osv/osv.importer.ts';
+import { importFiles, importRecords } from '../../src/osv/osv.importer.ts';
 import { buildIndex, createIndexKeeper, staticIndexSource } from '../../src/osv/osv.loader.ts';
 import type { OsvRecord } from '../../src/osv/osv.schema.ts';
 import type { OsvTables } from '../../src/osv/osv.table.ts';
@@ -227,6 +227,46 @@ for (const dialect of dialects) {
         expect(await snapshot(interrupted)).toEqual(await snapshot(clean));
       },
     );
+
+    it('[OSV-IMPORT-SOURCES] [OSV-IMPORT-RESUME] prepares records on a thread of their own as in line: same report, same corpus, the same stop and the same errors', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'osv-thread-'));
+      writeFileSync(join(dir, 'extra.jsonl'), '{"id":"NO-MODIFIED-1"}\nnot json\n\n{"id":"NO-MODIFIED-2","modified":"yesterday"}\n');
+      const files = await listSourceFiles([fixturePath('osv', 'records'), join(dir, 'extra.jsonl')]);
+      const inLine = await fresh();
+      const onThread = await fresh();
+      const a = await importRecords(inLine, readSources(files), { batchSize: 40 });
+      const b = await importFiles(onThread, files, { batchSize: 40, onThread: true });
+      expect(b.invalid).toBe(3);
+      expect(b.inserted).toBeGreaterThan(300);
+      expect({ ...b, ms: 0 }).toEqual({ ...a, ms: 0 });
+      expect(await snapshot(onThread)).toEqual(await snapshot(inLine));
+      const rows = (d: TestDatabase) => d.db.selectFrom('osv_affected').selectAll().orderBy('vuln_id').orderBy('seq').execute();
+      expect(await rows(onThread)).toEqual(await rows(inLine));
+
+      // Stopped after the first batch: only that batch is stored, and the thread ends with the import.
+      const stopped = await fresh();
+      const controller = new AbortController();
+      const partial = await importFiles(stopped, files, {
+        batchSize: 40,
+        onThread: true,
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.written >= 40) controller.abort();
+        },
+      });
+      expect(partial).toMatchObject({ interrupted: true, inserted: 40 });
+      expect((await corpusCounts(narrowTables(stopped.db))).records).toBe(40);
+
+      // A source that cannot be read fails the import with the reader's own error.
+      writeFileSync(join(dir, 'broken.zip'), 'PK this is not an archive');
+      const broken = await listSourceFiles([join(dir, 'broken.zip')]);
+      const inLineError = await importRecords(await fresh(), readSources(broken)).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      expect(inLineError?.message).toBeTruthy();
+      await expect(importFiles(await fresh(), broken, { onThread: true })).rejects.toThrow(inLineError?.message);
+    });
 
     it.skipIf(skipWithoutBulk)('stores the same corpus through the SQLite writer and the portable one', async () => {
       const viaHandle = await fresh();
