@@ -55,9 +55,10 @@ if (!isMainThread && parentPort && (workerData as Partial<ThreadData> | null)?.o
 
 /**
  * The thread loads this TypeScript file through tsx, as the process does (bin/platform.js): Node's workers do not
- * inherit the main thread's module hooks.
+ * inherit the main thread's module hooks. tsx is found from here, not from the working directory (where an eval'd
+ * worker would look for it).
  */
-const BOOT = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
+const BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => { register(); return import(${JSON.stringify(import.meta.url)}); })`;
 
 /**
  * Every record of `files`, in order, read and prepared on a worker thread, in chunks. Stopping early (a `break` in
