@@ -2,6 +2,8 @@
 // reported with id and reason, upserts decided by `modified`, withdrawn records losing their index rows,
 // interrupted imports (in-process and a killed process) re-run without duplicates, and replicas picking up an
 // import without a restart. Both dialects.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -449,3 +451,27 @@ for (const dialect of dialects) {
     }, 60_000);
   });
 }
+
+describe('the import thread', () => {
+  it('[OSV-IMPORT-SOURCES] starts from any working directory (it finds tsx from its own module, as a CLI run elsewhere needs)', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'osv-cwd-'));
+    const script = `
+      const { listSourceFiles } = await import(${JSON.stringify(new URL('../../src/osv/osv.sources.ts', import.meta.url).href)});
+      const { preparedOnThread } = await import(${JSON.stringify(new URL('../../src/osv/osv.import-thread.ts', import.meta.url).href)});
+      let n = 0;
+      for await (const chunk of preparedOnThread(await listSourceFiles([${JSON.stringify(fixturePath('osv', 'records'))}]))) n += chunk.length;
+      console.log(n);`;
+    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx/esm'), '--input-type=module', '-e', script], {
+      cwd: elsewhere,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(Number(out.trim())).toBe((await listSourceFiles([fixturePath('osv', 'records')])).length);
+  }, 60_000);
+});
