@@ -214,15 +214,9 @@ function rowData(row: IndexRowData): string | null {
 }
 
 /** An index row as the corpus stores it (`osv_affected`): its events or versions as the `data` column's JSON text. */
-export interface StoredIndexRow {
-  seq: number;
-  kind: RowKind;
-  ecosystem: string;
-  name: string;
-  coarseMin: string | null;
-  coarseMax: string | null;
+export type StoredIndexRow = Pick<IndexRowData, 'seq' | 'kind' | 'ecosystem' | 'name' | 'coarseMin' | 'coarseMax'> & {
   data: string | null;
-}
+};
 
 export function storedRow(row: IndexRowData): StoredIndexRow {
   return {
