@@ -16,6 +16,24 @@ export function storableKey(key: string): string {
 }
 
 /**
+ * Whether any string inside `value` (keys included) is one neither database can store: {@link findUnstorableText}
+ * without the paths, which it builds for every member it passes (a string per member of a 1,000-query batch).
+ */
+export function holdsUnstorableText(value: unknown): boolean {
+  if (typeof value === 'string') return UNSTORABLE.test(value);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsUnstorableText(item)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (UNSTORABLE.test(key) || holdsUnstorableText((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
+/**
  * The path (`body.email`, `id`, `queries.3.package.name`) of the first string inside `value` (keys included) that
  * neither database can store as sent, or undefined. Walks plain JSON values and decoded messages alike.
  */
@@ -43,6 +61,7 @@ export function findUnstorableText(value: unknown, where: string): string | unde
  * with a 500 deep in SQL. Called once per request at each transport's boundary; the message names only the field.
  */
 export function assertStorableText(value: unknown, where: string): void {
+  if (!holdsUnstorableText(value)) return;
   const path = findUnstorableText(value, where);
   if (path) throw new AppError('parameter_invalid', `${path}: contains a character that cannot be stored (NUL or an unpaired surrogate)`);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { fromBinary, fromJson, toBinary, toJson, type DescMessage } from '@bufbuild/protobuf';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../core/errors.ts';
-import { JSON_WRITE, requestFromJson, responseFromJson } from './codec.ts';
+import { assertStorableMessage, JSON_WRITE, requestFromJson, responseFromJson } from './codec.ts';
 import { DocumentSchema, ListDocumentsRequestSchema } from './generated/es/platform/v1/documents_pb.ts';
 import {
   BatchQuerySchema,
@@ -108,6 +108,27 @@ describe('the RPC layer over the generated codec', () => {
     expect(refuse(QuerySchema, { version: 'a\u0000' })).toBe(
       'version: contains a character that cannot be stored (NUL or an unpaired surrogate)',
     );
+  });
+
+  it('refuses unstorable text in a decoded (binary) message by its proto path: oneof members, nested lists, maps and Struct values', () => {
+    const refusal = (desc: DescMessage, json: Record<string, unknown>) => {
+      const message = fromBinary(desc, toBinary(desc, fromJson(desc, json as never)));
+      try {
+        assertStorableMessage(desc, message);
+        return undefined;
+      } catch (error) {
+        return (error as AppError).message.split(':')[0];
+      }
+    };
+    const clean = { queries: [{ version: '1.0', package: { name: 'lodash', ecosystem: 'npm' } }, { commit: 'abc' }] };
+    expect(refusal(BatchQuerySchema, clean)).toBeUndefined();
+    expect(refusal(BatchQuerySchema, { queries: [{ commit: 'a' }, { version: '1\u0000' }] })).toBe('queries.1.version');
+    expect(refusal(BatchQuerySchema, { queries: [{ commit: 'a' }, { package: { name: 'x\u0000' } }] })).toBe('queries.1.package.name');
+    expect(refusal(QuerySchema, { commit: 'c\u0000', package: { name: 'ok' } })).toBe('commit');
+    expect(refusal(VulnerabilitySchema, { id: 'X', database_specific: { note: 'n\u0000' } })).toBe(
+      'database_specific.fields.note.string_value',
+    );
+    expect(refusal(VulnerabilitySchema, { id: 'X', aliases: ['A', 'B\u0000'] })).toBe('aliases.1');
   });
 
   it('drops unknown fields of imported records only, and fails on them in any other response', () => {
