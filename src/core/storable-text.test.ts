@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from './errors.ts';
-import { assertStorableText, findUnstorableText, holdsUnstorableText, isUnstorableText } from './storable-text.ts';
+import { assertStorableText, findUnstorableText, isUnstorableText } from './storable-text.ts';
 
 describe('storable text', () => {
   it('refuses NUL and unpaired surrogates, accepts paired ones', () => {
@@ -18,16 +18,12 @@ describe('storable text', () => {
     expect(findUnstorableText(new Uint8Array([0]), 'body')).toBeUndefined();
   });
 
-  it('tells whether a nested value holds such text, as findUnstorableText finds it', () => {
-    const values: unknown[] = [
-      { a: [{ b: 'ok' }, { c: 'bad\u0000' }] },
-      { ['k\u0000']: 1 },
-      { a: 1, b: [true, null, 2n], c: new Uint8Array([0]) },
-      ['\uD83D\uDE00', ['x\uDC00']],
-      'plain',
-    ];
-    for (const value of values) expect(holdsUnstorableText(value)).toBe(findUnstorableText(value, 'body') !== undefined);
-    expect(values.map((v) => holdsUnstorableText(v))).toEqual([true, true, false, true, false]);
+  it('walks keys, nested arrays and surrogate pairs, and skips bytes and other non-text values', () => {
+    expect(findUnstorableText({ a: 1, b: [true, null, 2n], c: new Uint8Array([0]) }, 'body')).toBeUndefined();
+    expect(findUnstorableText(['\uD83D\uDE00', ['x\uDC00']], 'body')).toBe('body.1.0');
+    expect(findUnstorableText({ a: { ['k\u0000']: 'ok' } }, 'body')).toBe('body.a.k?');
+    expect(findUnstorableText('bad\u0000', 'body')).toBe('body');
+    expect(findUnstorableText('plain', 'body')).toBeUndefined();
   });
 
   it('throws parameter_invalid without echoing the value', () => {

@@ -13,7 +13,7 @@ import {
 } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { AppError } from '../core/errors.ts';
-import { assertStorableText, holdsUnstorableText, isUnstorableText, storableKey } from '../core/storable-text.ts';
+import { assertStorableText, findUnstorableText, isUnstorableText, storableKey } from '../core/storable-text.ts';
 import { useNodeTextEncoding } from './text-encoding.ts';
 
 // Every use of the generated codec in the platform goes through this module (or src/grpc/index.ts, which loads it),
@@ -247,10 +247,10 @@ function findUnstorableField(message: ReflectMessage, where: string | undefined)
  * object tree (nested messages, arrays, map objects, oneof `{case, value}` pairs; bytes as `Uint8Array`), so a plain
  * walk over its own members sees every string the reflective walk sees, and a few identifiers besides (`$typeName`,
  * oneof cases). Only when that walk finds something does the reflective walk run, for the proto path: on a
- * `QueryBatch` of 1,000 queries the reflective walk took 2.26 ms of CPU, the plain one takes 0.45 ms.
+ * `QueryBatch` of 1,000 queries the reflective walk took 2.26 ms of CPU, the plain one 0.45–0.8 ms.
  */
 export function assertStorableMessage(desc: DescMessage, message: Message): void {
-  if (!holdsUnstorableText(message)) return;
+  if (findUnstorableText(message, '') === undefined) return;
   const path = findUnstorableField(reflect(desc, message), undefined);
   if (path) throw new AppError('parameter_invalid', `${path}: contains a character that cannot be stored (NUL or an unpaired surrogate)`);
 }
