@@ -26,7 +26,7 @@ export function isRejected(item: PreparedOrRejected): item is RejectedRecord {
   return !('write' in item);
 }
 
-/** Validates and prepares one record (`text`: its JSON as read, when compact); otherwise why it is rejected. */
+/** Validates and prepares one record read (`raw.text`: its JSON as read, when compact); otherwise why it is rejected. */
 export function prepareRecord(raw: RawRecord): PreparedOrRejected {
   if ('error' in raw) return { source: raw.source, id: undefined, reason: raw.error };
   const result = validateOsvRecord(raw.value);
