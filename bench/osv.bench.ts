@@ -363,10 +363,16 @@ interface GcSummary {
  * the pause of the main thread from the GC's prologue to its epilogue (for a full collection, its final atomic pause).
  */
 const GC_OBSERVER = `data:text/javascript,${encodeURIComponent(`
-import { PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { appendFileSync } from 'node:fs';
 const path = process.env.OSV_BENCH_GC_LOG;
-const kinds = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weak callbacks' };
+// By Node's own constants (scavenge 1, full collection 4, incremental marking 8, weak callbacks 16).
+const kinds = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental-marking',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak-callbacks',
+};
 // With the flags (forced, all available garbage, all external memory, …) so the log says what asked for a collection.
 new PerformanceObserver((list) => {
   let text = '';
@@ -496,9 +502,9 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
         summary.count++;
         summary.total += ms;
         if (kind === 'minor') minor.push(ms);
-        // Node 20 reports the pause that ends an incrementally marked full collection as 'incremental' (kind 4),
-        // a full collection without incremental marking as 'major': both are full collections.
-        if (kind === 'major' || kind === 'incremental') {
+        // A full collection's final pause is 'major' whether its marking ran incrementally or not; 'incremental-marking'
+        // is a pause of the marking that leads to one, counted in the longest pause but not as a collection.
+        if (kind === 'major') {
           summary.major++;
           summary.longestMajor = Math.max(summary.longestMajor, ms);
         }
