@@ -212,6 +212,17 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
     expect(long.status).toBe(400);
     expect(long.body.error.message).toMatch(/estimated at \d+ tokens.*8191/);
     expect(f.standins.openai.requests).toHaveLength(0);
+    // Anthropic's wire must send max_tokens: with none set, it sends the model's output limit (64,000 here), so an
+    // input that fits the 200,000-token window alone but not beside that budget is refused here, not upstream.
+    const near = { model: CHAT.anthropic, messages: [{ role: 'user', content: 'word '.repeat(110_000) }] };
+    const budget = await infer(near);
+    expect(budget.status, budget.text).toBe(400);
+    expect(budget.body.error.code).toBe('context_length_exceeded');
+    expect(budget.body.error.message).toMatch(/max_output_tokens is 64000.*200000/);
+    expect(f.standins.anthropic.requests).toHaveLength(0);
+    const smaller = await infer({ ...near, max_output_tokens: 1000 });
+    expect(smaller.status, smaller.text).toBe(200);
+    expect((f.standins.anthropic.requests[0]?.json as { max_tokens?: number }).max_tokens).toBe(1000);
   });
 
   it('an upstream 429 moves the provider admission floor from retry-after, shown on the provider row', async () => {

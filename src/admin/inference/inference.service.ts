@@ -189,7 +189,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
           ? parameters.max_output_tokens
           : typeof declared === 'number'
             ? declared
-            : undefined;
+            : adapter.defaultMaxOutput?.(composed);
       checkFitBounded(composed, counter.counter, (c) => estimateChatInput(c, input.messages, input.tools), maxOutput);
       build = (credential) =>
         adapter.build(

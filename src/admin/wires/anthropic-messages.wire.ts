@@ -10,7 +10,16 @@ import {
 import { parseMessage } from './anthropic-messages.answer.ts';
 import { anthropicMessagesStreamDecoder } from './anthropic-messages.stream.ts';
 import { splitLeadingSystem, textOf } from './prompt-format.ts';
-import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, textProbe } from './wire.helpers.ts';
+import {
+  checkTextInput,
+  groupToolAnswers,
+  isRecord,
+  joinUrl,
+  jsonRequest,
+  resolveParameters,
+  textProbe,
+  toolCallArguments,
+} from './wire.helpers.ts';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 /** The Messages API requires `max_tokens`; used when the call sets none and the model declares no output limit. */
@@ -38,12 +47,12 @@ function blocks(message: ChatMessage): unknown[] {
             : { type: 'image', source: { type: 'base64', media_type: p.media_type, data: p.data } },
         );
   for (const call of message.tool_calls ?? [])
-    parts.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.arguments) as unknown } as never);
+    parts.push({ type: 'tool_use', id: call.id, name: call.name, input: toolCallArguments(call) } as never);
   return parts;
 }
 
-function maxTokens(model: ComposedModel, given: unknown): number {
-  if (typeof given === 'number') return given;
+/** The `max_tokens` sent when the call sets none: the model's output limit, else a fixed budget. */
+function defaultMaxTokens(model: ComposedModel): number {
   return model.capabilities.limits.output_tokens ?? FALLBACK_MAX_TOKENS;
 }
 
@@ -91,9 +100,13 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
     const { system, turns } = splitLeadingSystem(input.messages, model.capabilities.wire_options.prompt_format);
     const body: Record<string, unknown> = {
       model: model.model_id,
-      max_tokens: maxTokens(model, params.max_output_tokens),
+      max_tokens: typeof params.max_output_tokens === 'number' ? params.max_output_tokens : defaultMaxTokens(model),
       ...(system !== undefined ? { system } : {}),
-      messages: turns.map((m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: blocks(m) })),
+      messages: groupToolAnswers(
+        turns,
+        (m) => ({ role: m.role === 'assistant' ? 'assistant' : 'user', content: blocks(m) }),
+        (answers) => ({ role: 'user', content: answers.flatMap(blocks) }),
+      ),
     };
     for (const [name, value] of Object.entries(params)) if (name !== 'max_output_tokens') body[name] = value;
     if (input.tools?.length)
@@ -114,4 +127,5 @@ export const anthropicMessagesWire: EndpointAdapter<'text_generation'> = {
   },
   parse: parseMessage,
   streamDecoder: anthropicMessagesStreamDecoder,
+  defaultMaxOutput: defaultMaxTokens,
 };

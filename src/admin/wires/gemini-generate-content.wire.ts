@@ -10,7 +10,18 @@ import {
 import { parseBatchEmbeddings, parseGenerateContent } from './gemini-generate-content.answer.ts';
 import { geminiStreamDecoder } from './gemini-generate-content.stream.ts';
 import { splitLeadingSystem, textOf } from './prompt-format.ts';
-import { checkTextInput, isRecord, joinUrl, jsonRequest, resolveParameters, WITHOUT_TEXT_FEATURES, textProbe } from './wire.helpers.ts';
+import {
+  checkTextInput,
+  groupToolAnswers,
+  isRecord,
+  joinUrl,
+  jsonRequest,
+  resolveParameters,
+  WITHOUT_TEXT_FEATURES,
+  textProbe,
+  toolCallArguments,
+} from './wire.helpers.ts';
+import { AppError } from '../../core/errors.ts';
 
 function headers(credential: WireCredential): Record<string, string> {
   if (!credential) return {};
@@ -30,15 +41,31 @@ const GENERATION_FIELD: Record<string, string> = {
   seed: 'seed',
 };
 
+/**
+ * Gemini matches a function's answer to its call by the function's name, which the platform's tool messages carry
+ * only as the id of the call they answer (OpenAI's shape): the name is looked up among the earlier calls.
+ */
+function calledNames(turns: readonly ChatMessage[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const turn of turns) for (const call of turn.tool_calls ?? []) names.set(call.id, call.name);
+  return names;
+}
+
+function functionResponse(message: ChatMessage, names: ReadonlyMap<string, string>): unknown {
+  const name = message.name ?? (message.tool_call_id !== undefined ? names.get(message.tool_call_id) : undefined);
+  if (name === undefined || name === '')
+    throw new AppError('validation_failed', 'messages: a tool message answers no earlier tool call and names no tool');
+  return { functionResponse: { name, response: { content: textOf(message) } } };
+}
+
 function parts(message: ChatMessage): unknown[] {
-  if (message.role === 'tool') return [{ functionResponse: { name: message.name ?? '', response: { content: textOf(message) } } }];
   const out: unknown[] =
     typeof message.content === 'string'
       ? message.content === ''
         ? []
         : [{ text: message.content }]
       : message.content.map((p) => (p.type === 'text' ? { text: p.text } : { inlineData: { mimeType: p.media_type, data: p.data } }));
-  for (const call of message.tool_calls ?? []) out.push({ functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown } });
+  for (const call of message.tool_calls ?? []) out.push({ functionCall: { name: call.name, args: toolCallArguments(call) } });
   return out;
 }
 
@@ -92,6 +119,7 @@ export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
     checkTextInput(model, input);
     const params = resolveParameters(model, input.parameters);
     const { system, turns } = splitLeadingSystem(input.messages, model.capabilities.wire_options.prompt_format);
+    const names = calledNames(turns);
     const generationConfig: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(params)) generationConfig[GENERATION_FIELD[name] ?? name] = value;
     if (input.output_schema) {
@@ -100,7 +128,12 @@ export const geminiGenerateContentWire: EndpointAdapter<'text_generation'> = {
     }
     if (input.reasoning?.budget_tokens !== undefined) generationConfig.thinkingConfig = { thinkingBudget: input.reasoning.budget_tokens };
     const body: Record<string, unknown> = {
-      contents: turns.map((m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: parts(m) })),
+      // The answers to one turn's parallel calls go back together, in one content (Gemini refuses them apart).
+      contents: groupToolAnswers(
+        turns,
+        (m) => ({ role: m.role === 'assistant' ? 'model' : 'user', parts: parts(m) }),
+        (answers) => ({ role: 'user', parts: answers.map((m) => functionResponse(m, names)) }),
+      ),
       ...(system !== undefined ? { systemInstruction: { parts: [{ text: system }] } } : {}),
       ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {}),
     };

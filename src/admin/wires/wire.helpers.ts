@@ -5,6 +5,7 @@ import {
   DirectoryPagingError,
   type DirectoryFormat,
   type DirectoryPage,
+  type ChatMessage,
   type ProbeInput,
   type TextGenerationInput,
   type UpstreamRequest,
@@ -103,11 +104,64 @@ export function checkTextInput(model: ComposedModel, input: TextGenerationInput)
       throw invalid('reasoning.budget_tokens: outside the declared budget');
     }
   }
+  checkToolCallArguments(input.messages);
   const kinds = new Set(caps.input_modalities);
   for (const message of input.messages) {
     if (typeof message.content !== 'string' && message.content.some((p) => p.type === 'image') && !kinds.has('image'))
       throw invalid('messages: the model does not accept image input');
   }
+}
+
+/** Whether `text` is the JSON text of an object (what a tool call's arguments must be on every wire). */
+function isObjectJson(text: string): boolean {
+  try {
+    return isRecord(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses history whose tool calls carry arguments that are not a JSON object (a call cut off by `length` is the
+ * usual source). Anthropic and Gemini take the arguments as objects, so the wires parse them; checked here first, so
+ * a broken one is the caller's 422 naming where it is, never a failure whose message would quote the text.
+ */
+function checkToolCallArguments(messages: readonly ChatMessage[]): void {
+  messages.forEach((message, m) =>
+    message.tool_calls?.forEach((call, c) => {
+      if (!isObjectJson(call.arguments)) throw invalid(`messages[${m}].tool_calls[${c}].arguments: not the JSON text of an object`);
+    }),
+  );
+}
+
+/** A tool call's arguments as the object they hold (checked by checkTextInput before a wire builds its body). */
+export function toolCallArguments(call: { arguments: string }): Record<string, unknown> {
+  return JSON.parse(call.arguments) as Record<string, unknown>;
+}
+
+/**
+ * The turns with each run of consecutive tool messages as one message holding all their answers: Gemini requires the
+ * answers to a turn's parallel calls in one content, and Anthropic wants all tool results in one user message.
+ * `merge` makes the wire's parts of the run; other turns pass through one by one.
+ */
+export function groupToolAnswers<T>(
+  turns: readonly ChatMessage[],
+  single: (message: ChatMessage) => T,
+  merge: (run: readonly ChatMessage[]) => T,
+): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < turns.length;) {
+    if (turns[i]!.role !== 'tool') {
+      out.push(single(turns[i]!));
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < turns.length && turns[end]!.role === 'tool') end++;
+    out.push(merge(turns.slice(i, end)));
+    i = end;
+  }
+  return out;
 }
 
 export function jsonRequest(url: string, headers: Record<string, string>, body: unknown): UpstreamRequest {

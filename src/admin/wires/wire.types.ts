@@ -238,4 +238,9 @@ export interface EndpointAdapter<W extends Workload = Workload> {
   parse(answer: { body: Uint8Array; headers: Record<string, string> }): WorkloadOutputs[W];
   /** Text generation: a decoder for the answer of a request built with `stream: true`. */
   streamDecoder?: () => StreamDecoder;
+  /**
+   * Text generation on a wire that requires an output budget: the one it sends when the call sets none (fitting
+   * counts it, since the provider refuses input plus that budget beyond the context window).
+   */
+  defaultMaxOutput?: (model: ComposedModel) => number;
 }

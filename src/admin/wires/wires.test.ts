@@ -72,6 +72,20 @@ describe('wire adapters', () => {
     expect(built).toBeGreaterThan(10);
   });
 
+  it('[ADM-WIRE-3] a shipped Claude model sent top_p alone gets no temperature beside it (those models refuse the pair)', () => {
+    const state = loadCatalog(DEFAULT_CATALOG_DIR);
+    if (!state.ok) throw new Error(state.reason);
+    const claude = [...state.catalog.composed.values()].filter((m) => m.provider_id === 'anthropic' && m.workload === 'text_generation');
+    expect(claude.length).toBeGreaterThan(0);
+    for (const m of claude) {
+      const body = json(
+        anthropicMessagesWire.build(target(m), { messages: [{ role: 'user', content: 'hi' }], parameters: { top_p: 0.5 } }).body,
+      );
+      expect(body.top_p, m.ref).toBe(0.5);
+      expect(body.temperature, m.ref).toBeUndefined();
+    }
+  });
+
   it('[ADM-WIRE-3] openai_chat maps the model id, parameters, tools, structured output and streaming, and refuses what the model does not offer', () => {
     const m = model('openai_chat', {
       model_id: 'gpt-x-2025',
@@ -332,6 +346,82 @@ describe('wire adapters', () => {
     for (const format of API_FORMATS) {
       const body = sent(format, 'required', false);
       expect(body.tool_choice ?? body.toolConfig, format).toBeUndefined();
+    }
+  });
+  it('[ADM-WIRE-3] answers to parallel tool calls go back together, and Gemini names each answer by its call', () => {
+    const messages: ChatMessage[] = [
+      { role: 'user', content: 'Weather in Oslo and Rome?' },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [
+          { id: 'c1', name: 'weather', arguments: '{"city":"Oslo"}' },
+          { id: 'c2', name: 'weather', arguments: '{"city":"Rome"}' },
+        ],
+      },
+      // The platform's tool messages carry the call's id, not the tool's name (OpenAI's shape).
+      { role: 'tool', tool_call_id: 'c1', content: 'rain' },
+      { role: 'tool', tool_call_id: 'c2', content: 'sun' },
+      { role: 'user', content: 'Thanks' },
+    ];
+    const tools = [{ name: 'weather', parameters: { type: 'object' } }];
+    const gemini = json(geminiGenerateContentWire.build(target(model('gemini_generate_content', {})), { messages, tools }).body);
+    expect(gemini.contents).toEqual([
+      { role: 'user', parts: [{ text: 'Weather in Oslo and Rome?' }] },
+      {
+        role: 'model',
+        parts: [
+          { functionCall: { name: 'weather', args: { city: 'Oslo' } } },
+          { functionCall: { name: 'weather', args: { city: 'Rome' } } },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { functionResponse: { name: 'weather', response: { content: 'rain' } } },
+          { functionResponse: { name: 'weather', response: { content: 'sun' } } },
+        ],
+      },
+      { role: 'user', parts: [{ text: 'Thanks' }] },
+    ]);
+    const anthropic = json(anthropicMessagesWire.build(target(model('anthropic_messages', {})), { messages, tools }).body);
+    expect((anthropic.messages as unknown[])[2]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'c1', content: 'rain' },
+        { type: 'tool_result', tool_use_id: 'c2', content: 'sun' },
+      ],
+    });
+    expect(anthropic.messages as unknown[]).toHaveLength(4);
+    // A tool answer Gemini cannot name is the caller's mistake, refused before anything is sent.
+    const orphan = () =>
+      geminiGenerateContentWire.build(target(model('gemini_generate_content', {})), {
+        messages: [{ role: 'tool', tool_call_id: 'nowhere', content: 'x' }],
+      });
+    expect(orphan).toThrowError(expect.objectContaining({ code: 'validation_failed' }) as Error);
+  });
+
+  it('[ADM-WIRE-3] a tool call whose arguments are not a JSON object is refused on every text wire, naming where, never quoting it', () => {
+    const secret = 'the-prompt-text-7f3a';
+    for (const [index, broken] of [`{"city": "Paris ${secret}`, `["${secret}"]`, '42'].entries()) {
+      const messages: ChatMessage[] = [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', name: 'weather', arguments: broken }] },
+      ];
+      for (const format of API_FORMATS) {
+        const adapter = endpointFor(format, 'text_generation');
+        if (!adapter) continue;
+        let refusal: unknown;
+        try {
+          adapter.build(target(model(format, {})), { messages, tools: [{ name: 'weather', parameters: { type: 'object' } }] });
+        } catch (error) {
+          refusal = error;
+        }
+        expect(refusal, `${format} #${index}`).toBeInstanceOf(AppError);
+        expect((refusal as AppError).code).toBe('validation_failed');
+        expect((refusal as AppError).message).toContain('messages[1].tool_calls[0].arguments');
+        expect((refusal as AppError).message).not.toContain(secret);
+      }
     }
   });
 });
