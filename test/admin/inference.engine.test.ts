@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { endpointFor } from '../../src/admin/wires/wires.registry.ts';
 import { dialects } from '../support/databases.ts';
+import { PROVIDER_ERRORS } from '../support/upstream/index.ts';
 import { addHuman, P, type Reply } from './admin-harness.ts';
 import { openProviderStandins, type ProviderStandins } from './provider-standins.ts';
 
@@ -240,6 +241,23 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
     expect(next.status).toBe(409);
     expect(next.body.error.message).toContain('provider_unavailable');
     expect(f.standins.openai.requests).toHaveLength(1);
+  });
+
+  it("a provider's refusal of the request's content is the caller's 4xx; its own failure is a 502; each writes a failed row", async () => {
+    f.standins.anthropic.fail(PROVIDER_ERRORS.anthropic.invalidRequest('messages.0.content.0.image.source: invalid base64 data'));
+    const invalid = await infer({ model: CHAT.anthropic, messages: USER });
+    expect(invalid.status, invalid.text).toBe(400);
+    expect(invalid.body.error.code).toBe('parameter_invalid');
+    expect(invalid.body.error.message).toContain('HTTP 400');
+    expect(invalid.body.error.message).not.toContain('base64');
+    expect((await lastRows(1))[0]?.outcome).toBe('failed');
+    f.standins.anthropic.fail(PROVIDER_ERRORS.anthropic.requestTooLarge());
+    expect((await infer({ model: CHAT.anthropic, messages: USER })).status).toBe(413);
+    f.standins.anthropic.fail(PROVIDER_ERRORS.anthropic.overloaded());
+    const overloaded = await infer({ model: CHAT.anthropic, messages: USER });
+    expect(overloaded.status, overloaded.text).toBe(502);
+    expect(overloaded.body.error.code).toBe('provider_error');
+    expect((await lastRows(1))[0]?.outcome).toBe('failed');
   });
 
   it('a client leaving mid-stream aborts the upstream call and still records its usage', async () => {

@@ -54,6 +54,11 @@ function geminiRetryDelay(body: Uint8Array): number | undefined {
 /**
  * A provider's non-2xx answer as the contract's error, named by the model-test classification and the HTTP status.
  * The provider's body is never echoed (it can quote the request). 429 is handled by the caller (it sets the floor).
+ *
+ * A request the provider found invalid (400, 422; 413 too large) is the caller's 4xx, not the gateway's 502: its
+ * content (an image, a tool schema, a parameter this model takes differently) is what was refused, sending it again
+ * cannot help, and the OpenAI clients retry a 5xx on their own. Everything else (credentials, quota, a missing model,
+ * the provider failing) is the platform's side: 502.
  */
 export function upstreamRefusal(
   workload: Workload,
@@ -61,7 +66,12 @@ export function upstreamRefusal(
   answer: { status: number; headers: Record<string, string>; body: Uint8Array },
 ): AppError {
   const { outcome } = classifyAnswer(workload, { ...answer, body: Buffer.from(answer.body) });
-  return new AppError('provider_error', `provider ${providerId} answered HTTP ${answer.status} (${outcome})`);
+  const said = `provider ${providerId} answered HTTP ${answer.status} (${outcome})`;
+  if (outcome === 'request_invalid')
+    return answer.status === 413
+      ? new AppError('payload_too_large', `${said}: the request is too large for it`)
+      : new AppError('parameter_invalid', `${said}: it refused the request's content as invalid; sending it again unchanged will not help`);
+  return new AppError('provider_error', said);
 }
 
 /** A transport failure as the contract's error: the deadline is 504, anything else 502 (messages name the host at most). */
