@@ -130,6 +130,26 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
     expect(row.output_tokens).toBe(done?.data.usage.output_tokens);
   });
 
+  it("takes an image of a few MiB inline (above the JSON APIs' 1 MiB body limit) to the provider", async () => {
+    const data = Buffer.alloc(3 * 1024 * 1024, 7).toString('base64');
+    const reply = await infer({
+      model: CHAT.anthropic,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image', media_type: 'image/png', data },
+          ],
+        },
+      ],
+      max_output_tokens: 64,
+    });
+    expect(reply.status, reply.text.slice(0, 300)).toBe(200);
+    const sent = f.standins.anthropic.requests.at(-1)?.json as { messages: { content: { source?: { data: string } }[] }[] };
+    expect(sent.messages[0]?.content[1]?.source?.data).toBe(data);
+  });
+
   it('answers embeddings', async () => {
     const reply = await infer({ model: 'openai/text-embedding-3-small', workload: 'embeddings', input: ['a', 'b'] });
     expect(reply.status, reply.text).toBe(200);

@@ -86,6 +86,8 @@ export interface ApiRoute<
   response: z.ZodType;
   errors: readonly ErrorCode[];
   rateLimit?: { max: number; timeWindow: number };
+  /** Largest body in bytes, for a route whose bodies outgrow the app's limit (`PLATFORM_BODY_LIMIT_BYTES`). */
+  bodyLimit?: number;
   /**
    * Called as the request arrives, before authentication, for a read the handler will need that may overlap the
    * credential lookup (one database round trip fewer in sequence). The caller is not authenticated yet: whatever it
@@ -243,6 +245,7 @@ export function registerApiRoutes(app: FastifyInstance, routes: readonly AnyApiR
       method: route.method,
       url: fastifyPath(route.path),
       ...(route.rateLimit ? { config: { rateLimit: route.rateLimit } } : {}),
+      ...(route.bodyLimit !== undefined ? { bodyLimit: route.bodyLimit } : {}),
       onRequest: async (request) => {
         route.beforeAuth?.(request);
         principals.set(request, await authorize(route.auth, deps.auth, request));

@@ -11,7 +11,12 @@ import type {
 import { defineRoute, type AnyApiRoute } from '../../core/http/api-route.ts';
 import { AppError, errorEnvelope, INTERNAL_MESSAGE } from '../../core/errors.ts';
 import type { Principal } from '../../core/identity/identity.model.ts';
-import { inferenceRequestBodySchema, inferenceResponseSchema, type InferenceRequestBody } from './inference-requests.schemas.ts';
+import {
+  INFERENCE_BODY_LIMIT_BYTES,
+  inferenceRequestBodySchema,
+  inferenceResponseSchema,
+  type InferenceRequestBody,
+} from './inference-requests.schemas.ts';
 
 function callerOf(principal: Principal): InferenceCaller {
   return { accountId: principal.accountId, humanId: principal.humanId, credentialId: principal.credentialId };
@@ -105,6 +110,7 @@ export function inferenceRequestRoutes(plane: ModelPlane, base: string): AnyApiR
         'Platform credentials and sessions are refused (spec Authentication 6). A streamed answer is text/event-stream with the events start, delta, done or error.',
       tag: 'member',
       auth: 'member',
+      bodyLimit: INFERENCE_BODY_LIMIT_BYTES,
       body: inferenceRequestBodySchema,
       response: inferenceResponseSchema,
       errors: [

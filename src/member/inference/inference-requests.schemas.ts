@@ -6,6 +6,13 @@ import { z } from 'zod';
  * `stream`. Field checks here are about shape; what the model accepts is decided by the engine (parameters undeclared
  * by the model's table are 400 there, naming the parameter).
  */
+/**
+ * Largest inference request body (the native route, Chat Completions and embeddings). Images travel inline as base64,
+ * so a chat with a few photos outgrows the JSON APIs' 1 MiB (`PLATFORM_BODY_LIMIT_BYTES`); 32 MiB is Anthropic's
+ * Messages request limit, above OpenAI's and Gemini's per-image limits.
+ */
+export const INFERENCE_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
 const refSchema = z.string().min(3).max(400);
 
 const contentPartSchema = z.discriminatedUnion('type', [

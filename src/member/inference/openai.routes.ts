@@ -15,6 +15,7 @@ import { requireMemberPlane, type Authenticator } from '../../core/identity/auth
 import { chatCompletionObject, createChunkTranslator, parseChatRequest } from './openai-chat.translate.ts';
 import { embeddingsListObject, parseEmbeddingsRequest } from './openai-embeddings.translate.ts';
 import { openAiErrorFromAppError, toAppError } from './openai-errors.ts';
+import { INFERENCE_BODY_LIMIT_BYTES } from './inference-requests.schemas.ts';
 
 /**
  * The OpenAI-compatible surface of the Agent API (issue 16 item 2): Chat Completions, Embeddings and the model list
@@ -35,11 +36,6 @@ export interface OpenAiRoutesDeps {
   auth: Pick<Authenticator, 'authenticate'>;
   /** The clock of `created` (Unix seconds in answers); tests pin it. */
   now?: () => number;
-  /**
-   * Largest Chat Completions body in bytes; default the app's limit. Images travel inline as data: URLs, so a
-   * deployment that sends them may want more than the JSON APIs' limit.
-   */
-  chatBodyLimit?: number;
 }
 
 /**
@@ -171,7 +167,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRoutesDep
   app.route({
     method: 'POST',
     url: `${BASE}/chat/completions`,
-    ...(deps.chatBodyLimit !== undefined ? { bodyLimit: deps.chatBodyLimit } : {}),
+    bodyLimit: INFERENCE_BODY_LIMIT_BYTES,
     onRequest: async (request) => authenticate(request),
     errorHandler,
     handler: async (request, reply) => {
@@ -194,6 +190,7 @@ export function registerOpenAiRoutes(app: FastifyInstance, deps: OpenAiRoutesDep
   app.route({
     method: 'POST',
     url: `${BASE}/embeddings`,
+    bodyLimit: INFERENCE_BODY_LIMIT_BYTES,
     onRequest: async (request) => authenticate(request),
     errorHandler,
     handler: async (request, reply) => {
