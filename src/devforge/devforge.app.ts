@@ -29,7 +29,7 @@ import { createDevForgeRepositories } from './devforge.repository.ts';
 import { repositoryRoutes } from './devforge.repository.routes.ts';
 import { seedRepositories } from './devforge.repository.seed.ts';
 import { restoreRecords, snapshotRecords } from './devforge.state.records.ts';
-import { setMergeRequestFiles } from './devforge.work.ts';
+import { setMergeRequestFiles, type MergeRequestFile } from './devforge.work.ts';
 import { adminRoutes } from './devforge.admin.routes.ts';
 import { accessLevelOf, createDevForgeExtras, seedExtras } from './devforge.extras.ts';
 import { wikiReleaseRoutes } from './devforge.wiki-releases.routes.ts';
@@ -57,8 +57,8 @@ export interface DevForge {
    * clear, like the seeded password, so that every start can print it.
    */
   bannerPersonalAccessToken(username: string, scopes: string[], name: string): string;
-  /** Test and bench hook: merge request `iid` of project `projectId` changes `files` (new files of these lines). */
-  setMergeRequestFiles(projectId: number, iid: number, files: readonly { path: string; lines: string[] }[]): void;
+  /** Test and bench hook: merge request `iid` of project `projectId` changes `files` (new files, or diff hunks). */
+  setMergeRequestFiles(projectId: number, iid: number, files: readonly MergeRequestFile[]): void;
 }
 
 /** A dev forge listening on a port. */

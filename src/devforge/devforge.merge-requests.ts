@@ -3,7 +3,7 @@
  * `merge_status` that answers `checking` on the first read after a change, as GitLab computes it asynchronously),
  * create, update (`state_event`, labels, assignees, reviewers), diffs (offset pages; `too_large`/`collapsed` with
  * an empty `diff`), commits, pipelines, versions, approvals (approve with a `sha` guard, unapprove), merge (the
- * `sha` guard, 405 once merged or closed), rebase (202), draft notes and their bulk publish, and the merge-request
+ * `sha` guard, 405 once merged or closed), rebase (202), draft notes (create, delete, publish one, publish all), and the merge-request
  * notes and discussions (devforge.notes.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -24,6 +24,7 @@ import {
   mergeRequestDetails,
   workOf,
   type DiffPosition,
+  type DraftNoteRecord,
 } from './devforge.work.ts';
 import { userBasic } from './devforge.api.serializers.ts';
 
@@ -371,34 +372,67 @@ export function registerMergeRequestRoutes(scope: FastifyInstance, kit: ApiRoute
     return reply.code(201).send(draftEntity(draft));
   });
 
+  /** Turns a draft into a note of its thread (a reply) or of a new one, and drops the draft. */
+  const publish = (t: { project: ProjectRecord; mr: MergeRequestRecord; user: UserRecord }, draft: DraftNoteRecord, now: number) => {
+    const work = workOf(store);
+    const reply_ = draft.inReplyToDiscussionId ? work.notes.find((n) => n.discussionId === draft.inReplyToDiscussionId) : undefined;
+    work.notes.push({
+      id: work.nextId('note'),
+      discussionId: reply_?.discussionId ?? randomBytes(20).toString('hex'),
+      noteableType: 'MergeRequest',
+      noteableId: t.mr.id,
+      noteableIid: t.mr.iid,
+      projectId: t.project.id,
+      body: draft.note,
+      authorId: t.user.id,
+      createdAt: now,
+      updatedAt: now,
+      system: false,
+      type: draft.position ? 'DiffNote' : 'DiscussionNote',
+      position: draft.position ?? reply_?.position ?? null,
+      resolvable: true,
+      resolvedById: null,
+      resolvedAt: null,
+    });
+    work.drafts = work.drafts.filter((n) => n !== draft);
+  };
+
+  /**
+   * The caller's draft of the path: GitLab looks drafts up among the caller's own (`authored_by(current_user)`), so
+   * another user's draft or a missing one is its RecordNotFound 404.
+   */
+  const ownDraft = (request: FastifyRequest, reply: FastifyReply, t: { mr: MergeRequestRecord; user: UserRecord }) => {
+    const id = intParam(request.params, 'draft_note_id', 0);
+    const draft = workOf(store).drafts.find((n) => n.id === id && n.mergeRequestId === t.mr.id && n.authorId === t.user.id);
+    if (!draft) void reply.code(404).send({ message: '404 Not found' });
+    return draft;
+  };
+
+  scope.delete('/projects/:id/merge_requests/:merge_request_iid/draft_notes/:draft_note_id', async (request, reply) => {
+    const t = writable(request, reply);
+    if (!t) return reply;
+    const draft = ownDraft(request, reply, t);
+    if (!draft) return reply;
+    const work = workOf(store);
+    work.drafts = work.drafts.filter((n) => n !== draft);
+    return reply.code(204).send();
+  });
+
+  scope.put('/projects/:id/merge_requests/:merge_request_iid/draft_notes/:draft_note_id/publish', async (request, reply) => {
+    const t = writable(request, reply);
+    if (!t) return reply;
+    const draft = ownDraft(request, reply, t);
+    if (!draft) return reply;
+    publish(t, draft, kit.now());
+    return reply.code(204).send();
+  });
+
   scope.post('/projects/:id/merge_requests/:merge_request_iid/draft_notes/bulk_publish', async (request, reply) => {
     const t = writable(request, reply);
     if (!t) return reply;
-    const work = workOf(store);
-    const mine = work.drafts.filter((n) => n.mergeRequestId === t.mr.id && n.authorId === t.user.id);
     const now = kit.now();
-    for (const draft of mine) {
-      const reply_ = draft.inReplyToDiscussionId ? work.notes.find((n) => n.discussionId === draft.inReplyToDiscussionId) : undefined;
-      work.notes.push({
-        id: work.nextId('note'),
-        discussionId: reply_?.discussionId ?? randomBytes(20).toString('hex'),
-        noteableType: 'MergeRequest',
-        noteableId: t.mr.id,
-        noteableIid: t.mr.iid,
-        projectId: t.project.id,
-        body: draft.note,
-        authorId: t.user.id,
-        createdAt: now,
-        updatedAt: now,
-        system: false,
-        type: draft.position ? 'DiffNote' : reply_ ? 'DiscussionNote' : 'DiscussionNote',
-        position: draft.position ?? reply_?.position ?? null,
-        resolvable: true,
-        resolvedById: null,
-        resolvedAt: null,
-      });
-    }
-    work.drafts = work.drafts.filter((n) => !mine.includes(n));
+    for (const draft of workOf(store).drafts.filter((n) => n.mergeRequestId === t.mr.id && n.authorId === t.user.id))
+      publish(t, draft, now);
     return reply.code(204).send();
   });
 

@@ -216,16 +216,17 @@ export function addedFileDiff(path: string, lines: string[]): DiffFile {
   };
 }
 
+/** A file a test gives a merge request: a new file of these lines, or a change to an existing one as unified diff hunks. */
+export type MergeRequestFile = { path: string; lines: string[] } | { path: string; diff: string };
+
 /**
- * Test and bench hook: the merge request's change becomes `files`, each a new file of the given lines (a merge
- * request created through the API otherwise changes one file). Its diff refs and versions stay.
+ * Test and bench hook: the merge request's change becomes `files` (a merge request created through the API
+ * otherwise changes one file). Its diff refs and versions stay.
  */
-export function setMergeRequestFiles(
-  store: DevForgeStore,
-  mr: MergeRequestRecord,
-  files: readonly { path: string; lines: string[] }[],
-): void {
-  mergeRequestDetails(store, mr).diffs = files.map((f) => addedFileDiff(f.path, f.lines));
+export function setMergeRequestFiles(store: DevForgeStore, mr: MergeRequestRecord, files: readonly MergeRequestFile[]): void {
+  mergeRequestDetails(store, mr).diffs = files.map((f) =>
+    'diff' in f ? { ...addedFileDiff(f.path, []), diff: f.diff, newFile: false } : addedFileDiff(f.path, f.lines),
+  );
 }
 
 export function mergeRequestDetails(store: DevForgeStore, mr: MergeRequestRecord): MergeRequestDetails {

@@ -21,6 +21,8 @@ import {
 import { projectPathId, projectRef } from './forge.ids.ts';
 import { DEFAULT_PER_PAGE, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { refuseQuickActions, related, userIdsOf } from './issues.tools.ts';
+import { submitReview } from './review.drafts.ts';
+import { diffPositions, type DiffRefs } from './review.positions.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 
@@ -138,34 +140,6 @@ const METHOD_PARAMS: Record<(typeof REVIEW_METHODS)[number], readonly string[]> 
   unapprove: [],
 };
 const METHOD_OPTIONAL = new Set(['old_path', 'new_path', 'new_line', 'old_line', 'resolved', 'summary', 'sha']);
-
-interface DiffRefs {
-  base_sha: string;
-  head_sha: string;
-  start_sha: string;
-}
-
-/** A diff note's position from the merge request's `diff_refs` (GitLab wants all three SHAs of its latest version). */
-function positionOf(
-  refs: DiffRefs,
-  c: { new_path?: string | undefined; old_path?: string | undefined; new_line?: number | undefined; old_line?: number | undefined },
-) {
-  const newPath = c.new_path ?? c.old_path;
-  const oldPath = c.old_path ?? c.new_path;
-  if (newPath === undefined || oldPath === undefined) throw new ToolInputError('a diff comment needs new_path (or old_path)');
-  if (c.new_line === undefined && c.old_line === undefined)
-    throw new ToolInputError('a diff comment needs new_line (added or unchanged line) or old_line (removed line)');
-  return {
-    position_type: 'text',
-    base_sha: refs.base_sha,
-    start_sha: refs.start_sha,
-    head_sha: refs.head_sha,
-    new_path: newPath,
-    old_path: oldPath,
-    ...(c.new_line !== undefined ? { new_line: c.new_line } : {}),
-    ...(c.old_line !== undefined ? { old_line: c.old_line } : {}),
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -449,8 +423,8 @@ function mergeRequestTools() {
           .describe('Thread id'),
         new_path: z.string().max(1000).optional().describe('File after'),
         old_path: z.string().max(1000).optional().describe('File before'),
-        new_line: z.number().int().positive().optional().describe('Added/unchanged line'),
-        old_line: z.number().int().positive().optional().describe('Removed line'),
+        new_line: z.number().int().positive().optional().describe('New-file line (added/unchanged)'),
+        old_line: z.number().int().positive().optional().describe('Old-file line (removed/unchanged)'),
         resolved: z.boolean().optional().describe('Default true'),
         comments: z
           .array(
@@ -520,31 +494,14 @@ function mergeRequestTools() {
               ),
             };
           case 'create_diff_note': {
-            const mr = await ctx.api.get<{ diff_refs?: DiffRefs; sha?: string }>(path, ctx.token);
+            const mr = await ctx.api.get<{ diff_refs?: DiffRefs }>(path, ctx.token);
             if (!mr.diff_refs) throw new ToolInputError('the merge request has no diff yet');
-            const discussion = await ctx.api.post(`${path}/discussions`, ctx.token, { body, position: positionOf(mr.diff_refs, args) });
+            const position = await diffPositions(ctx, path, mr.diff_refs)(args);
+            const discussion = await ctx.api.post(`${path}/discussions`, ctx.token, { body, position });
             return { method: args.method, discussion: discussionOut(discussion), diff_head_sha: mr.diff_refs.head_sha };
           }
-          case 'submit_review': {
-            const comments = args.comments ?? [];
-            const mr = await ctx.api.get<{ diff_refs?: DiffRefs }>(path, ctx.token);
-            const refs = mr.diff_refs;
-            // Positions are checked before anything is written, so a bad comment leaves no half-published review.
-            const drafts = comments.map((c) => {
-              const onLine = c.new_path !== undefined || c.old_path !== undefined;
-              if (onLine && !refs) throw new ToolInputError('the merge request has no diff yet');
-              return { note: c.body, ...(onLine && refs ? { position: positionOf(refs, c) } : {}) };
-            });
-            for (const draft of drafts) await ctx.api.post(`${path}/draft_notes`, ctx.token, draft);
-            await ctx.api.send('POST', `${path}/draft_notes/bulk_publish`, ctx.token);
-            const summary = args.summary ? noteOut(await ctx.api.post(`${path}/notes`, ctx.token, { body: args.summary })) : undefined;
-            return {
-              method: args.method,
-              published: drafts.length,
-              ...(summary ? { note: summary } : {}),
-              ...(refs ? { diff_head_sha: refs.head_sha } : {}),
-            };
-          }
+          case 'submit_review':
+            return { method: args.method, ...(await submitReview(ctx, path, args.comments ?? [], args.summary)) };
           case 'approve':
           case 'unapprove': {
             const answer = await ctx.api.post<{ approved?: boolean }>(
