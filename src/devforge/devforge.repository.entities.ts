@@ -1,6 +1,6 @@
 /**
  * JSON shapes of GitLab's repository API (`API::Entities::Commit`, `CommitDetail`, `Branch`, `Tag`,
- * `ProtectedBranch`, the repository-file answer, tree entries, blame ranges, compare), as mcp-facts.md 2.3 and
+ * `ProtectedBranch`, `ProtectedTag`, the repository-file answer, tree entries, blame ranges, compare), as mcp-facts.md 2.3 and
  * GitLab's docs list their fields. Times are ISO 8601 in UTC with milliseconds, as GitLab renders them.
  */
 import { createHash } from 'node:crypto';
@@ -9,8 +9,10 @@ import {
   commitTitle,
   type BlameRange,
   type CommitRecord,
+  protectedRefMatches,
   type FileDiff,
   type ProtectedBranchRecord,
+  type ProtectedTagRecord,
   type RepoFile,
   type RepositoryRecord,
   type TagRecord,
@@ -73,27 +75,29 @@ export function branch(
   base: string,
   merged: boolean,
 ): Record<string, unknown> {
-  const rule = repo.protectedBranches.get(name);
+  // GitLab applies every rule that covers the branch, wildcard rules included (`release/*`).
+  const rules = [...repo.protectedBranches.values()].filter((r) => protectedRefMatches(r.name, name));
   return {
     name,
     merged,
-    protected: rule !== undefined,
+    protected: rules.length > 0,
     default: name === repo.defaultBranch,
-    developers_can_push: rule === undefined || rule.pushAccessLevel <= 30,
-    developers_can_merge: rule === undefined || rule.mergeAccessLevel <= 30,
+    developers_can_push: rules.length === 0 || rules.some((r) => r.pushAccessLevel <= 30),
+    developers_can_merge: rules.length === 0 || rules.some((r) => r.mergeAccessLevel <= 30),
     can_push: true,
     web_url: `${base}/${projectPath(project)}/-/tree/${name}`,
     commit: commit(head, project, base),
   };
 }
 
-/** `API::Entities::Tag`. */
+/** `API::Entities::Tag`; `protected` when a protected-tag rule covers it (`ProtectedTag.protected?`, wildcards too). */
 export function tag(
   t: TagRecord,
   target: CommitRecord,
   project: ProjectRecord,
   base: string,
-  release: { tag_name: string; description: string } | null = null,
+  release: { tag_name: string; description: string } | null,
+  protectedTags: ReadonlyMap<string, ProtectedTagRecord>,
 ): Record<string, unknown> {
   return {
     name: t.name,
@@ -101,7 +105,7 @@ export function tag(
     target: t.message === '' ? t.target : createHash('sha1').update(`tag ${t.name}`).digest('hex'),
     commit: commit(target, project, base),
     release,
-    protected: false,
+    protected: [...protectedTags.values()].some((r) => protectedRefMatches(r.name, t.name)),
     created_at: t.message === '' ? null : iso(t.createdAt),
   };
 }
@@ -129,6 +133,11 @@ export function protectedBranch(rule: ProtectedBranchRecord): Record<string, unk
     allow_force_push: rule.allowForcePush,
     code_owner_approval_required: false,
   };
+}
+
+/** `API::Entities::ProtectedTag`. */
+export function protectedTag(rule: ProtectedTagRecord): Record<string, unknown> {
+  return { name: rule.name, create_access_levels: [accessLevel(rule.id * 10 + 3, rule.createAccessLevel)] };
 }
 
 /** The answer of `GET …/repository/files/:file_path` (content base64, as GitLab always sends it). */

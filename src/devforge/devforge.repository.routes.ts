@@ -1,6 +1,6 @@
 /**
  * GitLab's repository REST API on the dev forge (issue 18 item 4): files (JSON, raw, blame), tree, commits (list,
- * single with stats, diff, create with actions), compare, branches, tags and protected branches, with GitLab's
+ * single with stats, diff, create with actions), compare, branches, tags, protected branches and protected tags, with GitLab's
  * parameter names, status codes and error bodies. Registered inside the API scope (devforge.api.routes.ts), so
  * authentication, scopes, faults and pagination headers are the API's own.
  */
@@ -320,7 +320,14 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
         .sort((a, b) => b.createdAt - a.createdAt || (a.name < b.name ? 1 : -1));
       const base = baseUrl(request);
       return paginate(request, reply, tags).map((t) =>
-        entities.tag(t, found.repo.commits.get(t.target) as CommitRecord, found.p, base, release(found.p, t.name)),
+        entities.tag(
+          t,
+          found.repo.commits.get(t.target) as CommitRecord,
+          found.p,
+          base,
+          release(found.p, t.name),
+          found.repo.protectedTags,
+        ),
       );
     });
     scope.get('/projects/:id/repository/tags/:tag_name', async (request, reply) => {
@@ -329,7 +336,7 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       const t = found.repo.tags.get(paramOf(request, 'tag_name'));
       const target = t ? found.repo.commits.get(t.target) : undefined;
       if (!t || !target) return notFound(reply, 'Tag');
-      return entities.tag(t, target, found.p, baseUrl(request), release(found.p, t.name));
+      return entities.tag(t, target, found.p, baseUrl(request), release(found.p, t.name), found.repo.protectedTags);
     });
     scope.post('/projects/:id/repository/tags', async (request, reply) => {
       const source = { ...(request.query as object), ...(request.body as object | null) };
@@ -343,7 +350,9 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       if (!at) return reply.code(400).send({ message: 'Target ' + ref + ' is invalid' });
       const created = { name, target: at.id, message: param(source, 'message') ?? '', createdAt: deps.now() };
       found.repo.tags.set(name, created);
-      return reply.code(201).send(entities.tag(created, at, found.p, baseUrl(request), release(found.p, created.name)));
+      return reply
+        .code(201)
+        .send(entities.tag(created, at, found.p, baseUrl(request), release(found.p, created.name), found.repo.protectedTags));
     });
     scope.delete('/projects/:id/repository/tags/:tag_name', async (request, reply) => {
       const found = writable(request, reply);
@@ -392,6 +401,39 @@ export function repositoryRoutes(deps: RepositoryRouteDeps) {
       const found = writable(request, reply);
       if (!found) return reply;
       if (!found.repo.protectedBranches.delete(paramOf(request, 'name'))) return notFound(reply, 'Protected Branch');
+      return reply.code(204).send();
+    });
+
+    // Protected tags: `:name` is the rule's name, matched exactly (a wildcard rule is fetched by its pattern) --------
+    scope.get('/projects/:id/protected_tags', async (request, reply) => {
+      const found = readable(request, reply);
+      if (!found) return reply;
+      return paginate(request, reply, [...found.repo.protectedTags.values()]).map(entities.protectedTag);
+    });
+    scope.get('/projects/:id/protected_tags/:name', async (request, reply) => {
+      const found = readable(request, reply);
+      if (!found) return reply;
+      const rule = found.repo.protectedTags.get(paramOf(request, 'name'));
+      return rule ? entities.protectedTag(rule) : notFound(reply, 'Protected Tag');
+    });
+    scope.post('/projects/:id/protected_tags', async (request, reply) => {
+      const source = { ...(request.query as object), ...(request.body as object | null) };
+      const name = required(source, 'name');
+      const create = intParam(source, 'create_access_level', 40);
+      if (!ACCESS_LEVELS.includes(create)) throw new ParamError({ error: 'create_access_level does not have a valid value' });
+      const found = writable(request, reply);
+      if (!found) return reply;
+      // GitLab's model validation (name uniqueness), not the 409 of protected branches.
+      if (found.repo.protectedTags.has(name)) return reply.code(422).send({ message: ['Name has already been taken'] });
+      ruleIds += 1;
+      const rule = { id: ruleIds, name, createAccessLevel: create };
+      found.repo.protectedTags.set(name, rule);
+      return reply.code(201).send(entities.protectedTag(rule));
+    });
+    scope.delete('/projects/:id/protected_tags/:name', async (request, reply) => {
+      const found = writable(request, reply);
+      if (!found) return reply;
+      if (!found.repo.protectedTags.delete(paramOf(request, 'name'))) return notFound(reply, 'Protected Tag');
       return reply.code(204).send();
     });
 

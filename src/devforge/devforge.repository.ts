@@ -44,6 +44,25 @@ export interface ProtectedBranchRecord {
   allowForcePush: boolean;
 }
 
+export interface ProtectedTagRecord {
+  id: number;
+  name: string;
+  /** Who may create matching tags: 0 no one, 30 developers, 40 maintainers. */
+  createAccessLevel: number;
+}
+
+/**
+ * Whether a protected-ref rule's name covers `ref`, as GitLab's `RefMatcher` decides: the exact name, or a pattern
+ * whose `*` stands for any characters, `/` included (`release/*` covers `release/1.0` and `release/1.0/hotfix`).
+ */
+export function protectedRefMatches(rule: string, ref: string): boolean {
+  if (rule === '') return false;
+  if (rule === ref) return true;
+  if (!rule.includes('*')) return false;
+  const escaped = rule.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*?')}$`, 's').test(ref);
+}
+
 export interface RepositoryRecord {
   projectId: number;
   defaultBranch: string;
@@ -51,6 +70,7 @@ export interface RepositoryRecord {
   branches: Map<string, string>;
   tags: Map<string, TagRecord>;
   protectedBranches: Map<string, ProtectedBranchRecord>;
+  protectedTags: Map<string, ProtectedTagRecord>;
 }
 
 /** A file change between two trees, in GitLab's diff shape (`API::Entities::Diff`). */
@@ -435,7 +455,15 @@ export function createDevForgeRepositories(restore: readonly RepositoryRecord[] 
     of(projectId) {
       let repo = repos.get(projectId);
       if (!repo) {
-        repo = { projectId, defaultBranch: 'main', commits: new Map(), branches: new Map(), tags: new Map(), protectedBranches: new Map() };
+        repo = {
+          projectId,
+          defaultBranch: 'main',
+          commits: new Map(),
+          branches: new Map(),
+          tags: new Map(),
+          protectedBranches: new Map(),
+          protectedTags: new Map(),
+        };
         repos.set(projectId, repo);
       }
       return repo;

@@ -1,8 +1,8 @@
 /**
  * The state file's second half: what issue 18 added beside the store — the work records of issues and merge
  * requests (notes, discussions, details, labels, links, drafts), the repositories (commits, branches, tags,
- * protected branches), CI (pipelines, jobs) and the opt-in toolsets' data (wiki pages, releases, milestones, CI/CD
- * variables, webhooks, memberships) — as plain JSON, so a restarted dev forge keeps what a developer
+ * protected branches and tags), CI (pipelines, jobs) and the opt-in toolsets' data (wiki pages, releases,
+ * milestones, CI/CD variables, webhooks, memberships) — as plain JSON, so a restarted dev forge keeps what a developer
  * or an assistant did, not only its issues and merge requests.
  *
  * File contents are stored once per blob (git's blob id), base64, however many commits hold them: every commit
@@ -15,6 +15,7 @@ import {
   type CommitRecord,
   type DevForgeRepositories,
   type ProtectedBranchRecord,
+  type ProtectedTagRecord,
   type RepoFile,
   type TagRecord,
 } from './devforge.repository.ts';
@@ -34,6 +35,8 @@ interface StoredRepository {
   branches: [string, string][];
   tags: TagRecord[];
   protectedBranches: ProtectedBranchRecord[];
+  /** Absent in files written before protected tags. */
+  protectedTags?: ProtectedTagRecord[];
 }
 
 /** The records of the state file (`DevForgeState.records`). */
@@ -83,6 +86,7 @@ export function snapshotRecords(
     branches: [...repo.branches],
     tags: [...repo.tags.values()],
     protectedBranches: [...repo.protectedBranches.values()],
+    protectedTags: [...repo.protectedTags.values()],
   }));
   return {
     work: snapshotWork(workOf(store)),
@@ -128,6 +132,7 @@ export function restoreRecords(
     branches: new Map(repo.branches),
     tags: new Map(repo.tags.map((t) => [t.name, t])),
     protectedBranches: new Map(repo.protectedBranches.map((p) => [p.name, p])),
+    protectedTags: new Map((repo.protectedTags ?? []).map((p) => [p.name, p])),
   }));
   return {
     repositories: createDevForgeRepositories(repositories),

@@ -10,6 +10,7 @@ import type { CoreConfig } from '../../core/config.core.ts';
 import type { Env } from '../../core/config.ts';
 import { createLogger, stderrDestination } from '../../core/logger.ts';
 import type { McpConfig } from '../mcp.config.ts';
+import { createForgeHttp, type ForgeHttp } from '../tools/forge.http.ts';
 import { createForgeMcpServer, declaredTools } from '../tools/forge.tools.ts';
 import { selectTools } from '../tools/tool.surface.ts';
 import { systemBrowserOpener, type BrowserOpener } from './mcp-local.browser.ts';
@@ -22,6 +23,7 @@ import { createTokenFile } from './mcp-local.token-file.ts';
 export interface McpLocalCommandDeps {
   openBrowser?: BrowserOpener;
   clock?: Clock;
+  /** Replaces the production forge client (forge.http.ts) for every forge call of the commands. */
   fetch?: typeof fetch;
   createServer?: CreateForgeMcpServer;
   stdin?: Readable;
@@ -43,9 +45,23 @@ export function registerMcpLocalCommands(
   deps: McpLocalCommandDeps = {},
 ): void {
   const clock = deps.clock ?? systemClock;
-  const fetchFn = deps.fetch ?? fetch;
   const openBrowser = deps.openBrowser ?? systemBrowserOpener({ env: io.env });
   const notify = (line: string) => io.err(line);
+
+  /**
+   * The forge client of one command: the production one that /mcp uses (mcp.listener.ts), built from the same
+   * variables — one keep-alive pool, the CA of FORGE_CA_CERT_PATH, HTTPS_PROXY/HTTP_PROXY except NO_PROXY hosts —
+   * for the tools, the sign-in, the refresh and the revocation alike. The caller closes it.
+   */
+  const forgeClient = (mcp: McpConfig): Pick<ForgeHttp, 'fetch' | 'close'> & { send?: ForgeHttp['send'] } => {
+    if (deps.fetch) return { fetch: deps.fetch, close: async () => undefined };
+    try {
+      return createForgeHttp({ caCertPath: mcp.FORGE_CA_CERT_PATH, env: io.env });
+    } catch (error) {
+      // An unreadable or non-PEM CA file: one line naming the variable, as at the HTTP listener's start.
+      throw new CliError((error as Error).message);
+    }
+  };
 
   const mcp = program
     .command('mcp')
@@ -62,27 +78,33 @@ export function registerMcpLocalCommands(
       }
       // Standard output carries MCP messages only: logs go to stderr at the configured level.
       const log = createLogger({ level: config.core.LOG_LEVEL, destination: stderrDestination(), name: 'mcp-stdio' });
-      const running = await startStdioServer({
-        settings,
-        createServer: deps.createServer ?? createForgeMcpServer,
-        // The same tool contract as /mcp: quick actions, the forge deadline and the operator's tool surface
-        // (FORGE_TOOLSETS, FORGE_TOOLS, FORGE_DENIED_TOOLS, FORGE_READ_ONLY) follow the same variables. Stdio has no
-        // request headers, so the operator's bound is the surface.
-        toolOptions: {
-          allowQuickActions: config.mcp.FORGE_ALLOW_QUICK_ACTIONS,
-          forgeTimeoutMs: config.mcp.FORGE_TIMEOUT_MS,
-          tools: selectTools(declaredTools(), config.mcp.toolSurface),
-        },
-        fetch: fetchFn,
-        clock,
-        log,
-        openBrowser,
-        notify,
-        signInTimeoutMs: deps.signInTimeoutMs,
-        stdin: deps.stdin,
-        stdout: deps.stdout,
-      });
-      await running.closed;
+      const forge = forgeClient(config.mcp);
+      try {
+        const running = await startStdioServer({
+          settings,
+          createServer: deps.createServer ?? createForgeMcpServer,
+          // The same tool contract as /mcp: quick actions, the forge deadline and the operator's tool surface
+          // (FORGE_TOOLSETS, FORGE_TOOLS, FORGE_DENIED_TOOLS, FORGE_READ_ONLY) follow the same variables. Stdio has no
+          // request headers, so the operator's bound is the surface.
+          toolOptions: {
+            allowQuickActions: config.mcp.FORGE_ALLOW_QUICK_ACTIONS,
+            forgeTimeoutMs: config.mcp.FORGE_TIMEOUT_MS,
+            tools: selectTools(declaredTools(), config.mcp.toolSurface),
+          },
+          fetch: forge.fetch,
+          forgeSend: forge.send,
+          clock,
+          log,
+          openBrowser,
+          notify,
+          signInTimeoutMs: deps.signInTimeoutMs,
+          stdin: deps.stdin,
+          stdout: deps.stdout,
+        });
+        await running.closed;
+      } finally {
+        await forge.close();
+      }
     });
 
   mcp
@@ -97,17 +119,23 @@ export function registerMcpLocalCommands(
         );
       }
       const log = commandLogger(config.core);
-      const { forge, signIn } = browserSignIn(settings, {
-        fetch: fetchFn,
-        clock,
-        log,
-        openBrowser,
-        notify,
-        signInTimeoutMs: deps.signInTimeoutMs,
-      });
-      const tokens = await signIn();
-      await createTokenFile({ path: settings.tokenPath, log }).write(tokens);
-      const username = await forge.username(tokens.access_token).catch(() => undefined);
+      const http = forgeClient(config.mcp);
+      let username: string | undefined;
+      try {
+        const { forge, signIn } = browserSignIn(settings, {
+          fetch: http.fetch,
+          clock,
+          log,
+          openBrowser,
+          notify,
+          signInTimeoutMs: deps.signInTimeoutMs,
+        });
+        const tokens = await signIn();
+        await createTokenFile({ path: settings.tokenPath, log }).write(tokens);
+        username = await forge.username(tokens.access_token).catch(() => undefined);
+      } finally {
+        await http.close();
+      }
       io.out(
         `Signed in to ${settings.forgeUrl}${username === undefined ? '' : ` as @${username}`}; the token is stored in ${settings.tokenPath}`,
       );
@@ -126,13 +154,16 @@ export function registerMcpLocalCommands(
         return;
       }
       // Revoke where the token was issued, as recorded in the file: the configuration may point elsewhere by now.
-      const forge = createForgeOAuthClient({ forgeUrl: stored.forge_url, clientId: stored.client_id, fetch: fetchFn, clock });
+      const http = forgeClient(config.mcp);
+      const forge = createForgeOAuthClient({ forgeUrl: stored.forge_url, clientId: stored.client_id, fetch: http.fetch, clock });
       let failure: string | undefined;
       try {
         await forge.revoke(stored.access_token, 'access_token');
         await forge.revoke(stored.refresh_token, 'refresh_token');
       } catch (error) {
         failure = error instanceof Error ? error.message : String(error);
+      } finally {
+        await http.close();
       }
       await file.remove();
       if (failure !== undefined) {

@@ -9,6 +9,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
+import type { ForgeSend } from '../tools/forge.client.ts';
 import type { ForgeMcpServerDeps } from '../tools/forge.tools.ts';
 import type { BrowserOpener } from './mcp-local.browser.ts';
 import { createForgeOAuthClient } from './mcp-local.forge-client.ts';
@@ -90,6 +91,8 @@ export async function startStdioServer(
     createServer: CreateForgeMcpServer;
     /** `FORGE_ALLOW_QUICK_ACTIONS`, `FORGE_TIMEOUT_MS` and the tools the operator's surface selects, as /mcp reads them. */
     toolOptions?: Pick<ForgeMcpServerDeps, 'allowQuickActions' | 'forgeTimeoutMs' | 'tools'>;
+    /** The tools' REST transport on the production forge client's pool (forge.http.ts), beside its `fetch`. */
+    forgeSend?: ForgeSend | undefined;
     stdin?: Readable | undefined;
     stdout?: Writable | undefined;
   },
@@ -104,6 +107,7 @@ export async function startStdioServer(
       ...deps.toolOptions,
       forgeUrl: settings.forgeUrl,
       fetch: deps.fetch,
+      ...(deps.forgeSend ? { forgeSend: deps.forgeSend } : {}),
       log,
       getToken: () => provider.getToken(),
       // A 401 (e.g. the user revoked the application at the forge) makes the next call refresh or sign in again

@@ -1,11 +1,16 @@
 /**
  * Test helpers of the local OAuth flow: "browsers" that sign in at the dev forge (headless Chromium through
- * playwright-core, or the dev forge's fetch-driven user agent), a captured logger and a temporary directory.
+ * playwright-core, or the dev forge's fetch-driven user agent), a captured logger, a temporary directory and a client
+ * transport over in-memory stdio.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PassThrough } from 'node:stream';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser } from 'playwright-core';
 import { createLogger, type Logger } from '../../core/logger.ts';
 import { createForgeBrowser } from '../../devforge/index.ts';
@@ -89,4 +94,33 @@ export function capturedLogger(): { log: Logger; text: () => string } {
 export async function tempDir(prefix = 'mcp-local-'): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** An MCP client transport over a server's in-memory stdin/stdout (the stdio command run in process). */
+export class StreamClientTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private readonly buffer = new ReadBuffer();
+
+  constructor(
+    private readonly toServer: PassThrough,
+    private readonly fromServer: PassThrough,
+  ) {}
+
+  async start(): Promise<void> {
+    this.fromServer.on('data', (chunk: Buffer) => {
+      this.buffer.append(chunk);
+      for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) this.onmessage?.(message);
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    this.toServer.write(serializeMessage(message));
+  }
+
+  async close(): Promise<void> {
+    this.toServer.end();
+    this.onclose?.();
+  }
 }

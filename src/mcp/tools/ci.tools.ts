@@ -6,7 +6,7 @@
  * stays callable by that name).
  */
 import { z } from 'zod';
-import type { QueryValue } from './forge.client.ts';
+import { ForgeApiError, type QueryValue } from './forge.client.ts';
 import { READ, text, type Json } from './forge.entities.ts';
 import { projectPathId, projectRef } from './forge.ids.ts';
 import { decodeCursor, encodeCursor, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
@@ -146,20 +146,47 @@ async function readLog(
   const log = cleanLog(raw);
   const lines = log === '' ? 0 : log.split('\n').length - (log.endsWith('\n') ? 1 : 0);
   const common = { total_bytes: Buffer.byteLength(log), total_lines: lines, resource_uri: uri, available: true };
+  // An answer with less than the whole log links to all of it, as get_repository_file does for a large file, so
+  // the client can read the rest as a resource.
+  const linkWhole = () =>
+    ctx.link({ uri, name: `job ${jobId} log`, mimeType: 'text/plain', description: `${common.total_bytes} bytes, ${lines} lines` });
   if (args.grep !== undefined) {
     const found = grepLog(log, args.grep, args.context_lines ?? 3, args.max_matches ?? 50);
+    linkWhole();
     return { ...common, ...found, truncated: found.total_matches > found.matches.length };
   }
   const window =
     args.byte_offset !== undefined || args.byte_limit !== undefined
       ? byteWindow(log, args.byte_offset ?? 0, args.byte_limit ?? 65_536)
       : tailWindow(log, args.tail_lines ?? 100, args.byte_limit ?? 65_536);
+  if (window.start_byte > 0 || window.end_byte < common.total_bytes) linkWhole();
   return { ...common, ...window };
 }
 
 /**
- * Cancelling on a protected ref (a release or deploy branch) asks first (issue 18 item 2): it can stop a
- * deployment half-way. Other cancels and every retry go ahead.
+ * Whether `ref` is protected, as GitLab itself decides it: the `protected` flag of the branch or tag object, which
+ * applies every rule covering the ref, wildcards included (`release/*`, `v*`). `GET /protected_branches/:name`
+ * would only find a rule by its exact name, and the protected-tags list needs Maintainer access. Undefined when
+ * the forge could not tell (the ref is gone, an error, an answer without the flag).
+ */
+async function refIsProtected(ctx: ToolContext, base: string, ref: string, tag: boolean): Promise<boolean | undefined> {
+  // Merge-request pipelines run on `refs/merge-requests/:iid/head`, which no protection rule covers.
+  if (!tag && ref.startsWith('refs/merge-requests/')) return false;
+  try {
+    const found = await ctx.api.get<Json>(`${base}/repository/${tag ? 'tags' : 'branches'}/${encodeURIComponent(ref)}`, ctx.token);
+    return typeof found.protected === 'boolean' ? found.protected : undefined;
+  } catch (error) {
+    // A dead token fails the cancel too: say so (and let the token be renewed) instead of asking about it first.
+    if (!(error instanceof ForgeApiError) || error.status === 401) throw error;
+    ctx.log.warn({ forge_status: error.status, type: error.type }, 'protection of a ref could not be checked before a cancel');
+    return undefined;
+  }
+}
+
+/**
+ * Cancelling on a protected ref (a release or deploy branch, a release tag) asks first (issue 18 item 2): it can
+ * stop a deployment half-way. So does a cancel whose ref's protection could not be checked. Other cancels and
+ * every retry go ahead.
  */
 async function confirmCancelOnProtectedRef(
   ctx: ToolContext,
@@ -171,15 +198,13 @@ async function confirmCancelOnProtectedRef(
       ? await ctx.api.get<Json>(`${base}/jobs/${args.job_id}`, ctx.token)
       : await ctx.api.get<Json>(`${base}/pipelines/${args.pipeline_id}`, ctx.token);
   const ref = String(target.ref);
-  if (target.tag === true) return;
-  try {
-    await ctx.api.get(`${base}/protected_branches/${encodeURIComponent(ref)}`, ctx.token);
-  } catch (error) {
-    if ((error as { type?: unknown }).type === 'not_found') return;
-    throw error;
-  }
+  const tag = target.tag === true;
+  const isProtected = await refIsProtected(ctx, base, ref, tag);
+  if (isProtected === false) return;
   const what = args.job_id !== undefined ? `job ${args.job_id} (${String(target.name)})` : `pipeline ${args.pipeline_id}`;
-  await ctx.confirm(`Cancel ${what} on the protected branch "${ref}" (status ${String(target.status)}).`);
+  const kind = tag ? 'tag' : 'branch';
+  const where = isProtected === true ? `the protected ${kind} "${ref}"` : `the ${kind} "${ref}", whose protection could not be checked`;
+  await ctx.confirm(`Cancel ${what} on ${where} (status ${String(target.status)}).`);
 }
 
 function pipelineTools() {

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Logger } from '../../core/logger.ts';
-import { createForgeApi, type ForgeApi } from './forge.client.ts';
+import { createForgeApi, type ForgeApi, type ForgeSend } from './forge.client.ts';
 import { createMemoryReplayCache } from '../oauth/oauth.replay.ts';
 import { registerForgePrompts } from './prompts.ts';
 import { registerForgeResources } from './resources.ts';
@@ -20,6 +20,8 @@ export interface ForgeMcpServerDeps {
   /** Base URL of the forge; the REST API is at `{forgeUrl}/api/v4`. */
   forgeUrl: string;
   fetch: typeof fetch;
+  /** The REST transport of the production forge client (forge.http.ts `send`); default: `fetch`. */
+  forgeSend?: ForgeSend;
   log: Logger;
   /** Where the token comes from when the request carries none (stdio). Remote requests use `ctx.http.authInfo.token`. */
   getToken?: () => Promise<string>;
@@ -76,7 +78,12 @@ export function createForgeMcpServer(deps: ForgeMcpServerDeps): McpServer {
   const tools = deps.tools ?? defaultTools();
   const api =
     deps.api ??
-    createForgeApi({ forgeUrl: deps.forgeUrl, fetch: deps.fetch, ...(deps.forgeTimeoutMs ? { timeoutMs: deps.forgeTimeoutMs } : {}) });
+    createForgeApi({
+      forgeUrl: deps.forgeUrl,
+      fetch: deps.fetch,
+      send: deps.forgeSend,
+      ...(deps.forgeTimeoutMs ? { timeoutMs: deps.forgeTimeoutMs } : {}),
+    });
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     // 2026-07-28 cache fields. Private: the list may differ by the caller's authorization (issue 18 narrows it by
