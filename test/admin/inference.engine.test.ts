@@ -328,6 +328,47 @@ describe.each(dialects)('inference requests on %s', (dialect) => {
     expect(await usageRow(reply.body.request_id)).toMatchObject({ cost: reply.body.cost.amount, cost_unit: 'USD' });
   });
 
+  it('a call the provider refused costs nothing; a stream cut short keeps the usage reported before the cut', async () => {
+    const set = await f.h.call('PUT', '/api/v1/admin/account/cost_unit', { token: f.h.token, body: { command: { cost_unit: 'USD' } } });
+    expect(set.status, set.text).toBe(200);
+    f.standins.anthropic.fail(PROVIDER_ERRORS.anthropic.overloaded());
+    expect((await infer({ model: CHAT.anthropic, messages: USER })).status).toBe(502);
+    expect((await lastRows(1))[0]).toMatchObject({ outcome: 'failed', cost: '0', cost_unit: 'USD', input_tokens: null });
+    // Anthropic reports the input tokens in message_start and the output so far in message_delta; the connection
+    // breaks before message_stop.
+    const sse = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const body = Buffer.from(
+      sse('message_start', {
+        message: {
+          id: 'msg_cut',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [],
+          usage: { input_tokens: 1000, output_tokens: 1 },
+        },
+      }) +
+        sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }) +
+        sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Hel' } }) +
+        sse('message_delta', { delta: { stop_reason: null }, usage: { output_tokens: 500 } }),
+    );
+    f.standins.anthropic.respond({
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      body,
+      chunked: true,
+      truncateAt: body.length,
+    });
+    const cut = await infer({ model: CHAT.anthropic, messages: USER, stream: true });
+    expect(cut.status).toBe(200);
+    const row = (await lastRows(1))[0];
+    expect(row).toMatchObject({ outcome: 'failed', cost_unit: 'USD' });
+    expect(Number(row?.input_tokens)).toBe(1000);
+    expect(Number(row?.output_tokens)).toBe(500);
+    // claude-sonnet-4-5: 3.00 USD per million input tokens, 15.00 per million output tokens.
+    expect(row?.cost).toBe('0.0105');
+  });
+
   it('refuses platform tokens and sessions (401); executor tokens are accepted', async () => {
     expect((await infer({ model: CHAT.openai, messages: USER }, member.platform)).status).toBe(401);
     expect((await infer({ model: CHAT.openai, messages: USER }, member.session)).status).toBe(401);

@@ -122,6 +122,14 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
     return estimateCost(pricing, call.costUnit, usage);
   }
 
+  /**
+   * What a call the provider answered with an error costs: nothing (providers do not bill a refused request), known
+   * exactly when the Account has a cost unit, so such rows do not make a day's total unknown.
+   */
+  function noCharge(call: Call): InferenceCost | null {
+    return call.costUnit === null ? null : { amount: '0', unit: call.costUnit };
+  }
+
   /** Records a refusal under its error code and rethrows it. */
   async function refused(call: Call, error: unknown): Promise<never> {
     if (error instanceof AppError) await settle(call, error.code, null, null);
@@ -134,7 +142,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
     const waitMs = rateLimitWaitMs(answer.headers, answer.body, now);
     const provider = call.admitted.provider;
     await setUnavailableUntil(db, { accountId: call.caller.accountId, providerId: provider.id }, now + waitMs, now);
-    await settle(call, 'rate_limited', null, null);
+    await settle(call, 'rate_limited', null, noCharge(call));
     throw new AppError(
       'rate_limited',
       `provider ${provider.id} is rate limiting this Account; it admits calls again in ${Math.ceil(waitMs / 1000)} s`,
@@ -155,7 +163,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
     answer: { status: number; headers: Record<string, string>; body: Uint8Array },
   ): Promise<never> {
     if (answer.status === 429) return rateLimited(call, answer);
-    await settle(call, 'failed', null, null);
+    await settle(call, 'failed', null, noCharge(call));
     throw upstreamRefusal(call.admitted.model.composed.workload, call.admitted.provider.id, answer);
   }
 
@@ -319,6 +327,8 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
         // Leaving early (return) must also end the upstream request: stop reading its body.
         if (outcome === 'aborted') await body[Symbol.asyncIterator]().return?.();
         await slot.release();
+        // Cut short, the call still cost what the provider reported before the cut.
+        if (usage === null && outcome !== 'succeeded') usage = decoder.usageSoFar?.() ?? null;
         const cost = costOf(call, usage);
         await settle(call, outcome, usage, cost);
         resolveSettled({ finish_reason: finishReason, usage, cost });

@@ -108,11 +108,16 @@ export function anthropicMessagesStreamDecoder(): StreamDecoder {
     }
   }
 
-  return sseStreamDecoder({
-    onEvent,
-    onEnd() {
-      if (!stopped) throw new Error('the stream ended before message_stop');
-      return [];
-    },
-  });
+  // message_start reports the input tokens and each message_delta the output so far, so a stream cut short still
+  // knows what it was billed for.
+  return {
+    ...sseStreamDecoder({
+      onEvent,
+      onEnd() {
+        if (!stopped) throw new Error('the stream ended before message_stop');
+        return [];
+      },
+    }),
+    usageSoFar: () => (usage.input_tokens !== undefined ? anthropicUsage(usage) : null),
+  };
 }

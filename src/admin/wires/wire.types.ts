@@ -198,6 +198,11 @@ export interface StreamDecoder {
   push(chunk: Uint8Array): TextDelta[];
   /** The end of the body: flushes what is left; throws when the stream ended mid-event. */
   end(): TextDelta[];
+  /**
+   * The usage the provider reported so far, for a stream that ends before its final usage (the client went away, the
+   * connection broke): what it already billed. Only wires that report usage as they go have it.
+   */
+  usageSoFar?(): WireUsage | null;
 }
 
 /** One page of a model directory, parsed. */
