@@ -8,12 +8,13 @@
 import { z } from 'zod';
 import type { QueryValue } from './forge.client.ts';
 import { READ, text, type Json } from './forge.entities.ts';
-import { projectPathId, projectRef } from './forge.ids.ts';
+import { parseProjectRef, projectLabel, projectPathId, projectRef, requiredTarget } from './forge.ids.ts';
 import { decodeCursor, encodeCursor, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { jobLogUri } from './forge.uris.ts';
 import { byteWindow, cleanLog, grepLog, tailWindow } from './job.log.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
+import { quoted } from './tool.text.ts';
 
 const STATUSES = [
   'created',
@@ -158,6 +159,23 @@ async function readLog(
 }
 
 /**
+ * The pipeline or job a retry or cancel acts on: exactly one of pipeline_id and job_id, or, with neither, the one
+ * whose web URL is given as project_id.
+ */
+function retryCancelTarget(
+  ctx: ToolContext,
+  args: { project_id: string | number; pipeline_id?: number | undefined; job_id?: number | undefined },
+): { pipeline_id?: number; job_id?: number } {
+  if (args.job_id !== undefined && args.pipeline_id !== undefined) throw new ToolInputError('give exactly one of pipeline_id and job_id');
+  const url = parseProjectRef(args.project_id, ctx.forgeUrl).target;
+  const kind = args.job_id !== undefined ? 'job' : args.pipeline_id !== undefined ? 'pipeline' : url?.kind;
+  if (kind === 'job') return { job_id: requiredTarget(args.project_id, ctx.forgeUrl, 'job', 'job_id', args.job_id).value };
+  if (kind === 'pipeline')
+    return { pipeline_id: requiredTarget(args.project_id, ctx.forgeUrl, 'pipeline', 'pipeline_id', args.pipeline_id).value };
+  throw new ToolInputError('give exactly one of pipeline_id and job_id (or the web URL of a pipeline or job as project_id)');
+}
+
+/**
  * Cancelling on a protected ref (a release or deploy branch) asks first (issue 18 item 2): it can stop a
  * deployment half-way. Other cancels and every retry go ahead.
  */
@@ -178,8 +196,8 @@ async function confirmCancelOnProtectedRef(
     if ((error as { type?: unknown }).type === 'not_found') return;
     throw error;
   }
-  const what = args.job_id !== undefined ? `job ${args.job_id} (${String(target.name)})` : `pipeline ${args.pipeline_id}`;
-  await ctx.confirm(`Cancel ${what} on the protected branch "${ref}" (status ${String(target.status)}).`);
+  const what = args.job_id !== undefined ? `job ${args.job_id} ${quoted(target.name)}` : `pipeline ${args.pipeline_id}`;
+  await ctx.confirm(`Cancel ${what} on the protected branch ${quoted(ref)} (status ${quoted(target.status)}).`);
 }
 
 function pipelineTools() {
@@ -215,7 +233,7 @@ function pipelineTools() {
       description: 'One pipeline with a page of its jobs, filtered by status.',
       input: z.object({
         project_id: projectRef,
-        pipeline_id: z.number().int().positive().describe('Pipeline id'),
+        pipeline_id: z.number().int().positive().optional().describe('Pipeline id, or its URL as project_id'),
         // Statuses as list_pipelines spells them: its enum is advertised once, not on both tools.
         job_status: z
           .array(z.string().refine((s) => (STATUSES as readonly string[]).includes(s), 'not a status list_pipelines names'))
@@ -232,7 +250,8 @@ function pipelineTools() {
       }),
       annotations: READ,
       async run(args, ctx) {
-        const base = `${project(ctx, args.project_id)}/pipelines/${args.pipeline_id}`;
+        const target = requiredTarget(args.project_id, ctx.forgeUrl, 'pipeline', 'pipeline_id', args.pipeline_id);
+        const base = `/projects/${target.project}/pipelines/${target.value}`;
         const query: Record<string, QueryValue> = {
           include_retried: args.include_retried,
           page: decodeCursor(args.jobs_cursor),
@@ -275,8 +294,8 @@ function pipelineTools() {
           .max(50)
           .optional()
           .describe('create: variables'),
-        pipeline_id: z.number().int().positive().optional().describe('retry, cancel'),
-        job_id: z.number().int().positive().optional().describe('retry, cancel: one job only'),
+        pipeline_id: z.number().int().positive().optional().describe('retry, cancel (or its URL as project_id)'),
+        job_id: z.number().int().positive().optional().describe('retry, cancel: one job only (or its URL as project_id)'),
         ...confirmationInput,
       }),
       output: z.object({ pipeline: pipelineSchema.optional(), job: jobSchema.optional() }),
@@ -294,11 +313,10 @@ function pipelineTools() {
           return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipeline`, ctx.token, body)) };
         }
         if (args.ref !== undefined || args.variables !== undefined) throw new ToolInputError(`${action} does not take ref or variables`);
-        if ((args.job_id === undefined) === (args.pipeline_id === undefined))
-          throw new ToolInputError('give exactly one of pipeline_id and job_id');
-        if (action === 'cancel') await confirmCancelOnProtectedRef(ctx, base, args);
-        if (args.job_id !== undefined) return { job: jobOut(await ctx.api.post(`${base}/jobs/${args.job_id}/${action}`, ctx.token, {})) };
-        return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipelines/${args.pipeline_id}/${action}`, ctx.token, {})) };
+        const ids = retryCancelTarget(ctx, args);
+        if (action === 'cancel') await confirmCancelOnProtectedRef(ctx, base, ids);
+        if (ids.job_id !== undefined) return { job: jobOut(await ctx.api.post(`${base}/jobs/${ids.job_id}/${action}`, ctx.token, {})) };
+        return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipelines/${ids.pipeline_id}/${action}`, ctx.token, {})) };
       },
     }),
   ];
@@ -313,7 +331,7 @@ function jobTools() {
       description: 'One job; include_log adds its log: the tail, a byte window, or grep matches.',
       input: z.object({
         project_id: projectRef,
-        job_id: z.number().int().positive().describe('Job id'),
+        job_id: z.number().int().positive().optional().describe('Job id, or its URL as project_id'),
         include_log: z.boolean().optional().describe('Add the log'),
         tail_lines: z.number().int().min(1).max(5000).optional().describe('Default 100'),
         byte_offset: z.number().int().min(0).optional().describe('A next_byte_offset'),
@@ -331,9 +349,10 @@ function jobTools() {
           throw new ToolInputError('grep searches the whole log: leave out tail_lines and byte_offset');
         if (args.tail_lines !== undefined && args.byte_offset !== undefined)
           throw new ToolInputError('give tail_lines or byte_offset, not both');
+        const target = requiredTarget(args.project_id, ctx.forgeUrl, 'job', 'job_id', args.job_id);
         const [job, log] = await Promise.all([
-          ctx.api.get(`${project(ctx, args.project_id)}/jobs/${args.job_id}`, ctx.token),
-          args.include_log ? readLog(ctx, args.project_id, args.job_id, args) : undefined,
+          ctx.api.get(`/projects/${target.project}/jobs/${target.value}`, ctx.token),
+          args.include_log ? readLog(ctx, projectLabel(target.project), target.value, args) : undefined,
         ]);
         return { ...jobOut(job), ...(log ? { log } : {}) };
       },
