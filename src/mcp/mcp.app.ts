@@ -61,7 +61,10 @@ export interface McpSettings {
   bindHost?: string;
   /** `/mcp` request limits per minute (`MCP_RATE_LIMIT_PER_MINUTE`, `MCP_ADDRESS_RATE_LIMIT_PER_MINUTE`). */
   rateLimits?: McpLimitSettings;
-  /** `PLATFORM_REDIS_URL`: the `/mcp` rate limits are shared there across replicas. */
+  /**
+   * `PLATFORM_REDIS_URL`: the `/mcp` rate limits are shared there across replicas, and so are the confirmation
+   * nonces when stateless mode's replay cache is not shared.
+   */
   redisUrl?: string;
   /** `FORGE_ALLOW_QUICK_ACTIONS`. */
   allowQuickActions?: boolean;
@@ -259,8 +262,22 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
     (settings.redisUrl
       ? createRedisMcpLimiter({ url: settings.redisUrl, clock, log, settings: rateLimits })
       : createMemoryMcpLimiter({ clock, settings: rateLimits }));
-  // Without stateless mode's shared cache: an in-process record (one replica holds all state then anyway).
-  const confirmReplay = createMemoryReplayCache({ clock });
+  // Nonces of confirmation tokens must be shared by every replica, or a token is redeemed once per replica: the
+  // replay cache of stateless mode when it is shared (OAUTH_REPLAY_CACHE_URL, or one a caller passed in), else the
+  // Redis of PLATFORM_REDIS_URL (replicas share it for the rate limits already, with or without stateless mode),
+  // else an in-process record (a single replica).
+  const sharedReplay = replay && (deps.replay || settings.stateless?.replayCacheUrl) ? replay : undefined;
+  const ownConfirmReplay =
+    sharedReplay === undefined && settings.redisUrl
+      ? createRedisReplayCache({
+          url: settings.redisUrl,
+          clock,
+          log,
+          keyPrefix: 'platform:mcp:confirm:used:',
+          onUnreachable: 'confirmation replay record (Redis) unreachable; confirmation tokens are refused until it is back',
+        })
+      : undefined;
+  const confirmReplay = sharedReplay ?? ownConfirmReplay ?? replay ?? createMemoryReplayCache({ clock });
   await app.register(async (scope) => {
     registerMcpRoutes(scope, {
       validator,
@@ -280,11 +297,11 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       serverUrl: settings.mode === 'none' ? undefined : settings.serverUrl,
       scopes: settings.scopes,
       bases,
-      // Confirmation tokens of high-impact writes: signed with the secret every replica shares in stateless mode,
-      // their nonces consumed in the shared replay cache when there is one (tools/tool.confirm.ts).
+      // Confirmation tokens of high-impact writes: signed with the secret every replica shares (the stateless
+      // secret, else the key derived from the platform secret), their nonces consumed as chosen above.
       confirmer: createConfirmer({
         secret: settings.stateless?.secret ?? settings.localSecret,
-        replay: replay ?? confirmReplay,
+        replay: confirmReplay,
         now: () => clock.now(),
       }),
     });
@@ -300,6 +317,7 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       await closeGracefully(app);
       // An injected replay cache belongs to the caller.
       if (replay && !deps.replay) await replay.close();
+      await ownConfirmReplay?.close();
       if (!deps.limiter) await limiter.close();
     },
   };

@@ -118,7 +118,10 @@ export const mcpEnvSpec = {
    * (a web assistant) reaches the server from a few addresses for all its users.
    */
   MCP_ADDRESS_RATE_LIMIT_PER_MINUTE: env.integer(6000, 0, 10_000_000),
-  /** Where replicas share the `/mcp` rate limits (the same Redis the model plane's limits use); unset: per process. */
+  /**
+   * Where replicas share the `/mcp` rate limits (the same Redis the model plane's limits use) and, unless
+   * OAUTH_REPLAY_CACHE_URL is shared, the used confirmation tokens; unset: per process.
+   */
   PLATFORM_REDIS_URL: env.custom<string | undefined>(
     'a redis:// or rediss:// URL',
     (raw) => (/^rediss?:\/\/.+/.test(raw) ? raw : invalid),

@@ -135,6 +135,10 @@ export interface StackOptions {
   forgeTimeoutMs?: number;
   /** The operator's bound on the tool surface (FORGE_TOOLSETS & co.). */
   toolSurface?: ToolSurface;
+  /** `PLATFORM_REDIS_URL` (shared rate limits and confirmation nonces). */
+  redisUrl?: string;
+  /** The key derived from the platform secret (default: random; replicas of one deployment share it). */
+  localSecret?: Buffer;
 }
 
 export interface Stack {
@@ -182,7 +186,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           ...(options.stateless.replayCacheUrl ? { replayCacheUrl: options.stateless.replayCacheUrl } : {}),
         }
       : undefined,
-    localSecret: randomBytes(32),
+    localSecret: options.localSecret ?? randomBytes(32),
     trustProxy: options.trustProxy === true ? 'loopback,linklocal,uniquelocal' : (options.trustProxy ?? false),
     bodyLimit: 1024 * 1024,
     ...(options.validationCacheTtlMs !== undefined ? { validationCacheTtlMs: options.validationCacheTtlMs } : {}),
@@ -193,6 +197,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     ...(options.allowQuickActions !== undefined ? { allowQuickActions: options.allowQuickActions } : {}),
     ...(options.forgeTimeoutMs !== undefined ? { forgeTimeoutMs: options.forgeTimeoutMs } : {}),
     ...(options.toolSurface ? { toolSurface: options.toolSurface } : {}),
+    ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
   };
   const forgeHttp = options.productionForgeClient ? createForgeHttp({ env: {} }) : undefined;
   const mcp = await buildMcpApp({

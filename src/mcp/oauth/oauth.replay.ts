@@ -44,12 +44,19 @@ export function createMemoryReplayCache(deps: { clock: Clock; max?: number }): R
  * A replay record in Redis (`SET key 1 PX ttl NX`), with the in-process record in front so a replay on the same
  * replica costs no round trip.
  */
-export function createRedisReplayCache(deps: { url: string; clock: Clock; log: Logger; keyPrefix?: string }): ReplayCache {
+export function createRedisReplayCache(deps: {
+  url: string;
+  clock: Clock;
+  log: Logger;
+  keyPrefix?: string;
+  /** The error logged while Redis cannot be reached (default: the sealed codes' wording). */
+  onUnreachable?: string;
+}): ReplayCache {
   const local = createMemoryReplayCache({ clock: deps.clock });
   const hold = holdRedis(deps.url, {
     clock: deps.clock,
     log: deps.log,
-    onUnreachable: 'replay cache (Redis) unreachable; sealed codes are refused until it is back',
+    onUnreachable: deps.onUnreachable ?? 'replay cache (Redis) unreachable; sealed codes are refused until it is back',
   });
   const { redis } = hold;
   const prefix = deps.keyPrefix ?? 'platform:mcp:oauth:used:';

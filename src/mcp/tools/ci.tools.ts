@@ -8,12 +8,13 @@
 import { z } from 'zod';
 import { ForgeApiError, type QueryValue } from './forge.client.ts';
 import { READ, text, type Json } from './forge.entities.ts';
-import { projectPathId, projectRef } from './forge.ids.ts';
+import { parseProjectRef, projectLabel, projectPathId, projectRef, requiredTarget } from './forge.ids.ts';
 import { decodeCursor, encodeCursor, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { jobLogUri } from './forge.uris.ts';
 import { byteWindow, cleanLog, grepLog, tailWindow } from './job.log.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
+import { quoted } from './tool.text.ts';
 
 const STATUSES = [
   'created',
@@ -164,6 +165,23 @@ async function readLog(
 }
 
 /**
+ * The pipeline or job a retry or cancel acts on: exactly one of pipeline_id and job_id, or, with neither, the one
+ * whose web URL is given as project_id.
+ */
+function retryCancelTarget(
+  ctx: ToolContext,
+  args: { project_id: string | number; pipeline_id?: number | undefined; job_id?: number | undefined },
+): { pipeline_id?: number; job_id?: number } {
+  if (args.job_id !== undefined && args.pipeline_id !== undefined) throw new ToolInputError('give exactly one of pipeline_id and job_id');
+  const url = parseProjectRef(args.project_id, ctx.forgeUrl).target;
+  const kind = args.job_id !== undefined ? 'job' : args.pipeline_id !== undefined ? 'pipeline' : url?.kind;
+  if (kind === 'job') return { job_id: requiredTarget(args.project_id, ctx.forgeUrl, 'job', 'job_id', args.job_id).value };
+  if (kind === 'pipeline')
+    return { pipeline_id: requiredTarget(args.project_id, ctx.forgeUrl, 'pipeline', 'pipeline_id', args.pipeline_id).value };
+  throw new ToolInputError('give exactly one of pipeline_id and job_id (or the web URL of a pipeline or job as project_id)');
+}
+
+/**
  * Whether `ref` is protected, as GitLab itself decides it: the `protected` flag of the branch or tag object, which
  * applies every rule covering the ref, wildcards included (`release/*`, `v*`). `GET /protected_branches/:name`
  * would only find a rule by its exact name, and the protected-tags list needs Maintainer access. Undefined when
@@ -201,10 +219,11 @@ async function confirmCancelOnProtectedRef(
   const tag = target.tag === true;
   const isProtected = await refIsProtected(ctx, base, ref, tag);
   if (isProtected === false) return;
-  const what = args.job_id !== undefined ? `job ${args.job_id} (${String(target.name)})` : `pipeline ${args.pipeline_id}`;
+  const what = args.job_id !== undefined ? `job ${args.job_id} ${quoted(target.name)}` : `pipeline ${args.pipeline_id}`;
   const kind = tag ? 'tag' : 'branch';
-  const where = isProtected === true ? `the protected ${kind} "${ref}"` : `the ${kind} "${ref}", whose protection could not be checked`;
-  await ctx.confirm(`Cancel ${what} on ${where} (status ${String(target.status)}).`);
+  const where =
+    isProtected === true ? `the protected ${kind} ${quoted(ref)}` : `the ${kind} ${quoted(ref)}, whose protection could not be checked`;
+  await ctx.confirm(`Cancel ${what} on ${where} (status ${quoted(target.status)}).`);
 }
 
 function pipelineTools() {
@@ -240,7 +259,7 @@ function pipelineTools() {
       description: 'One pipeline with a page of its jobs, filtered by status.',
       input: z.object({
         project_id: projectRef,
-        pipeline_id: z.number().int().positive().describe('Pipeline id'),
+        pipeline_id: z.number().int().positive().optional().describe('Pipeline id, or its URL as project_id'),
         // Statuses as list_pipelines spells them: its enum is advertised once, not on both tools.
         job_status: z
           .array(z.string().refine((s) => (STATUSES as readonly string[]).includes(s), 'not a status list_pipelines names'))
@@ -257,7 +276,8 @@ function pipelineTools() {
       }),
       annotations: READ,
       async run(args, ctx) {
-        const base = `${project(ctx, args.project_id)}/pipelines/${args.pipeline_id}`;
+        const target = requiredTarget(args.project_id, ctx.forgeUrl, 'pipeline', 'pipeline_id', args.pipeline_id);
+        const base = `/projects/${target.project}/pipelines/${target.value}`;
         const query: Record<string, QueryValue> = {
           include_retried: args.include_retried,
           page: decodeCursor(args.jobs_cursor),
@@ -300,8 +320,8 @@ function pipelineTools() {
           .max(50)
           .optional()
           .describe('create: variables'),
-        pipeline_id: z.number().int().positive().optional().describe('retry, cancel'),
-        job_id: z.number().int().positive().optional().describe('retry, cancel: one job only'),
+        pipeline_id: z.number().int().positive().optional().describe('retry, cancel (or its URL as project_id)'),
+        job_id: z.number().int().positive().optional().describe('retry, cancel: one job only (or its URL as project_id)'),
         ...confirmationInput,
       }),
       output: z.object({ pipeline: pipelineSchema.optional(), job: jobSchema.optional() }),
@@ -319,11 +339,10 @@ function pipelineTools() {
           return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipeline`, ctx.token, body)) };
         }
         if (args.ref !== undefined || args.variables !== undefined) throw new ToolInputError(`${action} does not take ref or variables`);
-        if ((args.job_id === undefined) === (args.pipeline_id === undefined))
-          throw new ToolInputError('give exactly one of pipeline_id and job_id');
-        if (action === 'cancel') await confirmCancelOnProtectedRef(ctx, base, args);
-        if (args.job_id !== undefined) return { job: jobOut(await ctx.api.post(`${base}/jobs/${args.job_id}/${action}`, ctx.token, {})) };
-        return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipelines/${args.pipeline_id}/${action}`, ctx.token, {})) };
+        const ids = retryCancelTarget(ctx, args);
+        if (action === 'cancel') await confirmCancelOnProtectedRef(ctx, base, ids);
+        if (ids.job_id !== undefined) return { job: jobOut(await ctx.api.post(`${base}/jobs/${ids.job_id}/${action}`, ctx.token, {})) };
+        return { pipeline: pipelineOut(await ctx.api.post(`${base}/pipelines/${ids.pipeline_id}/${action}`, ctx.token, {})) };
       },
     }),
   ];
@@ -338,7 +357,7 @@ function jobTools() {
       description: 'One job; include_log adds its log: the tail, a byte window, or grep matches.',
       input: z.object({
         project_id: projectRef,
-        job_id: z.number().int().positive().describe('Job id'),
+        job_id: z.number().int().positive().optional().describe('Job id, or its URL as project_id'),
         include_log: z.boolean().optional().describe('Add the log'),
         tail_lines: z.number().int().min(1).max(5000).optional().describe('Default 100'),
         byte_offset: z.number().int().min(0).optional().describe('A next_byte_offset'),
@@ -356,9 +375,10 @@ function jobTools() {
           throw new ToolInputError('grep searches the whole log: leave out tail_lines and byte_offset');
         if (args.tail_lines !== undefined && args.byte_offset !== undefined)
           throw new ToolInputError('give tail_lines or byte_offset, not both');
+        const target = requiredTarget(args.project_id, ctx.forgeUrl, 'job', 'job_id', args.job_id);
         const [job, log] = await Promise.all([
-          ctx.api.get(`${project(ctx, args.project_id)}/jobs/${args.job_id}`, ctx.token),
-          args.include_log ? readLog(ctx, args.project_id, args.job_id, args) : undefined,
+          ctx.api.get(`/projects/${target.project}/jobs/${target.value}`, ctx.token),
+          args.include_log ? readLog(ctx, projectLabel(target.project), target.value, args) : undefined,
         ]);
         return { ...jobOut(job), ...(log ? { log } : {}) };
       },

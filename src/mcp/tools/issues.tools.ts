@@ -17,7 +17,7 @@ import {
   refOut,
   refSchema,
 } from './forge.entities.ts';
-import { projectPathId, projectRef } from './forge.ids.ts';
+import { optionalTarget, projectLabel, projectPathId, projectRef, requiredTarget } from './forge.ids.ts';
 import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
@@ -37,9 +37,11 @@ const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: fal
 
 const iso = z.string().max(40).optional();
 
-/** The issue's path: `/projects/:id/issues[/:iid]`. */
-const issuePath = (project: string | number, forgeUrl: string, iid?: number) =>
-  `/projects/${projectPathId(project, forgeUrl)}/issues${iid === undefined ? '' : `/${iid}`}`;
+/** The issue's path, `/projects/:id/issues[/:iid]`, for a project's `:id` segment (forge.ids.ts). */
+const issuePath = (projectId: string, iid?: number) => `/projects/${projectId}/issues${iid === undefined ? '' : `/${iid}`}`;
+
+/** Issue numbers of tools that read one: the field, or an issue's web URL given as project_id. */
+const issueIid = z.number().int().positive().optional().describe('Issue number, or its URL as project_id');
 
 /** Usernames to user ids (one lookup each, concurrently); an unknown username is a validation error. */
 export async function userIdsOf(ctx: ToolContext, names: readonly string[]): Promise<number[]> {
@@ -90,7 +92,10 @@ function issueTools() {
       async run(args, ctx) {
         const { project_id, detail: level, cursor, per_page, ...filters } = args;
         const query: Record<string, QueryValue> = { ...filters, ...forgePaging({ cursor, per_page }) };
-        return pageResult(await ctx.api.page(issuePath(project_id, ctx.forgeUrl), ctx.token, query), issueOut(level === 'full'));
+        return pageResult(
+          await ctx.api.page(issuePath(projectPathId(project_id, ctx.forgeUrl)), ctx.token, query),
+          issueOut(level === 'full'),
+        );
       },
     }),
     defineTool({
@@ -100,7 +105,7 @@ function issueTools() {
       description: 'One issue; include adds notes, discussions, links and related merge requests.',
       input: z.object({
         project_id: projectRef,
-        issue_iid: z.number().int().positive().describe('Issue number'),
+        issue_iid: issueIid,
         include: includeInput(ISSUE_INCLUDES),
       }),
       output: z.object({
@@ -112,7 +117,8 @@ function issueTools() {
       }),
       annotations: READ,
       async run(args, ctx) {
-        const path = issuePath(args.project_id, ctx.forgeUrl, args.issue_iid);
+        const target = requiredTarget(args.project_id, ctx.forgeUrl, 'issue', 'issue_iid', args.issue_iid);
+        const path = issuePath(target.project, target.value);
         const include = new Set(args.include ?? []);
         const [issue, notes, discussions, links, mergeRequests] = await Promise.all([
           ctx.api.get(path, ctx.token),
@@ -154,25 +160,26 @@ function issueTools() {
       confirms: true,
       async run(args, ctx) {
         refuseQuickActions(ctx.allowQuickActions, args.title, args.description);
+        const target = optionalTarget(args.project_id, ctx.forgeUrl, 'issue', 'issue_iid', args.issue_iid);
         const body: Record<string, unknown> = {};
         for (const key of ['title', 'description', 'labels', 'confidential'] as const) if (args[key] !== undefined) body[key] = args[key];
         if (args.add_labels) body.add_labels = args.add_labels.join(',');
         if (args.remove_labels) body.remove_labels = args.remove_labels.join(',');
         if (args.assignee_usernames) body.assignee_ids = await userIdsOf(ctx, args.assignee_usernames);
-        if (args.issue_iid === undefined) {
+        if (target.value === undefined) {
           if (args.title === undefined) throw new ToolInputError('title is required to create an issue (or give issue_iid to update one)');
           if (args.state_event !== undefined || args.add_labels || args.remove_labels)
             throw new ToolInputError('state_event, add_labels and remove_labels apply to updates only (give issue_iid)');
-          return issueOut(true)(await ctx.api.post(issuePath(args.project_id, ctx.forgeUrl), ctx.token, body));
+          return issueOut(true)(await ctx.api.post(issuePath(target.project), ctx.token, body));
         }
         if (args.state_event !== undefined) body.state_event = args.state_event;
         if (Object.keys(body).length === 0) throw new ToolInputError('nothing to change: give at least one field to update');
-        const path = issuePath(args.project_id, ctx.forgeUrl, args.issue_iid);
+        const path = issuePath(target.project, target.value);
         if (args.confidential === false) {
           const current = await ctx.api.get<{ confidential?: unknown }>(path, ctx.token);
           if (current.confidential === true)
             await ctx.confirm(
-              `Make confidential issue #${args.issue_iid} of ${String(args.project_id)} visible to everyone who can see the project`,
+              `Make confidential issue #${target.value} of ${projectLabel(target.project)} visible to everyone who can see the project`,
             );
         }
         return issueOut(true)(await ctx.api.put(path, ctx.token, body));
@@ -185,7 +192,7 @@ function issueTools() {
       description: 'Comments on an issue, or replies in one of its discussions.',
       input: z.object({
         project_id: projectRef,
-        issue_iid: z.number().int().positive().describe('Issue number'),
+        issue_iid: issueIid,
         body: z.string().min(1).max(1_000_000).describe('Markdown'),
         discussion_id: z
           .string()
@@ -197,7 +204,8 @@ function issueTools() {
       annotations: WRITE,
       async run(args, ctx) {
         refuseQuickActions(ctx.allowQuickActions, args.body);
-        const path = issuePath(args.project_id, ctx.forgeUrl, args.issue_iid);
+        const issue = requiredTarget(args.project_id, ctx.forgeUrl, 'issue', 'issue_iid', args.issue_iid);
+        const path = issuePath(issue.project, issue.value);
         const target = args.discussion_id === undefined ? `${path}/notes` : `${path}/discussions/${args.discussion_id}/notes`;
         return noteOut(await ctx.api.post(target, ctx.token, { body: args.body }));
       },

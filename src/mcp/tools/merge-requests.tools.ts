@@ -18,21 +18,29 @@ import {
   text,
   usernameOf,
 } from './forge.entities.ts';
-import { projectPathId, projectRef } from './forge.ids.ts';
+import { optionalTarget, projectLabel, projectPathId, projectRef, requiredTarget } from './forge.ids.ts';
 import { DEFAULT_PER_PAGE, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { refuseQuickActions, related, userIdsOf } from './issues.tools.ts';
 import { submitReview } from './review.drafts.ts';
 import { diffPositions, type DiffRefs } from './review.positions.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
+import { quoted } from './tool.text.ts';
 
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
 const IDEMPOTENT_WRITE = { ...WRITE, idempotentHint: true } as const;
 
-const iid = z.number().int().positive().describe('Merge request number');
+/** Merge request numbers of tools that act on one: the field, or a merge request's web URL given as project_id. */
+const iid = z.number().int().positive().optional().describe('Merge request number, or its URL as project_id');
 
-const mrPath = (project: string | number, forgeUrl: string, mrIid?: number) =>
-  `/projects/${projectPathId(project, forgeUrl)}/merge_requests${mrIid === undefined ? '' : `/${mrIid}`}`;
+/** `/projects/:id/merge_requests[/:iid]` for a project's `:id` segment (forge.ids.ts). */
+const mrPath = (projectId: string, mrIid?: number) => `/projects/${projectId}/merge_requests${mrIid === undefined ? '' : `/${mrIid}`}`;
+
+/** The path of the merge request a tool acts on: its number from the field or from project_id's URL. */
+const mergeRequestPath = (ctx: ToolContext, args: { project_id: string | number; merge_request_iid?: number | undefined }) => {
+  const target = requiredTarget(args.project_id, ctx.forgeUrl, 'merge_request', 'merge_request_iid', args.merge_request_iid);
+  return mrPath(target.project, target.value);
+};
 
 /**
  * Added and removed lines of a unified diff: the first character of each line, found from one newline to the next
@@ -179,7 +187,10 @@ function mergeRequestTools() {
       async run(args, ctx) {
         const { project_id, detail: level, cursor, per_page, ...filters } = args;
         const query: Record<string, QueryValue> = { ...filters, ...forgePaging({ cursor, per_page }) };
-        return pageResult(await ctx.api.page(mrPath(project_id, ctx.forgeUrl), ctx.token, query), mergeRequestOut(level === 'full'));
+        return pageResult(
+          await ctx.api.page(mrPath(projectPathId(project_id, ctx.forgeUrl)), ctx.token, query),
+          mergeRequestOut(level === 'full'),
+        );
       },
     }),
     defineTool({
@@ -237,7 +248,7 @@ function mergeRequestTools() {
       }),
       annotations: READ,
       async run(args, ctx) {
-        const path = mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid);
+        const path = mergeRequestPath(ctx, args);
         const include = new Set(args.include ?? []);
         const when = <T>(key: (typeof MR_INCLUDES)[number], fetch: () => Promise<T>) => (include.has(key) ? fetch() : undefined);
         const [mr, notes, discussions, diffs, commits, pipelines, approvals, versions] = await Promise.all([
@@ -310,7 +321,7 @@ function mergeRequestTools() {
         const cap = args.max_bytes ?? 100_000;
         const match = args.paths ? pathMatcher(args.paths) : () => true;
         const page = await ctx.api.page<{ old_path?: string; new_path?: string; diff?: string }>(
-          `${mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid)}/diffs`,
+          `${mergeRequestPath(ctx, args)}/diffs`,
           ctx.token,
           { page: forgePage, per_page: perPage },
         );
@@ -355,7 +366,7 @@ function mergeRequestTools() {
       description: 'Creates a merge request without merge_request_iid, else updates, closes or rebases it.',
       input: z.object({
         project_id: projectRef,
-        merge_request_iid: iid.optional(),
+        merge_request_iid: z.number().int().positive().optional().describe('Omit to create'),
         source_branch: z.string().min(1).max(255).optional().describe('To create'),
         target_branch: z.string().min(1).max(255).optional().describe('Branch'),
         title: z.string().min(1).max(255).optional().describe('Needed to create'),
@@ -373,6 +384,7 @@ function mergeRequestTools() {
       annotations: WRITE,
       async run(args, ctx) {
         refuseQuickActions(ctx.allowQuickActions, args.title, args.description);
+        const target = optionalTarget(args.project_id, ctx.forgeUrl, 'merge_request', 'merge_request_iid', args.merge_request_iid);
         const body: Record<string, unknown> = {};
         for (const key of ['title', 'description', 'labels', 'target_branch'] as const) if (args[key] !== undefined) body[key] = args[key];
         if (args.add_labels) body.add_labels = args.add_labels.join(',');
@@ -383,7 +395,7 @@ function mergeRequestTools() {
         ]);
         if (assignees) body.assignee_ids = assignees;
         if (reviewers) body.reviewer_ids = reviewers;
-        if (args.merge_request_iid === undefined) {
+        if (target.value === undefined) {
           if (args.source_branch === undefined || args.target_branch === undefined || args.title === undefined)
             throw new ToolInputError(
               'source_branch, target_branch and title are required to create a merge request (or give merge_request_iid)',
@@ -391,11 +403,11 @@ function mergeRequestTools() {
           if (args.state_event !== undefined || args.add_labels || args.remove_labels || args.rebase !== undefined)
             throw new ToolInputError('state_event, add_labels, remove_labels and rebase apply to updates only (give merge_request_iid)');
           body.source_branch = args.source_branch;
-          return mergeRequestOut(true)(await ctx.api.post(mrPath(args.project_id, ctx.forgeUrl), ctx.token, body));
+          return mergeRequestOut(true)(await ctx.api.post(mrPath(target.project), ctx.token, body));
         }
         if (args.source_branch !== undefined) throw new ToolInputError('source_branch cannot change on an existing merge request');
         if (args.state_event !== undefined) body.state_event = args.state_event;
-        const path = mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid);
+        const path = mrPath(target.project, target.value);
         if (args.rebase === true) {
           // The update first, so a rebase of a merge request being retargeted goes onto the new target.
           if (Object.keys(body).length > 0) await ctx.api.put(path, ctx.token, body);
@@ -476,7 +488,7 @@ function mergeRequestTools() {
         const missing = allowed.filter((k) => !METHOD_OPTIONAL.has(k) && !given.includes(k));
         if (missing.length > 0) throw new ToolInputError(`${args.method} needs ${missing.join(', ')}`);
         refuseQuickActions(ctx.allowQuickActions, args.body, args.summary, ...(args.comments ?? []).map((c) => c.body));
-        const path = mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid);
+        const path = mergeRequestPath(ctx, args);
         const body = args.body ?? '';
         switch (args.method) {
           case 'create_note':
@@ -538,17 +550,16 @@ function mergeRequestTools() {
       annotations: IDEMPOTENT_WRITE,
       confirms: true,
       async run(args, ctx) {
-        const path = mrPath(args.project_id, ctx.forgeUrl, args.merge_request_iid);
+        const merging = requiredTarget(args.project_id, ctx.forgeUrl, 'merge_request', 'merge_request_iid', args.merge_request_iid);
+        const path = mrPath(merging.project, merging.value);
         const mr = await settledMergeRequest(ctx, path);
         if (mr.state === 'merged') return { status: 'already_merged' as const, merge_request: mergeRequestOut(true)(mr) };
         if (mr.state !== 'opened')
           throw new ForgeApiError('conflict', 405, 'merge request not open', {
             publicMessage: `The merge request is ${String(mr.state)}, not open.`,
           });
-        const source = typeof mr.source_branch === 'string' ? mr.source_branch : '?';
-        const target = typeof mr.target_branch === 'string' ? mr.target_branch : '?';
         await ctx.confirm(
-          `Merge !${args.merge_request_iid} of ${String(args.project_id)} (${source} into ${target}) at ${args.sha.slice(0, 12)}`,
+          `Merge !${merging.value} of ${projectLabel(merging.project)} (${quoted(mr.source_branch)} into ${quoted(mr.target_branch)}) at ${args.sha.slice(0, 12)}`,
         );
         const body: Record<string, unknown> = { sha: args.sha };
         if (args.squash !== undefined) body.squash = args.squash;

@@ -7,11 +7,12 @@
 import { z } from 'zod';
 import { ForgeApiError } from './forge.client.ts';
 import { READ, text, usernameOf, type Json } from './forge.entities.ts';
-import { projectPathId, projectRef } from './forge.ids.ts';
+import { projectLabel, projectPathId, projectRef } from './forge.ids.ts';
 import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { milestoneTools } from './milestones.tools.ts';
 import { defineTool, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
+import { quoted } from './tool.text.ts';
 
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
 
@@ -191,7 +192,7 @@ function releaseTools() {
         const url = `${repo(ctx, args.project_id)}/tags/${encodeURIComponent(args.tag_name)}`;
         const tag = tagOut(await ctx.api.get(url, ctx.token));
         await ctx.confirm(
-          `Delete tag "${args.tag_name}" of ${String(args.project_id)}, at ${tag.commit.id.slice(0, 8)} "${tag.commit.title}".`,
+          `Delete tag ${quoted(args.tag_name)} of ${projectLabel(projectPathId(args.project_id, ctx.forgeUrl))}, at ${tag.commit.id.slice(0, 8)} ${quoted(tag.commit.title)}.`,
         );
         await ctx.api.send('DELETE', url, ctx.token);
         return { deleted: true, tag_name: args.tag_name, commit_id: tag.commit.id };

@@ -11,11 +11,12 @@
 import { z } from 'zod';
 import type { QueryValue } from './forge.client.ts';
 import { READ, text, type Json } from './forge.entities.ts';
-import { projectPathId, projectRef } from './forge.ids.ts';
+import { commitTarget, fileTarget, projectLabel, projectPathId, projectRef } from './forge.ids.ts';
 import { decodePageNumber, DEFAULT_PER_PAGE, encodeCursor, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { fileUri } from './forge.uris.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
+import { quoted } from './tool.text.ts';
 
 const refInput = z.string().min(1).max(255).optional().describe('Default branch if omitted');
 const filePath = z.string().min(1).max(1024).describe('File path');
@@ -222,7 +223,7 @@ function fileAndHistoryTools() {
       description: 'A text file at a ref, a line window at a time; binary files as metadata and a link.',
       input: z.object({
         project_id: projectRef,
-        file_path: filePath,
+        file_path: filePath.optional().describe('File path, or its URL as project_id'),
         ref: refInput,
         offset: z.number().int().min(0).optional().describe('A next_offset'),
         limit: z.number().int().min(1).max(MAX_LINES).optional().describe(`Lines, 1–${MAX_LINES} (default 500)`),
@@ -255,9 +256,13 @@ function fileAndHistoryTools() {
       }),
       annotations: READ,
       async run(args, ctx) {
-        const project = projectPathId(args.project_id, ctx.forgeUrl);
-        const ref = await defaultRef(ctx, args.project_id, args.ref);
-        const file = await ctx.api.get<Json>(`${repo(ctx, args.project_id)}/files/${encodeURIComponent(args.file_path)}`, ctx.token, {
+        // A file's web URL as project_id names the project, the ref and the path.
+        const target = fileTarget(args.project_id, ctx.forgeUrl, args);
+        const project = target.project;
+        const projectRefValue = projectLabel(project);
+        const filePathValue = target.file_path;
+        const ref = await defaultRef(ctx, projectRefValue, target.ref);
+        const file = await ctx.api.get<Json>(`${repo(ctx, projectRefValue)}/files/${encodeURIComponent(filePathValue)}`, ctx.token, {
           ref,
         });
         const bytes = Buffer.from(typeof file.content === 'string' ? file.content : '', 'base64');
@@ -269,7 +274,7 @@ function fileAndHistoryTools() {
           blob_id: String(file.blob_id),
           last_commit_id: String(file.last_commit_id),
           binary,
-          mime_type: mimeTypeOf(args.file_path, binary),
+          mime_type: mimeTypeOf(filePathValue, binary),
           resource_uri: fileUri(project, ref, String(file.file_path)),
         };
         if (binary || bytes.length > MAX_WINDOW_BYTES)
@@ -289,7 +294,7 @@ function fileAndHistoryTools() {
         }
         const end = offset + window.length;
         const blame =
-          args.blame && window.length > 0 ? await blameOf(ctx, args.project_id, args.file_path, ref, offset + 1, end) : undefined;
+          args.blame && window.length > 0 ? await blameOf(ctx, projectRefValue, filePathValue, ref, offset + 1, end) : undefined;
         return {
           ...meta,
           content: window.join(''),
@@ -370,7 +375,7 @@ function fileAndHistoryTools() {
       description: 'One commit with stats and, with from, the commits and file changes from that ref to it.',
       input: z.object({
         project_id: projectRef,
-        sha: z.string().min(1).max(255).describe('SHA, branch or tag'),
+        sha: z.string().min(1).max(255).optional().describe('SHA, branch or tag; or a commit URL as project_id'),
         from: z.string().min(1).max(255).optional().describe('Compare from this ref (merge base unless straight)'),
         straight: z.boolean().optional().describe('from: no merge base'),
         include_diff: z.boolean().optional().describe('Add patches (default: only with from)'),
@@ -390,11 +395,14 @@ function fileAndHistoryTools() {
       }),
       annotations: READ,
       async run(args, ctx) {
-        const base = `${repo(ctx, args.project_id)}/commits/${encodeURIComponent(args.sha)}`;
+        // A commit's web URL as project_id names the project and the SHA.
+        const target = commitTarget(args.project_id, ctx.forgeUrl, args.sha);
+        const resolved = { ...args, project_id: projectLabel(target.project), sha: target.sha };
+        const base = `${repo(ctx, resolved.project_id)}/commits/${encodeURIComponent(resolved.sha)}`;
         if (args.from === undefined && args.straight !== undefined) throw new ToolInputError('straight applies with from');
         const [commit, compared] = await Promise.all([
           ctx.api.get<Json>(base, ctx.token),
-          args.from !== undefined ? compare(ctx, args, args.from) : undefined,
+          args.from !== undefined ? compare(ctx, resolved, args.from) : undefined,
         ]);
         const head = { ...commitOut(commit, true), status: (commit.status as string | null | undefined) ?? null };
         if (compared) return { ...head, ...compared };
@@ -447,7 +455,10 @@ function fileAndHistoryTools() {
         // Deleting files asks first (issue 18 item 2); other actions are ordinary, reviewable commits.
         if (deleted.length > 0)
           await ctx.confirm(
-            `Commit to "${args.branch}" of ${String(args.project_id)} deleting ${deleted.length} file(s): ${deleted.slice(0, 10).join(', ')}${deleted.length > 10 ? ', …' : ''}.`,
+            `Commit to ${quoted(args.branch)} of ${projectLabel(projectPathId(args.project_id, ctx.forgeUrl))} deleting ${deleted.length} file(s): ${deleted
+              .slice(0, 10)
+              .map((path) => quoted(path))
+              .join(', ')}${deleted.length > 10 ? ', …' : ''}.`,
           );
         const actions = await Promise.all(args.actions.map((a) => resolveAction(ctx, args, a)));
         const created = await ctx.api.post(`${repo(ctx, args.project_id)}/commits`, ctx.token, {
@@ -570,7 +581,7 @@ function branchTools() {
             throw new ToolInputError('delete takes only project_id and branch');
           const branch = branchOut(await ctx.api.get(`${base}/branches/${name}`, ctx.token));
           await ctx.confirm(
-            `Delete branch "${args.branch}"${branch.protected ? ' (protected)' : ''} of ${String(args.project_id)}, at ${branch.commit.id.slice(0, 8)} "${branch.commit.title}".`,
+            `Delete branch ${quoted(args.branch)}${branch.protected ? ' (protected)' : ''} of ${projectLabel(projectPathId(args.project_id, ctx.forgeUrl))}, at ${branch.commit.id.slice(0, 8)} ${quoted(branch.commit.title)}.`,
           );
           await ctx.api.send('DELETE', `${base}/branches/${name}`, ctx.token);
           return { ...branch, deleted: true };

@@ -5,8 +5,9 @@
  *
  * 1. **2026-07-28** (the request carries the `_meta` envelope) and the client declared `elicitation`: the call
  *    answers `input_required` with a form elicitation (`confirm: boolean`); the client asks its user and retries
- *    with `inputResponses` and the `requestState` we sealed. That state is a confirmation token (below), so a
- *    retry with other arguments, by another user, after 5 minutes or a second time is refused.
+ *    with `inputResponses` and the `requestState` we sealed. That state is made like a confirmation token (below),
+ *    under a label of its own ({@link ConfirmationPurpose}), so a retry with other arguments, by another user,
+ *    after 5 minutes or a second time is refused, and neither value passes for the other.
  * 2. **2025 revisions on a connection that can carry server requests** (stdio; a stateless HTTP request never saw
  *    `initialize`, so no client capabilities are known there) and the client declared `elicitation`: a form
  *    elicitation pushed with `elicitInput`, answered in the same call.
@@ -14,7 +15,11 @@
  *    expires_at, summary}}` (not an error) and the tool is called again with the same arguments plus
  *    `confirmation_token` once the person agreed. A flag the model could set itself is not a confirmation: the
  *    token is an HMAC (server secret) over the tool, the exact arguments, the forge token's hash, an expiry and a
- *    random nonce; the nonce is consumed on use (ReplayCache: in process, or Redis shared by replicas).
+ *    random nonce; the nonce is consumed on use (ReplayCache: in process, or Redis shared by replicas, see
+ *    mcp.app.ts).
+ *
+ * The summary a tool passes holds forge text (a commit title, a job name): tools quote such values with
+ * tool.text.ts `quoted`, and `confirm` cleans the whole summary as tool results are cleaned.
  *
  * Declined or cancelled: a `forbidden` tool error that says so; nothing is written.
  *
@@ -25,6 +30,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { inputRequired, inputResponse, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { ReplayCache } from '../oauth/oauth.replay.ts';
+import { sanitizeText } from './tool.text.ts';
 
 /** How long a confirmation (token or sealed request state) is valid. */
 export const CONFIRMATION_TTL_MS = 5 * 60_000;
@@ -81,6 +87,25 @@ export interface ConfirmationChannel {
   clientCapabilities: { elicitation?: object | undefined } | undefined;
 }
 
+/**
+ * What a minted value is for. Each is signed under its own label, so neither passes for the other: a sealed
+ * requestState stands for "the client will ask its user", and redeemed as a confirmation_token it would skip the
+ * question; a confirmation_token handed back as requestState would pass for the user's answer to a question never
+ * asked in that exchange.
+ */
+export type ConfirmationPurpose = 'confirmation_token' | 'request_state';
+
+const PURPOSE_LABEL: Record<ConfirmationPurpose, string> = {
+  confirmation_token: 'forge-mcp.confirm.token.v2',
+  request_state: 'forge-mcp.confirm.request-state.v2',
+};
+
+/** How refusals name the value, and what to do instead. */
+const PURPOSE_WORDS: Record<ConfirmationPurpose, { name: string; again: string }> = {
+  confirmation_token: { name: 'confirmation_token', again: 'call without it to get a new one' },
+  request_state: { name: 'the confirmation request state', again: 'call again without inputResponses to be asked anew' },
+};
+
 interface TokenPayload {
   /** sha256 of tool + canonical arguments + forge-token hash. */
   b: string;
@@ -120,43 +145,55 @@ const FORM = {
 export function createConfirmer(deps: ConfirmerDeps) {
   const now = deps.now ?? Date.now;
 
-  const sign = (body: string) => createHmac('sha256', deps.secret).update(`forge-mcp.confirm\n${body}`).digest('base64url');
+  const sign = (purpose: ConfirmationPurpose, body: string) =>
+    createHmac('sha256', deps.secret).update(`${PURPOSE_LABEL[purpose]}\n${body}`).digest('base64url');
 
-  const mint = (subject: ConfirmationSubject): { token: string; expiresAt: number } => {
+  const mint = (
+    subject: ConfirmationSubject,
+    purpose: ConfirmationPurpose = 'confirmation_token',
+  ): { token: string; expiresAt: number } => {
     const payload: TokenPayload = { b: bindingOf(subject), e: now() + CONFIRMATION_TTL_MS, n: randomBytes(12).toString('base64url') };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    return { token: `${body}.${sign(body)}`, expiresAt: payload.e };
+    return { token: `${body}.${sign(purpose, body)}`, expiresAt: payload.e };
   };
 
-  /** Checks a token against the call and consumes it; throws ConfirmationRefused with the reason. */
-  const redeem = async (token: string, subject: ConfirmationSubject): Promise<void> => {
+  /** Checks a token (or sealed request state) against the call and consumes it; throws ConfirmationRefused with the reason. */
+  const redeem = async (
+    token: string,
+    subject: ConfirmationSubject,
+    purpose: ConfirmationPurpose = 'confirmation_token',
+  ): Promise<void> => {
+    const { name, again } = PURPOSE_WORDS[purpose];
     const [body, mac, extra] = token.split('.');
-    const expected = body === undefined ? '' : sign(body);
+    const expected = body === undefined ? '' : sign(purpose, body);
     if (body === undefined || mac === undefined || extra !== undefined || mac.length !== expected.length)
-      throw new ConfirmationRefused('confirmation_token is not one this server issued; call without it to get a new one');
+      throw new ConfirmationRefused(`${name} is not one this server issued; ${again}`);
     if (!timingSafeEqual(Buffer.from(mac), Buffer.from(expected)))
-      throw new ConfirmationRefused('confirmation_token is not one this server issued; call without it to get a new one');
+      throw new ConfirmationRefused(`${name} is not one this server issued; ${again}`);
     let payload: TokenPayload;
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as TokenPayload;
     } catch {
-      throw new ConfirmationRefused('confirmation_token is malformed; call without it to get a new one');
+      throw new ConfirmationRefused(`${name} is malformed; ${again}`);
     }
     if (payload.b !== bindingOf(subject))
       throw new ConfirmationRefused(
-        'confirmation_token was issued for other arguments (or another tool or user); the user must confirm these arguments: call without it',
+        `${name} was issued for other arguments (or another tool or user); the user must confirm these arguments: ${again}`,
       );
     if (typeof payload.e !== 'number' || payload.e <= now())
-      throw new ConfirmationRefused('confirmation_token has expired (they last 5 minutes); call without it to ask again');
+      throw new ConfirmationRefused(`${name} has expired (they last 5 minutes); ${again}`);
     if (!(await deps.replay.consume(`confirm:${payload.n}`, payload.e)))
-      throw new ConfirmationRefused('confirmation_token was already used; call without it to ask again');
+      throw new ConfirmationRefused(`${name} was already used; ${again}`);
   };
 
   /**
    * Returns when the write may go ahead; throws {@link ConfirmationPending} with the question to answer, or
    * {@link ConfirmationRefused} when the person declined or a token does not fit.
    */
-  const confirm = async (summary: string, subject: ConfirmationSubject, channel: ConfirmationChannel): Promise<void> => {
+  const confirm = async (rawSummary: string, subject: ConfirmationSubject, channel: ConfirmationChannel): Promise<void> => {
+    // Summaries carry forge text (titles, branch and job names; tools quote it with tool.text.ts `quoted`): cleaned
+    // as every tool result is, before it reaches the user's question or the model.
+    const summary = sanitizeText(rawSummary).replace(/\.$/, '');
     const token = subject.args.confirmation_token;
     if (typeof token === 'string' && token !== '') return redeem(token, subject);
 
@@ -170,13 +207,13 @@ export function createConfirmer(deps: ConfirmerDeps) {
       if (answer.kind === 'elicit') {
         const state = mcpReq.requestState();
         if (typeof state !== 'string') throw new ConfirmationRefused('the confirmation answer came without its request state; call again');
-        await redeem(state, subject);
+        await redeem(state, subject, 'request_state');
         if (answer.action !== 'accept' || answer.content?.confirm !== true)
           throw new ConfirmationRefused(`The user did not confirm: ${summary} was not done.`);
         return;
       }
       if (canElicit) {
-        const { token: state } = mint(subject);
+        const { token: state } = mint(subject, 'request_state');
         throw new ConfirmationPending(
           inputRequired({
             inputRequests: { confirm: inputRequired.elicit({ mode: 'form', message: `${summary}. Go ahead?`, requestedSchema: FORM }) },

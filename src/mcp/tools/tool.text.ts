@@ -190,3 +190,14 @@ export function sanitizeAndRender<T>(value: T): { value: T; text: string } {
 export function quickActionLines(body: string): string[] {
   return body.split(/\r?\n/).filter((line) => line.startsWith('/'));
 }
+
+/**
+ * A value from the forge (a title, a branch or job name) inside a sentence the server writes, such as a
+ * confirmation's summary: cleaned as above, cut to `max` characters, and quoted as a JSON string, so that a quote
+ * or a line break inside it cannot end the quotation and pass for the server's own words.
+ */
+export function quoted(value: unknown, max = 200): string {
+  const raw = typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '?';
+  const text = sanitizeText(raw);
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+}

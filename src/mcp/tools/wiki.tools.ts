@@ -5,10 +5,11 @@
  */
 import { z } from 'zod';
 import { READ, text, type Json } from './forge.entities.ts';
-import { projectPathId, projectRef } from './forge.ids.ts';
+import { projectLabel, projectPathId, projectRef } from './forge.ids.ts';
 import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
+import { quoted } from './tool.text.ts';
 
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
 const FORMATS = ['markdown', 'rdoc', 'asciidoc', 'org'] as const;
@@ -103,7 +104,9 @@ function wikiTools() {
         const path = pagePath(ctx, args.project_id, args.slug);
         const page = pageOut(await ctx.api.get(path, ctx.token));
         const lines = (page.content ?? '').split('\n').length;
-        await ctx.confirm(`Delete wiki page "${page.title}" (${args.slug}, ${lines} lines) of ${String(args.project_id)}.`);
+        await ctx.confirm(
+          `Delete wiki page ${quoted(page.title)} (${quoted(args.slug)}, ${lines} lines) of ${projectLabel(projectPathId(args.project_id, ctx.forgeUrl))}.`,
+        );
         await ctx.api.send('DELETE', path, ctx.token);
         return { deleted: true, slug: args.slug, title: page.title };
       },
