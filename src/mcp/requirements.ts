@@ -519,7 +519,7 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'REPO-COMMIT',
     source: 'issue 18 item 1 (repository)',
-    rule: 'one commit of several actions (create, update by content or by exact old/new replacement found once, move, delete, chmod) on a branch created from start_branch; branches created and protected',
+    rule: 'one commit of several actions (create, update by content or by exact old/new replacement found once, move, delete, chmod) on a branch created from start_branch, several replacements of one file applied in order, none lost; branches created and protected',
   },
   {
     id: 'CI-TOOLS',

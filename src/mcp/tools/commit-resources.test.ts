@@ -1,0 +1,147 @@
+/**
+ * add_commit's edits by old/new text applied in order on one file (none lost to a later one), through the v2 SDK
+ * client over Streamable HTTP against the dev forge.
+ */
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../mcp.testkit.ts';
+
+type Json = Record<string, unknown>;
+interface ToolResult {
+  isError?: boolean;
+  structuredContent?: unknown;
+}
+
+let stack: Stack;
+let pat = '';
+let project = '';
+let client: V2Client;
+
+beforeAll(async () => {
+  stack = await startStack({
+    mode: 'none',
+    toolSurface: { toolsets: ['core', 'repository'], denied: [], readOnly: false },
+  });
+  pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+  project = `${stack.forge.user.username}/hello-forge`;
+  client = new V2Client({ name: 'commit-resources', version: '1' });
+  await client.connect(new V2Transport(new URL(`${stack.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${pat}` } } }));
+});
+afterAll(async () => {
+  await client.close();
+  await stack.close();
+});
+
+async function call(name: string, args: Json): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
+}
+
+async function ok(name: string, args: Json): Promise<Json> {
+  const result = await call(name, args);
+  expect(result.isError, `${name}: ${JSON.stringify(result.structuredContent)}`).toBeFalsy();
+  return result.structuredContent as Json;
+}
+
+const errorOf = (result: ToolResult) => (result.structuredContent as { error?: { type?: string; message?: string } }).error;
+
+/** The file as the forge has it at `ref`, read straight from the forge's REST API. */
+async function forgeFile(path: string, ref: string): Promise<string | undefined> {
+  const id = encodeURIComponent(project);
+  const response = await fetch(
+    `${stack.forge.forge.url}/api/v4/projects/${id}/repository/files/${encodeURIComponent(path)}/raw?ref=${encodeURIComponent(ref)}`,
+    { headers: { 'private-token': pat } },
+  );
+  return response.status === 200 ? response.text() : undefined;
+}
+
+async function headOf(branch: string): Promise<string> {
+  return String(((await ok('get_commit', { project_id: project, sha: branch })) as { id: unknown }).id);
+}
+
+describe('add_commit edits by old/new text', () => {
+  it('[REPO-COMMIT] two edits of one file in one call both land, the second applied on the first’s result', async () => {
+    const branch = 'two-edits';
+    await ok('add_commit', {
+      project_id: project,
+      branch,
+      start_branch: 'main',
+      commit_message: 'Two edits of the greeting',
+      actions: [
+        { action: 'update', file_path: 'src/greet.ts', old: 'greet(name: string)', new: 'greet(name: string, loud = false)' },
+        // Its old text exists only after the first edit.
+        { action: 'update', file_path: 'src/greet.ts', old: 'loud = false', new: 'loud = true' },
+        { action: 'update', file_path: 'src/greet.ts', old: '`Hello, ${name}!`', new: '`Hi, ${name}!`' },
+      ],
+    });
+    expect(await forgeFile('src/greet.ts', branch)).toBe(
+      'export function greet(name: string, loud = true): string {\n  return `Hi, ${name}!`;\n}\n',
+    );
+  });
+
+  it('[REPO-COMMIT] an edit applies to a file created, updated or moved earlier in the same call', async () => {
+    const branch = 'edit-after';
+    await ok('add_commit', {
+      project_id: project,
+      branch,
+      start_branch: 'main',
+      commit_message: 'Edits after other actions',
+      actions: [
+        { action: 'create', file_path: 'docs/fresh.md', content: '# Fresh\n\nDraft.\n' },
+        { action: 'update', file_path: 'docs/fresh.md', old: 'Draft.', new: 'Done.' },
+        { action: 'update', file_path: 'src/app.ts', content: "console.log('one');\n" },
+        { action: 'update', file_path: 'src/app.ts', old: 'one', new: 'two' },
+        { action: 'move', file_path: 'src/salute.ts', previous_path: 'src/greet.ts' },
+        { action: 'update', file_path: 'src/salute.ts', old: 'Hello', new: 'Salut' },
+      ],
+    });
+    expect(await forgeFile('docs/fresh.md', branch)).toBe('# Fresh\n\nDone.\n');
+    expect(await forgeFile('src/app.ts', branch)).toBe("console.log('two');\n");
+    expect(await forgeFile('src/salute.ts', branch)).toContain('`Salut, ${name}!`');
+    expect(await forgeFile('src/greet.ts', branch)).toBeUndefined();
+
+    const gone = await call('add_commit', {
+      project_id: project,
+      branch,
+      commit_message: 'Edit a file moved away',
+      actions: [
+        { action: 'move', file_path: 'docs/moved.md', previous_path: 'docs/fresh.md' },
+        { action: 'update', file_path: 'docs/fresh.md', old: 'Done.', new: 'Again.' },
+      ],
+    });
+    expect(errorOf(gone)?.message).toMatch(/^actions\[1\]: an earlier action of this call deleted or moved that file away/);
+    expect(await forgeFile('docs/fresh.md', branch)).toBe('# Fresh\n\nDone.\n');
+  });
+
+  it('[REPO-COMMIT] an old text not found, or no old at all, is refused naming the action, and nothing is committed', async () => {
+    const branch = 'refused-edit';
+    await ok('add_commit', {
+      project_id: project,
+      branch,
+      start_branch: 'main',
+      commit_message: 'Start',
+      actions: [{ action: 'create', file_path: 'notes.txt', content: 'alpha\n' }],
+    });
+    const head = await headOf(branch);
+    const missing = await call('add_commit', {
+      project_id: project,
+      branch,
+      commit_message: 'Edit twice, the second missing',
+      actions: [
+        { action: 'update', file_path: 'src/greet.ts', old: 'Hello', new: 'Hi' },
+        { action: 'update', file_path: 'src/greet.ts', old: 'Hello', new: 'Hey' },
+      ],
+    });
+    expect(errorOf(missing)).toMatchObject({ type: 'validation' });
+    expect(errorOf(missing)?.message).toMatch(/^actions\[1\]: old text not found/);
+    const noOld = await call('add_commit', {
+      project_id: project,
+      branch,
+      commit_message: 'No old',
+      actions: [{ action: 'update', file_path: 'notes.txt', new: 'beta\n' }],
+    });
+    expect(errorOf(noOld)?.message).toMatch(/^actions\[0\]: old and new are both needed/);
+    expect(await headOf(branch)).toBe(head);
+    expect(await forgeFile('src/greet.ts', branch)).toContain('`Hello, ${name}!`');
+    expect(await forgeFile('notes.txt', branch)).toBe('alpha\n');
+  });
+});
