@@ -419,7 +419,7 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'TOOL-UNTRUSTED',
     source: 'issue 17 item 3',
-    rule: 'forge text is stripped of invisible and bidirectional-control characters, and the untrusted frame of the text rendering cannot be closed from inside',
+    rule: 'forge text (tool results and resource reads) is stripped of invisible and bidirectional-control characters, and the untrusted frame of the text rendering cannot be closed from inside',
   },
   {
     id: 'TOOL-QUICK-ACTIONS',

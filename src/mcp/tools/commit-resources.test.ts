@@ -1,8 +1,11 @@
 /**
- * add_commit's edits by old/new text applied in order on one file (none lost to a later one), through the v2 SDK
- * client over Streamable HTTP against the dev forge.
+ * add_commit's edits by old/new text applied in order on one file (none lost to a later one), and resources/read
+ * giving forge text through the same sanitiser as tool results: through the v1 and v2 SDK clients over Streamable
+ * HTTP against the dev forge.
  */
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../mcp.testkit.ts';
 
@@ -143,5 +146,37 @@ describe('add_commit edits by old/new text', () => {
     expect(await headOf(branch)).toBe(head);
     expect(await forgeFile('src/greet.ts', branch)).toContain('`Hello, ${name}!`');
     expect(await forgeFile('notes.txt', branch)).toBe('alpha\n');
+  });
+});
+
+describe('resources', () => {
+  async function bothClients() {
+    const url = new URL(`${stack.url}/mcp`);
+    const requestInit = { headers: { authorization: `Bearer ${pat}` } };
+    const v1 = new Client({ name: 'res-v1', version: '1' });
+    await v1.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+    const v2 = new V2Client({ name: 'res-v2', version: '1' });
+    await v2.connect(new V2Transport(url, { requestInit }));
+    return [v1, v2] as const;
+  }
+
+  it('[TOOL-UNTRUSTED] a file read as a resource comes without bidirectional controls and zero-width characters', async () => {
+    const hidden = 'safe\u202Etxt.exe\u200B and\u2066 more\u2069\u200D';
+    await ok('add_commit', {
+      project_id: project,
+      branch: 'hidden-text',
+      start_branch: 'main',
+      commit_message: 'A file with hidden characters',
+      actions: [{ action: 'create', file_path: 'hidden.md', content: `${hidden}\nline two\r\n` }],
+    });
+    expect(await forgeFile('hidden.md', 'hidden-text')).toContain('\u202E');
+    for (const c of await bothClients()) {
+      try {
+        const read = await c.readResource({ uri: `forge://projects/${encodeURIComponent(project)}/files/hidden-text/hidden.md` });
+        expect((read.contents[0] as { text?: string }).text).toBe('safetxt.exe and more\nline two\r\n');
+      } finally {
+        await c.close();
+      }
+    }
   });
 });

@@ -10,6 +10,7 @@ import { projectPathId } from './forge.ids.ts';
 import { FILE_URI_TEMPLATE, JOB_LOG_URI_TEMPLATE } from './forge.uris.ts';
 import { cleanLog } from './job.log.ts';
 import { mimeTypeOf } from './repository.tools.ts';
+import { sanitizeText } from './tool.text.ts';
 
 export interface ForgeResourceDeps {
   api: ForgeApi;
@@ -106,7 +107,10 @@ export function registerForgeResources(server: McpServer, deps: ForgeResourceDep
       const binary = bytes.subarray(0, 8000).includes(0) || !Buffer.from(text, 'utf8').equals(bytes);
       const mimeType = mimeTypeOf(path, binary);
       return {
-        contents: [binary ? { uri: uri.href, mimeType, blob: bytes.toString('base64') } : { uri: uri.href, mimeType, text }],
+        // Text is forge content as tool results carry it: without the characters a reader cannot see but a model reads.
+        contents: [
+          binary ? { uri: uri.href, mimeType, blob: bytes.toString('base64') } : { uri: uri.href, mimeType, text: sanitizeText(text) },
+        ],
       };
     },
   );
@@ -125,7 +129,7 @@ export function registerForgeResources(server: McpServer, deps: ForgeResourceDep
       if (!Number.isInteger(jobId) || jobId <= 0) throw new ResourceNotFoundError(uri.href);
       try {
         const raw = await deps.api.text(`/projects/${project}/jobs/${jobId}/trace`, token);
-        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: cleanLog(raw) }] };
+        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: sanitizeText(cleanLog(raw)) }] };
       } catch (error) {
         throw resourceError(uri.href, error);
       }
