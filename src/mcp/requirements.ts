@@ -574,6 +574,6 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'MCP-COMPLETIONS',
     source: 'issue 18 item 3',
-    rule: 'completion/complete offers the user’s project paths and a project’s branches and tags',
+    rule: 'completion/complete offers the user’s project paths and a project’s branches and tags, with hasMore when the forge has more',
   },
 ]);

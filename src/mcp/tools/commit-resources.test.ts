@@ -1,12 +1,13 @@
 /**
- * add_commit's edits by old/new text applied in order on one file (none lost to a later one), and resources/read
- * giving forge text through the same sanitiser as tool results: through the v1 and v2 SDK clients over Streamable
- * HTTP against the dev forge.
+ * add_commit's edits by old/new text applied in order on one file (none lost to a later one), resources/read giving
+ * forge text through the same sanitiser as tool results, and completions saying when the forge has more than the
+ * page they offer: through the v1 and v2 SDK clients over Streamable HTTP against the dev forge.
  */
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DevForgeUser } from '../../devforge/index.ts';
 import { startStack, type Stack } from '../mcp.testkit.ts';
 
 type Json = Record<string, unknown>;
@@ -14,6 +15,15 @@ interface ToolResult {
   isError?: boolean;
   structuredContent?: unknown;
 }
+
+/** Enough other users that, once each shares two projects with the signed-in one, they fill more than a page of 20. */
+const OTHERS: DevForgeUser[] = Array.from({ length: 11 }, (_, i) => ({
+  id: 100 + i,
+  username: `peer${i}`,
+  name: `Peer ${i}`,
+  email: `peer${i}@example.test`,
+  password: `pw-peer-${i}-not-secret`,
+}));
 
 let stack: Stack;
 let pat = '';
@@ -24,6 +34,7 @@ beforeAll(async () => {
   stack = await startStack({
     mode: 'none',
     toolSurface: { toolsets: ['core', 'repository'], denied: [], readOnly: false },
+    otherForgeUsers: OTHERS,
   });
   pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
   project = `${stack.forge.user.username}/hello-forge`;
@@ -149,7 +160,7 @@ describe('add_commit edits by old/new text', () => {
   });
 });
 
-describe('resources', () => {
+describe('resources and completions', () => {
   async function bothClients() {
     const url = new URL(`${stack.url}/mcp`);
     const requestInit = { headers: { authorization: `Bearer ${pat}` } };
@@ -174,6 +185,34 @@ describe('resources', () => {
       try {
         const read = await c.readResource({ uri: `forge://projects/${encodeURIComponent(project)}/files/hidden-text/hidden.md` });
         expect((read.contents[0] as { text?: string }).text).toBe('safetxt.exe and more\nline two\r\n');
+      } finally {
+        await c.close();
+      }
+    }
+  });
+
+  it('[MCP-COMPLETIONS] a completion over more projects than one forge page says hasMore; a narrower one does not', async () => {
+    for (const peer of OTHERS) {
+      const token = stack.forge.forge.createPersonalAccessToken(peer.username, ['api']);
+      for (const name of ['hello-forge', 'handbook']) {
+        const response = await fetch(`${stack.forge.forge.url}/api/v4/projects/${encodeURIComponent(`${peer.username}/${name}`)}/members`, {
+          method: 'POST',
+          headers: { 'private-token': token, 'content-type': 'application/json' },
+          body: JSON.stringify({ user_id: stack.forge.user.id, access_level: 30 }),
+        });
+        expect(response.status).toBe(201);
+      }
+    }
+    const ref = { type: 'ref/resource' as const, uri: 'forge://projects/{project}/files/{ref}/{+path}' };
+    for (const c of await bothClients()) {
+      try {
+        const all = await c.complete({ ref, argument: { name: 'project', value: '' } });
+        expect(all.completion.values).toHaveLength(20);
+        expect(all.completion.hasMore).toBe(true);
+        expect(all.completion.total).toBeUndefined();
+        const narrow = await c.complete({ ref, argument: { name: 'project', value: 'handbook' } });
+        expect(narrow.completion.values).toHaveLength(OTHERS.length + 1);
+        expect(narrow.completion).toMatchObject({ hasMore: false, total: OTHERS.length + 1 });
       } finally {
         await c.close();
       }
