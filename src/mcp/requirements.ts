@@ -419,7 +419,7 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'TOOL-UNTRUSTED',
     source: 'issue 17 item 3',
-    rule: 'forge text is stripped of invisible and bidirectional-control characters, and the untrusted frame of the text rendering cannot be closed from inside',
+    rule: 'forge text (tool results and resource reads) is stripped of invisible and bidirectional-control characters, and the untrusted frame of the text rendering cannot be closed from inside',
   },
   {
     id: 'TOOL-QUICK-ACTIONS',
@@ -519,7 +519,7 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'REPO-COMMIT',
     source: 'issue 18 item 1 (repository)',
-    rule: 'one commit of several actions (create, update by content or by exact old/new replacement found once, move, delete, chmod) on a branch created from start_branch; branches created and protected',
+    rule: 'one commit of several actions (create, update by content or by exact old/new replacement found once, move, delete, chmod) on a branch created from start_branch, several replacements of one file applied in order, none lost; branches created and protected',
   },
   {
     id: 'CI-TOOLS',
@@ -574,6 +574,6 @@ export const REQUIREMENTS = defineRequirements([
   {
     id: 'MCP-COMPLETIONS',
     source: 'issue 18 item 3',
-    rule: 'completion/complete offers the user’s project paths and a project’s branches and tags',
+    rule: 'completion/complete offers the user’s project paths and a project’s branches and tags, with hasMore when the forge has more',
   },
 ]);

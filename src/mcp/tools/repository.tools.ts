@@ -9,6 +9,7 @@
  * comes as metadata with a resource link (forge.uris.ts) instead of bytes.
  */
 import { z } from 'zod';
+import { checkActions, resolveActions } from './commit.actions.ts';
 import type { QueryValue } from './forge.client.ts';
 import { READ, text, type Json } from './forge.entities.ts';
 import { commitTarget, fileTarget, projectLabel, projectPathId, projectRef } from './forge.ids.ts';
@@ -451,6 +452,7 @@ function fileAndHistoryTools() {
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       confirms: true,
       async run(args, ctx) {
+        checkActions(args.actions);
         const deleted = args.actions.filter((a) => a.action === 'delete').map((a) => a.file_path);
         // Deleting files asks first (issue 18 item 2); other actions are ordinary, reviewable commits.
         if (deleted.length > 0)
@@ -460,7 +462,7 @@ function fileAndHistoryTools() {
               .map((path) => quoted(path))
               .join(', ')}${deleted.length > 10 ? ', …' : ''}.`,
           );
-        const actions = await Promise.all(args.actions.map((a) => resolveAction(ctx, args, a)));
+        const actions = await resolveActions(args.actions, (path) => readForEdit(ctx, args, path));
         const created = await ctx.api.post(`${repo(ctx, args.project_id)}/commits`, ctx.token, {
           branch: args.branch,
           commit_message: args.commit_message,
@@ -474,52 +476,8 @@ function fileAndHistoryTools() {
 }
 
 type CommitArgs = { project_id: string | number; branch: string; start_branch?: string | undefined };
-type ActionArgs = {
-  action: 'create' | 'update' | 'move' | 'delete' | 'chmod';
-  file_path: string;
-  previous_path?: string | undefined;
-  content?: string | undefined;
-  encoding?: 'text' | 'base64' | undefined;
-  old?: string | undefined;
-  new?: string | undefined;
-  last_commit_id?: string | undefined;
-  execute_filemode?: boolean | undefined;
-};
 
-/**
- * A GitLab commit action for one tool action. An update by `old`/`new` reads the file at the branch (or at
- * start_branch when the branch is new) and replaces the one exact occurrence; none or several is refused, and the
- * read's commit becomes `last_commit_id`, so a concurrent change makes the commit fail instead of being overwritten.
- */
-async function resolveAction(ctx: ToolContext, args: CommitArgs, a: ActionArgs): Promise<Record<string, unknown>> {
-  const out: Record<string, unknown> = { action: a.action, file_path: a.file_path };
-  if (a.previous_path !== undefined) out.previous_path = a.previous_path;
-  if (a.last_commit_id !== undefined) out.last_commit_id = a.last_commit_id;
-  if (a.execute_filemode !== undefined) out.execute_filemode = a.execute_filemode;
-  const replacing = a.old !== undefined || a.new !== undefined;
-  if (replacing) {
-    if (a.action !== 'update') throw new ToolInputError(`${a.file_path}: old/new are for update actions only`);
-    if (a.content !== undefined) throw new ToolInputError(`${a.file_path}: give either content or old/new, not both`);
-    if (a.old === undefined || a.new === undefined || a.old === '')
-      throw new ToolInputError(`${a.file_path}: old and new are both needed, old not empty`);
-    const file = await readForEdit(ctx, args, a.file_path);
-    const current = Buffer.from(String(file.content), 'base64').toString('utf8');
-    const first = current.indexOf(a.old);
-    if (first < 0) throw new ToolInputError(`${a.file_path}: old text not found; read the file again and copy it exactly`);
-    if (current.indexOf(a.old, first + 1) >= 0)
-      throw new ToolInputError(`${a.file_path}: old text occurs more than once; include more context`);
-    out.content = current.slice(0, first) + a.new + current.slice(first + a.old.length);
-    out.last_commit_id ??= file.last_commit_id;
-  } else if (a.content !== undefined) {
-    out.content = a.content;
-    out.encoding = a.encoding ?? 'text';
-  } else if (a.action === 'create' || a.action === 'update') {
-    throw new ToolInputError(`${a.file_path}: ${a.action} needs content (or old/new for an update)`);
-  }
-  if (a.action === 'move' && a.previous_path === undefined) throw new ToolInputError(`${a.file_path}: move needs previous_path`);
-  return out;
-}
-
+/** A file as an edit by old/new reads it: at the branch, or at start_branch when the branch is new. */
 async function readForEdit(ctx: ToolContext, args: CommitArgs, path: string): Promise<Json> {
   const url = `${repo(ctx, args.project_id)}/files/${encodeURIComponent(path)}`;
   try {

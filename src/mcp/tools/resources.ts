@@ -5,11 +5,12 @@
  * `ctx.http.authInfo` on HTTP, `getToken` on stdio.
  */
 import { ResourceNotFoundError, ResourceTemplate, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
-import { ForgeApiError, type ForgeApi } from './forge.client.ts';
+import { ForgeApiError, type ForgeApi, type ForgePage } from './forge.client.ts';
 import { projectPathId } from './forge.ids.ts';
 import { FILE_URI_TEMPLATE, JOB_LOG_URI_TEMPLATE } from './forge.uris.ts';
 import { cleanLog } from './job.log.ts';
 import { mimeTypeOf } from './repository.tools.ts';
+import { sanitizeText } from './tool.text.ts';
 
 export interface ForgeResourceDeps {
   api: ForgeApi;
@@ -24,6 +25,9 @@ async function tokenOf(ctx: ServerContext, deps: ForgeResourceDeps): Promise<str
   return token;
 }
 
+/** Values one completion offers at most: one forge page of each list it asks. */
+const COMPLETION_PAGE = 20;
+
 const first = (value: string | string[] | undefined): string => (Array.isArray(value) ? (value[0] ?? '') : (value ?? ''));
 
 /** A forge 404 as MCP's resource-not-found error; other forge errors keep their public message. */
@@ -32,32 +36,50 @@ function resourceError(uri: string, error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/** Project paths the user is a member of, matching what was typed so far (at most 20). */
-async function completeProjects(deps: ForgeResourceDeps, token: string, typed: string): Promise<string[]> {
-  const projects = await deps.api.get<{ path_with_namespace?: unknown }[]>('/projects', token, {
+/** Completion values, and whether the forge has more than it listed (a longer prefix narrows them). */
+interface Completed {
+  values: string[];
+  hasMore: boolean;
+}
+
+const NONE: Completed = { values: [], hasMore: false };
+
+/** Whether a forge list has items after this page: offset (`x-next-page`) or keyset (`Link` rel=next). */
+const hasNextPage = (page: ForgePage<unknown>): boolean => page.nextPage !== undefined || page.nextKeyset !== undefined;
+
+/** Project paths the user is a member of, matching what was typed so far (one forge page of 20). */
+async function completeProjects(deps: ForgeResourceDeps, token: string, typed: string): Promise<Completed> {
+  const page = await deps.api.page<{ path_with_namespace?: unknown }>('/projects', token, {
     membership: true,
     simple: true,
     search: typed.includes('/') ? typed.split('/').pop() : typed || undefined,
-    per_page: 20,
+    per_page: COMPLETION_PAGE,
   });
-  return projects
+  const values = page.items
     .map((p) => (typeof p.path_with_namespace === 'string' ? p.path_with_namespace : ''))
     .filter((p) => p !== '' && p.toLowerCase().includes(typed.toLowerCase()));
+  return { values, hasMore: hasNextPage(page) };
 }
 
 /** Branches, then tags, of a project starting with what was typed (at most 20 together). */
-async function completeRefs(deps: ForgeResourceDeps, token: string, project: string, typed: string): Promise<string[]> {
-  if (!project) return [];
+async function completeRefs(deps: ForgeResourceDeps, token: string, project: string, typed: string): Promise<Completed> {
+  if (!project) return NONE;
   const id = projectPathId(decodeURIComponent(project), deps.forgeUrl);
-  const query = { search: typed ? `^${typed}` : undefined, per_page: 20 };
   const [branches, tags] = await Promise.all([
-    deps.api.get<{ name?: unknown }[]>(`/projects/${id}/repository/branches`, token, query),
-    deps.api.get<{ name?: unknown }[]>(`/projects/${id}/repository/tags`, token, { search: typed || undefined, per_page: 20 }),
+    deps.api.page<{ name?: unknown }>(`/projects/${id}/repository/branches`, token, {
+      search: typed ? `^${typed}` : undefined,
+      per_page: COMPLETION_PAGE,
+    }),
+    deps.api.page<{ name?: unknown }>(`/projects/${id}/repository/tags`, token, { search: typed || undefined, per_page: COMPLETION_PAGE }),
   ]);
-  const names = [...branches, ...tags]
+  const names = [...branches.items, ...tags.items]
     .map((r) => (typeof r.name === 'string' ? r.name : ''))
     .filter((n) => n.startsWith(typed) && n !== '');
-  return [...new Set(names)].slice(0, 20);
+  const unique = [...new Set(names)];
+  return {
+    values: unique.slice(0, COMPLETION_PAGE),
+    hasMore: unique.length > COMPLETION_PAGE || hasNextPage(branches) || hasNextPage(tags),
+  };
 }
 
 /**
@@ -69,15 +91,17 @@ function registerCompletions(server: McpServer, deps: ForgeResourceDeps): void {
   server.server.setRequestHandler('completion/complete', async (request, ctx) => {
     const { argument, context } = request.params;
     const token = await tokenOf(ctx, deps);
-    let values: string[] = [];
+    let completed = NONE;
     try {
-      if (argument.name === 'project') values = await completeProjects(deps, token, argument.value);
-      else if (argument.name === 'ref') values = await completeRefs(deps, token, context?.arguments?.project ?? '', argument.value);
+      if (argument.name === 'project') completed = await completeProjects(deps, token, argument.value);
+      else if (argument.name === 'ref') completed = await completeRefs(deps, token, context?.arguments?.project ?? '', argument.value);
     } catch (error) {
       // A completion is a convenience: a forge failure offers nothing rather than failing the client's input box.
       if (!(error instanceof ForgeApiError)) throw error;
     }
-    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: false } };
+    const { values, hasMore } = completed;
+    // `total` counts what there is; with more at the forge that number is unknown, so it is left out.
+    return { completion: { values, ...(hasMore ? {} : { total: values.length }), hasMore } };
   });
 }
 
@@ -106,7 +130,10 @@ export function registerForgeResources(server: McpServer, deps: ForgeResourceDep
       const binary = bytes.subarray(0, 8000).includes(0) || !Buffer.from(text, 'utf8').equals(bytes);
       const mimeType = mimeTypeOf(path, binary);
       return {
-        contents: [binary ? { uri: uri.href, mimeType, blob: bytes.toString('base64') } : { uri: uri.href, mimeType, text }],
+        // Text is forge content as tool results carry it: without the characters a reader cannot see but a model reads.
+        contents: [
+          binary ? { uri: uri.href, mimeType, blob: bytes.toString('base64') } : { uri: uri.href, mimeType, text: sanitizeText(text) },
+        ],
       };
     },
   );
@@ -125,7 +152,7 @@ export function registerForgeResources(server: McpServer, deps: ForgeResourceDep
       if (!Number.isInteger(jobId) || jobId <= 0) throw new ResourceNotFoundError(uri.href);
       try {
         const raw = await deps.api.text(`/projects/${project}/jobs/${jobId}/trace`, token);
-        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: cleanLog(raw) }] };
+        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: sanitizeText(cleanLog(raw)) }] };
       } catch (error) {
         throw resourceError(uri.href, error);
       }
