@@ -532,6 +532,56 @@ export const REQUIREMENTS = defineRequirements([
     rule: 'pipelines run with variables, retried and cancelled (a cancel on a protected branch asks first); CI lint of given content or the project file',
   },
   {
+    id: 'CI-PROTECTED-REF',
+    source: 'issue 18 item 2',
+    rule: "a pipeline or job cancel asks first on a branch or tag the forge calls protected (wildcard rules included, from the ref's own protected flag) and when that cannot be checked; not on an unprotected branch",
+  },
+  {
+    id: 'CI-LOG-LINK',
+    source: 'issue 18 item 3',
+    rule: 'get_job answers a resource_link to the whole log whenever its log window holds less than all of it',
+  },
+  {
+    id: 'REVIEW-LINES',
+    source: 'issue 18 item 1 (merge_requests)',
+    rule: 'a diff note given one line number gets the other from the file diff (added: new only, removed: old only, context: both)',
+  },
+  {
+    id: 'REVIEW-CONTEXT',
+    source: 'issue 18 item 1 (merge_requests)',
+    rule: 'a diff note on an unchanged (context) line is placed with both its old and new line numbers',
+  },
+  {
+    id: 'REVIEW-OUTSIDE',
+    source: 'issue 18 item 1 (merge_requests)',
+    rule: 'a diff note on a line or path outside the diff is refused before anything is written',
+  },
+  {
+    id: 'REVIEW-ROLLBACK',
+    source: 'issue 18 item 1 (merge_requests)',
+    rule: 'a batched review whose step fails deletes the drafts it created and says what could not be undone',
+  },
+  {
+    id: 'REVIEW-OWN-DRAFTS',
+    source: 'issue 18 item 1 (merge_requests)',
+    rule: "a batched review publishes only the drafts it created, one by one; the user's other drafts stay drafts",
+  },
+  {
+    id: 'REVIEW-LEFTOVER',
+    source: 'issue 18 item 1 (merge_requests)',
+    rule: 'a retry after a failed batched review publishes each note once, and reports the number it published',
+  },
+  {
+    id: 'REVIEW-DEVFORGE',
+    source: 'issue 18 item 4',
+    rule: "the dev forge publishes and deletes one draft note as GitLab does (204; 404 for a missing or another user's draft)",
+  },
+  {
+    id: 'FORGE-WEB-URLS',
+    source: 'issue 17 item 5',
+    rule: 'web URLs of a project, issue, merge request, file, commit, pipeline or job are accepted where ids are (also under a path-prefixed FORGE_URL), filling the number, SHA or path; a URL of another host is a validation error',
+  },
+  {
     id: 'TOOL-MATRIX',
     source: 'issue 18 tests',
     rule: 'every registered tool, and each include, method, scope and action value of the consolidated ones, is called through the v2 and v1 SDK clients over Streamable HTTP and over stdio against the dev forge, each answer valid against its listed outputSchema with its text rendering; a tool without an entry fails the matrix',

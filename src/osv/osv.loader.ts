@@ -304,6 +304,8 @@ export function createIndexKeeper(deps: {
       stop();
       await building?.catch(() => undefined);
       await running?.catch(() => undefined);
+      // A rebuild stopped by `stop` ends (its own catch logs nothing once closed) before the database may close.
+      await rebuilding;
       await warming;
     },
   };

@@ -145,7 +145,8 @@ export function createOsvService(deps: OsvServiceDeps): OsvService {
     let size = 0;
     let lastId: string | undefined;
     for (const id of ids) {
-      // A record withdrawn or replaced since the index was refreshed is skipped, as OSV.dev skips missing ones.
+      // A record withdrawn since the index was refreshed is skipped, as OSV.dev skips missing ones; one replaced since
+      // is answered as stored now (the next refresh matches its new ranges).
       const answer = stored.get(id);
       if (answer === undefined) continue;
       // The JSON size on both transports, so a page ends at the same record whichever one asks.
