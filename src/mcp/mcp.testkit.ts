@@ -399,6 +399,46 @@ export async function postMcp(base: string, bearer: string | undefined, message:
 }
 
 /**
+ * A raw 2026-07-28 `tools/call` (the per-request `_meta` envelope, the `Mcp-Method`/`Mcp-Name` headers), declaring
+ * form elicitation unless `elicitation` is false; answers the JSON-RPC result (empty when there is none).
+ */
+export async function postModernToolCall(
+  base: string,
+  bearer: string,
+  name: string,
+  args: Record<string, unknown>,
+  options: { extra?: Record<string, unknown>; elicitation?: boolean; clientName?: string } = {},
+): Promise<Record<string, unknown>> {
+  const response = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${bearer}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: args,
+        ...options.extra,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': options.elicitation === false ? {} : { elicitation: { form: {} } },
+          'io.modelcontextprotocol/clientInfo': { name: options.clientName ?? 'platform-tests', version: '1' },
+        },
+      },
+    }),
+  });
+  return ((await response.json()) as { result?: Record<string, unknown> }).result ?? {};
+}
+
+/**
  * Posts one JSON-RPC message to `path` as a 2025-11-25 client would, with `token` as the bearer. `body` is the parsed
  * JSON answer, or for an SSE answer (a tool call that asked for progress) the message with an id.
  */

@@ -6,9 +6,6 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Command, CommanderError } from 'commander';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadPlatformConfig } from '../../app/config.ts';
@@ -20,38 +17,7 @@ import { silentLogger } from '../../core/logger.ts';
 import type { BrowserOpener } from './mcp-local.browser.ts';
 import { registerMcpLocalCommands, type McpLocalCommandDeps } from './mcp-local.command.ts';
 import { createTokenFile } from './mcp-local.token-file.ts';
-import { fetchOpener, tempDir } from './mcp-local.test-support.ts';
-
-/** An MCP client transport over the server's in-memory stdin/stdout, recording every byte the server writes. */
-class StreamClientTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  readonly written: string[] = [];
-  private readonly buffer = new ReadBuffer();
-
-  constructor(
-    private readonly toServer: PassThrough,
-    private readonly fromServer: PassThrough,
-  ) {}
-
-  async start(): Promise<void> {
-    this.fromServer.on('data', (chunk: Buffer) => {
-      this.written.push(chunk.toString('utf8'));
-      this.buffer.append(chunk);
-      for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) this.onmessage?.(message);
-    });
-  }
-
-  async send(message: JSONRPCMessage): Promise<void> {
-    this.toServer.write(serializeMessage(message));
-  }
-
-  async close(): Promise<void> {
-    this.toServer.end();
-    this.onclose?.();
-  }
-}
+import { fetchOpener, StreamClientTransport, tempDir } from './mcp-local.test-support.ts';
 
 async function run(argv: string[], env: Env, deps: McpLocalCommandDeps, onErr?: (line: string) => void) {
   const out: string[] = [];

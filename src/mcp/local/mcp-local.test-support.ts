@@ -96,11 +96,15 @@ export async function tempDir(prefix = 'mcp-local-'): Promise<{ dir: string; rem
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** An MCP client transport over a server's in-memory stdin/stdout (the stdio command run in process). */
+/**
+ * An MCP client transport over a server's in-memory stdin/stdout (the stdio command run in process), recording every
+ * byte the server writes (so a test can check that stdout carries MCP and nothing else).
+ */
 export class StreamClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  readonly written: string[] = [];
   private readonly buffer = new ReadBuffer();
 
   constructor(
@@ -110,6 +114,7 @@ export class StreamClientTransport implements Transport {
 
   async start(): Promise<void> {
     this.fromServer.on('data', (chunk: Buffer) => {
+      this.written.push(chunk.toString('utf8'));
       this.buffer.append(chunk);
       for (let message = this.buffer.readMessage(); message !== null; message = this.buffer.readMessage()) this.onmessage?.(message);
     });

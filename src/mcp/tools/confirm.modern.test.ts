@@ -4,7 +4,7 @@
  * retry whose arguments changed is refused. Raw JSON-RPC, since the exchange itself is what is pinned.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../mcp.testkit.ts';
+import { postModernToolCall, startStack, type Stack } from '../mcp.testkit.ts';
 
 type Json = Record<string, unknown>;
 
@@ -19,35 +19,8 @@ describe('confirmation by multi-round-trip input (2026-07-28)', () => {
     await stack.close();
   });
 
-  const call = async (name: string, args: Json, extra: Json = {}) => {
-    const response = await fetch(`${stack.url}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${pat}`,
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: args,
-          ...extra,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-            'io.modelcontextprotocol/clientInfo': { name: 'confirm-modern', version: '1' },
-          },
-        },
-      }),
-    });
-    return ((await response.json()) as { result?: Json; error?: Json }).result ?? {};
-  };
+  const call = async (name: string, args: Json, extra: Json = {}) =>
+    await postModernToolCall(stack.url, pat, name, args, { extra, clientName: 'confirm-modern' });
 
   it('[TOOL-CONFIRM] input_required with a form; the accepted retry merges; changed arguments on the retry are refused', async () => {
     const project = 'demo/webshop';

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, type ServerContext } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, captureLogger, REDIS_URL, redisAvailable, startStack, type Stack } from '../mcp.testkit.ts';
+import { callTool, captureLogger, postModernToolCall, REDIS_URL, redisAvailable, startStack, type Stack } from '../mcp.testkit.ts';
 import { fileTarget, parseProjectRef, requiredTarget } from './forge.ids.ts';
 import { createMemoryReplayCache } from '../oauth/oauth.replay.ts';
 import { createForgeMcpServer } from './forge.tools.ts';
@@ -190,33 +190,7 @@ describe('web URLs as ids', () => {
 
 /** A raw 2026-07-28 tools/call, optionally declaring elicitation; answers the JSON-RPC result. */
 async function modernCall(base: string, name: string, args: Json, extra: Json = {}, elicitation = true): Promise<Json> {
-  const response = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${pat}`,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: args,
-        ...extra,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': elicitation ? { elicitation: { form: {} } } : {},
-          'io.modelcontextprotocol/clientInfo': { name: 'web-urls-confirm', version: '1' },
-        },
-      },
-    }),
-  });
-  return ((await response.json()) as { result?: Json }).result ?? {};
+  return await postModernToolCall(base, pat, name, args, { extra, elicitation, clientName: 'web-urls-confirm' });
 }
 
 /** An open merge request of the user's project and the arguments that merge it. */
