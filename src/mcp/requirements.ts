@@ -412,6 +412,11 @@ export const REQUIREMENTS = defineRequirements([
     rule: 'list tools answer {items, next_cursor, has_more, total}; paging over several pages loses and repeats nothing and declares the end',
   },
   {
+    id: 'TOOL-INCLUDE-PAGES',
+    source: 'issue 17 item 3',
+    rule: 'each paged include of get_issue and get_merge_request carries next_cursor; include_cursor with that include alone reads its next page, so every item is reachable once and the end is declared',
+  },
+  {
     id: 'TOOL-ERRORS',
     source: 'issue 17 items 3, 5',
     rule: 'forge failures are isError results with structuredContent.error {type, status, message, retry_after_seconds?, required_scope?}: 404, 403 insufficient_scope, both 429 flavours with the wait, 5xx, timeout and an HTML answer each map to their type',

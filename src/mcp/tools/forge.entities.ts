@@ -189,12 +189,19 @@ export function includeInput<const T extends readonly [string, ...string[]]>(val
   return z.array(z.enum(values)).max(values.length).optional().describe('Related data to add');
 }
 
-/** A first page of related data: the items and whether there are more (ask the list tool for the rest). */
+/** A get tool's `include_cursor`: the `next_cursor` of one included list, to read its next page. */
+export const includeCursor = z.string().max(1000).optional().describe('An include next_cursor; with that include only');
+
+/** A page of related data, paged like a list tool (forge.paging.ts) through the get tool's `include_cursor`. */
 export function firstPage<T extends z.ZodType>(item: T, what: string) {
   return z
-    .object({ items: z.array(item).describe(what), has_more: z.boolean().describe('More exist than shown here') })
+    .object({
+      items: z.array(item).describe(what),
+      next_cursor: z.string().nullable().describe('As include_cursor for the next page; null at the end'),
+      has_more: z.boolean().describe('More exist than shown here'),
+    })
     .optional()
-    .describe(`${what} (first page)`);
+    .describe(`${what} (a page)`);
 }
 
 /** Another issue or merge request named from the one read (links, related merge requests): enough to fetch it. */

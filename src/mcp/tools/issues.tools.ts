@@ -8,6 +8,7 @@ import {
   discussionOut,
   discussionSchema,
   firstPage,
+  includeCursor,
   includeInput,
   issueOut,
   issueSchema,
@@ -18,7 +19,7 @@ import {
   refSchema,
 } from './forge.entities.ts';
 import { optionalTarget, projectLabel, projectPathId, projectRef, requiredTarget } from './forge.ids.ts';
-import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
+import { DEFAULT_PER_PAGE, decodeCursor, encodeCursor, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
 import { quickActionLines } from './tool.text.ts';
@@ -55,10 +56,30 @@ export async function userIdsOf(ctx: ToolContext, names: readonly string[]): Pro
   );
 }
 
-/** A first page of a related list, as `{items, has_more}`. */
-export async function related<T>(ctx: ToolContext, path: string, map: (item: unknown) => T, query: Record<string, QueryValue> = {}) {
-  const page = await ctx.api.page<unknown>(path, ctx.token, { per_page: 20, ...query });
-  return { items: page.items.map(map), has_more: page.nextPage !== undefined };
+/** One page of a related list (the first without `page`), as `{items, next_cursor, has_more}`. */
+export async function related<T>(
+  ctx: ToolContext,
+  path: string,
+  map: (item: unknown) => T,
+  query: Record<string, QueryValue> = {},
+  page: number | string = 1,
+) {
+  const answer = await ctx.api.page<unknown>(path, ctx.token, { per_page: DEFAULT_PER_PAGE, ...query, page });
+  const next = answer.nextKeyset ?? answer.nextPage;
+  return { items: answer.items.map(map), next_cursor: next === undefined ? null : encodeCursor(next), has_more: next !== undefined };
+}
+
+/**
+ * The forge page of each include of a get tool: `include_cursor` (an include's `next_cursor`) pages the one list it
+ * came from. A cursor does not say which list that is, so it must come with that include alone.
+ */
+export function includePages(include: readonly string[] | undefined, cursor: string | undefined, paged: readonly string[]) {
+  if (cursor === undefined) return () => 1;
+  const only = include?.length === 1 ? include[0] : undefined;
+  if (only === undefined || !paged.includes(only))
+    throw new ToolInputError(`include_cursor needs include with just the one list it came from (${paged.join(', ')})`);
+  const page = decodeCursor(cursor);
+  return (key: string) => (key === only ? page : 1);
 }
 
 const ISSUE_INCLUDES = ['notes', 'discussions', 'links', 'related_merge_requests'] as const;
@@ -107,6 +128,7 @@ function issueTools() {
         project_id: projectRef,
         issue_iid: issueIid,
         include: includeInput(ISSUE_INCLUDES),
+        include_cursor: includeCursor,
       }),
       output: z.object({
         issue: issueSchema.describe('The issue'),
@@ -120,12 +142,15 @@ function issueTools() {
         const target = requiredTarget(args.project_id, ctx.forgeUrl, 'issue', 'issue_iid', args.issue_iid);
         const path = issuePath(target.project, target.value);
         const include = new Set(args.include ?? []);
+        const page = includePages(args.include, args.include_cursor, ['notes', 'discussions', 'related_merge_requests']);
         const [issue, notes, discussions, links, mergeRequests] = await Promise.all([
           ctx.api.get(path, ctx.token),
-          include.has('notes') ? related(ctx, `${path}/notes`, noteOut, { sort: 'asc' }) : undefined,
-          include.has('discussions') ? related(ctx, `${path}/discussions`, discussionOut) : undefined,
+          include.has('notes') ? related(ctx, `${path}/notes`, noteOut, { sort: 'asc' }, page('notes')) : undefined,
+          include.has('discussions') ? related(ctx, `${path}/discussions`, discussionOut, {}, page('discussions')) : undefined,
           include.has('links') ? ctx.api.get<unknown[]>(`${path}/links`, ctx.token) : undefined,
-          include.has('related_merge_requests') ? related(ctx, `${path}/related_merge_requests`, refOut) : undefined,
+          include.has('related_merge_requests')
+            ? related(ctx, `${path}/related_merge_requests`, refOut, {}, page('related_merge_requests'))
+            : undefined,
         ]);
         return {
           issue: issueOut(true)(issue),

@@ -8,6 +8,7 @@ import {
   discussionOut,
   discussionSchema,
   firstPage,
+  includeCursor,
   includeInput,
   mergeRequestOut,
   mergeRequestSchema,
@@ -20,7 +21,7 @@ import {
 } from './forge.entities.ts';
 import { optionalTarget, projectLabel, projectPathId, projectRef, requiredTarget } from './forge.ids.ts';
 import { DEFAULT_PER_PAGE, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
-import { refuseQuickActions, related, userIdsOf } from './issues.tools.ts';
+import { includePages, refuseQuickActions, related, userIdsOf } from './issues.tools.ts';
 import { submitReview } from './review.drafts.ts';
 import { diffPositions, type DiffRefs } from './review.positions.ts';
 import { confirmationInput } from './tool.confirm.ts';
@@ -198,7 +199,12 @@ function mergeRequestTools() {
       toolset: 'merge_requests',
       title: 'Get a merge request',
       description: 'One merge request with diff_refs, sha and merge status; include adds related data, fetched at once.',
-      input: z.object({ project_id: projectRef, merge_request_iid: iid, include: includeInput(MR_INCLUDES) }),
+      input: z.object({
+        project_id: projectRef,
+        merge_request_iid: iid,
+        include: includeInput(MR_INCLUDES),
+        include_cursor: includeCursor,
+      }),
       output: z.object({
         merge_request: mergeRequestSchema
           .extend({
@@ -251,13 +257,16 @@ function mergeRequestTools() {
         const path = mergeRequestPath(ctx, args);
         const include = new Set(args.include ?? []);
         const when = <T>(key: (typeof MR_INCLUDES)[number], fetch: () => Promise<T>) => (include.has(key) ? fetch() : undefined);
+        const page = includePages(args.include, args.include_cursor, ['notes', 'discussions', 'diffs', 'commits', 'pipelines', 'versions']);
         const [mr, notes, discussions, diffs, commits, pipelines, approvals, versions] = await Promise.all([
           ctx.api.get(path, ctx.token),
-          when('notes', () => related(ctx, `${path}/notes`, noteOut, { sort: 'asc' })),
-          when('discussions', () => related(ctx, `${path}/discussions`, discussionOut)),
-          when('diffs', () => related(ctx, `${path}/diffs`, diffSummaryOut, { per_page: 100 })),
-          when('commits', () => related(ctx, `${path}/commits`, commitOut)),
-          when('pipelines', () => related(ctx, `${path}/pipelines`, (p) => pick(p, ['id', 'status', 'sha']) as { id: number })),
+          when('notes', () => related(ctx, `${path}/notes`, noteOut, { sort: 'asc' }, page('notes'))),
+          when('discussions', () => related(ctx, `${path}/discussions`, discussionOut, {}, page('discussions'))),
+          when('diffs', () => related(ctx, `${path}/diffs`, diffSummaryOut, { per_page: 100 }, page('diffs'))),
+          when('commits', () => related(ctx, `${path}/commits`, commitOut, {}, page('commits'))),
+          when('pipelines', () =>
+            related(ctx, `${path}/pipelines`, (p) => pick(p, ['id', 'status', 'sha']) as { id: number }, {}, page('pipelines')),
+          ),
           when('approvals', () =>
             ctx.api.get<{ approved?: boolean; approvals_left?: number; approved_by?: { user?: unknown }[] }>(
               `${path}/approvals`,
@@ -265,7 +274,13 @@ function mergeRequestTools() {
             ),
           ),
           when('versions', () =>
-            related(ctx, `${path}/versions`, (v) => pick(v, ['id', 'head_commit_sha', 'created_at']) as { id: number }),
+            related(
+              ctx,
+              `${path}/versions`,
+              (v) => pick(v, ['id', 'head_commit_sha', 'created_at']) as { id: number },
+              {},
+              page('versions'),
+            ),
           ),
         ]);
         return {
