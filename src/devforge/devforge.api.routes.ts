@@ -91,9 +91,13 @@ function keysetPaginate<T extends { id: number }>(request: FastifyRequest, reply
   return page;
 }
 
+/** Above this many records GitLab stops counting: no `x-total`, `x-total-pages` or `rel="last"` link. */
+const COUNTED_RECORDS = 10_000;
+
 /**
  * GitLab's offset pagination: `page` (default 1), `per_page` (default 20, at most 100) and the headers `x-total`,
- * `x-total-pages`, `x-page`, `x-per-page`, `x-next-page`, `x-prev-page` and `link` (prev, next, first, last).
+ * `x-total-pages`, `x-page`, `x-per-page`, `x-next-page`, `x-prev-page` and `link` (prev, next, first, last), the
+ * totals and the last link only for collections of at most {@link COUNTED_RECORDS}.
  */
 export function paginate<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[] {
   const perPage = Math.min(100, Math.max(1, intParam(request.query, 'per_page', 20)));
@@ -111,10 +115,12 @@ export function paginate<T>(request: FastifyRequest, reply: FastifyReply, items:
   const links: string[] = [];
   if (prev !== undefined) links.push(`<${href(prev)}>; rel="prev"`);
   if (next !== undefined) links.push(`<${href(next)}>; rel="next"`);
-  links.push(`<${href(1)}>; rel="first"`, `<${href(totalPages)}>; rel="last"`);
+  links.push(`<${href(1)}>; rel="first"`);
+  if (total <= COUNTED_RECORDS) {
+    links.push(`<${href(totalPages)}>; rel="last"`);
+    reply.headers({ 'x-total': String(total), 'x-total-pages': String(totalPages) });
+  }
   reply.headers({
-    'x-total': String(total),
-    'x-total-pages': String(totalPages),
     'x-page': String(page),
     'x-per-page': String(perPage),
     'x-next-page': next === undefined ? '' : String(next),

@@ -422,6 +422,16 @@ export const REQUIREMENTS = defineRequirements([
     rule: 'forge failures are isError results with structuredContent.error {type, status, message, retry_after_seconds?, required_scope?}: 404, 403 insufficient_scope, both 429 flavours with the wait, 5xx, timeout and an HTML answer each map to their type',
   },
   {
+    id: 'TOOL-ERRORS-VALIDATION',
+    source: 'issue 17 item 3',
+    rule: 'arguments the input schema refuses are isError results with structuredContent.error type validation (pooled, per-request and stdio), naming the field, never echoing the value',
+  },
+  {
+    id: 'TOOL-PAGING-UNCOUNTED',
+    source: 'issue 17 item 3',
+    rule: 'the dev forge omits x-total, x-total-pages and rel=last above 10,000 records as GitLab does, keeping x-next-page; list tools then answer without total',
+  },
+  {
     id: 'TOOL-UNTRUSTED',
     source: 'issue 17 item 3',
     rule: 'forge text (tool results and resource reads) is stripped of invisible and bidirectional-control characters, and the untrusted frame of the text rendering cannot be closed from inside',

@@ -10,8 +10,9 @@
  *   the same object, forge text inside it marked as untrusted (tool.text.ts);
  * - every failure as a tool result with `isError: true` and `structuredContent.error` =
  *   `{type, status, message, retry_after_seconds?, required_scope?}` ({@link ToolErrorType}); JSON-RPC errors stay
- *   for an unknown tool or a malformed request, which the SDK answers before a tool runs. Invalid arguments are
- *   the SDK's own `isError` result (its message names the argument).
+ *   for an unknown tool or a malformed request, which the SDK answers before a tool runs. Invalid arguments too
+ *   are a `validation` error: the SDK's own result for them has only text, so the advertised input schema lets
+ *   every value through and the handler checks the arguments with the tool's zod input ({@link invalidArguments}).
  *
  * Issue 18 builds the toolsets on this: one module per toolset (`<toolset>.tools.ts`, exporting a
  * {@link ToolsetDefinition}), listed once in toolsets.ts; each tool's annotations go into the lock in
@@ -286,6 +287,26 @@ function isStructured(schema: unknown): boolean {
   return Array.isArray(anyOf) && anyOf.some(isStructured);
 }
 
+/**
+ * The advertised input schema: the JSON Schema of {@link compactInput}, and a `validate` that accepts anything,
+ * because the SDK answers a failed validation with a text-only `isError` result; the handler validates instead.
+ */
+function advertisedInput(input: z.ZodObject): StandardSchemaWithJSON {
+  const schema = advertised(input, compactInput);
+  return { '~standard': { ...schema['~standard'], validate: (value: unknown) => ({ value }) } };
+}
+
+/**
+ * The `validation` error for arguments `input` refuses: each issue's field path and zod's message, which states the
+ * expected type or bound and never the value given.
+ */
+function invalidArguments(error: z.ZodError): ToolError {
+  const issues = error.issues.map((issue) =>
+    issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message,
+  );
+  return { type: 'validation', status: 0, message: `Invalid arguments: ${issues.join('; ')}` };
+}
+
 /** Per tool, built once: the advertised input and output schemas. */
 const advertisedSchemas = new WeakMap<AnyForgeTool, { input: StandardSchemaWithJSON; output: StandardSchemaWithJSON }>();
 
@@ -338,8 +359,10 @@ export interface RegisterDeps {
 
 /** Registers `tool` (and its aliases) on `server` with the shared behaviour described above. */
 export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: RegisterDeps): void {
-  // `args` were validated by the SDK against `tool.input` before the handler runs.
-  const handler = async (args: unknown, ctx: ServerContext): Promise<CallToolResult> => {
+  const handler = async (raw: unknown, ctx: ServerContext): Promise<CallToolResult> => {
+    const parsed = await tool.input.safeParseAsync(raw ?? {});
+    if (!parsed.success) return toolErrorResult(invalidArguments(parsed.error));
+    const args = parsed.data;
     let token = ctx.http?.authInfo?.token;
     try {
       if (token === undefined && deps.getToken) token = await deps.getToken();
@@ -359,7 +382,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
     const links: ResourceLink[] = [];
     try {
       await progress('calling the forge');
-      const value = await tool.run(args as z.infer<z.ZodObject>, {
+      const value = await tool.run(args, {
         api: deps.api,
         forgeUrl: deps.forgeUrl,
         token,
@@ -371,7 +394,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
         confirm: (summary) =>
           deps.confirmer.confirm(
             summary,
-            { tool: tool.name, args: args as Record<string, unknown>, forgeToken },
+            { tool: tool.name, args, forgeToken },
             { request: ctx, clientCapabilities: server.server.getClientCapabilities() },
           ),
         link: (resource) => links.push({ type: 'resource_link', ...resource }),
@@ -398,7 +421,7 @@ export function registerForgeTool(server: McpServer, tool: AnyForgeTool, deps: R
   };
   let schemas = advertisedSchemas.get(tool);
   if (!schemas) {
-    schemas = { input: advertised(tool.input, compactInput), output: advertisedOutputSchema(tool.output, tool.confirms === true) };
+    schemas = { input: advertisedInput(tool.input), output: advertisedOutputSchema(tool.output, tool.confirms === true) };
     advertisedSchemas.set(tool, schemas);
   }
   for (const name of [tool.name, ...(tool.aliases ?? [])]) {
