@@ -34,7 +34,7 @@ export interface Sample {
   prepare?(ctx: SampleContext): Promise<Json>;
   /** The tool asks first: the first answer is `confirmation_required`, the second call carries its token. */
   confirm?: true;
-  /** A paging entry: the call's page is followed by the next one through the cursor. */
+  /** A paging entry: the call's page is followed by the next one through the cursor (dotted paths reach an include's page). */
   page?: { items: string; next: string; cursorArg: string };
   /**
    * Why a list answer may be empty (a list answer must otherwise hold items: a filter that matches nothing
@@ -167,6 +167,16 @@ export const SAMPLES: Record<string, Sample[]> = {
     { label: 'include=discussions', args: { project_id: WEBSHOP, issue_iid: 1, include: ['discussions'] } },
     { label: 'include=links', args: { project_id: WEBSHOP, issue_iid: 1, include: ['links'] } },
     { label: 'include=related_merge_requests', args: { project_id: WEBSHOP, issue_iid: 1, include: ['related_merge_requests'] } },
+    {
+      label: 'paging its notes',
+      args: { project_id: WEBSHOP, include: ['notes'] },
+      prepare: async (ctx) => {
+        const iid = await newIssue(ctx);
+        for (let i = 0; i < 21; i += 1) await ctx.rest.request('POST', `${webshop}/issues/${iid}/notes`, { body: `Note ${i}` });
+        return { issue_iid: iid };
+      },
+      page: { items: 'notes.items', next: 'notes.next_cursor', cursorArg: 'include_cursor' },
+    },
   ],
   save_issue: [
     { label: 'create', args: { project_id: WEBSHOP, title: 'Matrix: a new issue', labels: 'matrix', assignee_usernames: ['dana'] } },
@@ -209,6 +219,16 @@ export const SAMPLES: Record<string, Sample[]> = {
       label: `include=${include}`,
       args: { project_id: WEBSHOP, merge_request_iid: 1, include: [include] },
     })),
+    {
+      label: 'paging its notes',
+      args: { project_id: WEBSHOP, include: ['notes'] },
+      prepare: async (ctx) => {
+        const { iid } = await newMergeRequest(ctx, 'notes');
+        for (let i = 0; i < 21; i += 1) await ctx.rest.request('POST', `${webshop}/merge_requests/${iid}/notes`, { body: `Note ${i}` });
+        return { merge_request_iid: iid };
+      },
+      page: { items: 'notes.items', next: 'notes.next_cursor', cursorArg: 'include_cursor' },
+    },
   ],
   get_merge_request_diffs: [
     { label: 'path filter', args: { project_id: WEBSHOP, merge_request_iid: 1, paths: ['db/**'] } },
