@@ -14,16 +14,19 @@ import { admit, firstKnownRef, type AdmittedModel } from './admission.ts';
 import { estimateCost } from './cost.ts';
 import type { InferenceLimiter, StreamSlot } from './inference.limits.ts';
 import { rateLimitWaitMs, transportFailure, unreadableAnswer, upstreamRefusal } from './execution.ts';
+import type { ComposedModel } from '../catalog/catalog.compose.ts';
 import { checkedParameters, checkFitBounded, estimateChatInput, estimateEmbeddingsInput } from './fitting.ts';
 import type {
   CompletedEmbeddings,
   CompletedTextGeneration,
+  EmbeddingsRequest,
   InferenceCaller,
   InferenceCost,
   InferenceEngine,
   InferenceMeta,
   InferenceRequest,
   StreamedTextGeneration,
+  TextGenerationRequest,
   StreamSettlement,
 } from './inference.types.ts';
 import { createUsageWriter, type UsageOutcome } from './usage.store.ts';
@@ -32,6 +35,38 @@ import { createUsageWriter, type UsageOutcome } from './usage.store.ts';
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /** What a streamed call's error answer may weigh: only its status and structured code are read. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The names catalogs give the vector size of embeddings (OpenAI's, then Gemini's). */
+const DIMENSION_PARAMETERS = ['dimensions', 'output_dimensionality'] as const;
+
+/**
+ * The embeddings call's parameters, with the OpenAI surface's `dimensions` under the name the model declares for
+ * the vector size; a model that declares none refuses it, as an undeclared parameter.
+ */
+export function embeddingsParameters(composed: ComposedModel, input: EmbeddingsRequest): Record<string, unknown> {
+  const parameters = { ...input.parameters };
+  if (input.dimensions === undefined) return parameters;
+  const table = composed.capabilities.generation_parameters;
+  const name = DIMENSION_PARAMETERS.find((n) => Object.hasOwn(table, n));
+  if (name === undefined)
+    throw new AppError('parameter_invalid', `dimensions: the model ${composed.ref} declares no vector size parameter`);
+  if (Object.hasOwn(parameters, name)) throw new AppError('parameter_invalid', `parameters.${name}: given twice`);
+  parameters[name] = input.dimensions;
+  return parameters;
+}
+
+/**
+ * An effort the model does not declare is the caller's 400 naming the field, as an undeclared parameter is, before
+ * the wire's own check (which would answer 422, a status the OpenAI surface does not use).
+ */
+function checkReasoningEffort(composed: ComposedModel, reasoning: TextGenerationRequest['reasoning']): void {
+  if (reasoning === undefined) return;
+  const declared = composed.capabilities.reasoning;
+  if (!declared) throw new AppError('parameter_invalid', `reasoning.effort: the model ${composed.ref} declares no reasoning support`);
+  if (!declared.efforts?.includes(reasoning.effort))
+    throw new AppError('parameter_invalid', `reasoning.effort: not an effort the model ${composed.ref} declares`);
+}
+
 /** `PLATFORM_INFERENCE_TIMEOUT_MS` default. */
 export const INFERENCE_TIMEOUT_MS = 120_000;
 
@@ -191,6 +226,7 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
       if (!adapter) throw new AppError('model_unavailable', `${model.ref}: its wire has no text generation endpoint`);
       if (input.stream && !adapter.streamDecoder) throw new AppError('parameter_invalid', `stream: ${model.ref} cannot stream on its wire`);
       const parameters = checkedParameters(composed, input.parameters, input.max_output_tokens);
+      checkReasoningEffort(composed, input.reasoning);
       const declared = composed.capabilities.generation_parameters.max_output_tokens?.default;
       const maxOutput =
         typeof parameters.max_output_tokens === 'number'
@@ -207,14 +243,16 @@ export function createInferenceService(deps: InferenceServiceDeps): InferenceEng
             parameters,
             ...(input.tools?.length ? { tools: input.tools } : {}),
             ...(input.tool_choice !== undefined ? { tool_choice: input.tool_choice } : {}),
+            ...(input.reasoning ? { reasoning: input.reasoning } : {}),
             stream: input.stream,
           },
         );
     } else {
       const adapter = endpointFor(provider.declaration.api_format, 'embeddings');
       if (!adapter) throw new AppError('model_unavailable', `${model.ref}: its wire has no embeddings endpoint`);
+      const parameters = checkedParameters(composed, embeddingsParameters(composed, input));
       checkFitBounded(composed, counter.counter, (c) => estimateEmbeddingsInput(c, input.input), undefined);
-      build = (credential) => adapter.build({ baseUrl, model: composed, credential }, { input: input.input });
+      build = (credential) => adapter.build({ baseUrl, model: composed, credential }, { input: input.input, parameters });
     }
     const credential = await deps.wireCredential(call.caller.accountId, provider);
     if (credential === undefined)

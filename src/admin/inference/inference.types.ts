@@ -34,12 +34,21 @@ export interface TextGenerationRequest {
   /** Generation parameters by their platform names; each must be declared by the model's composed table (else 400). */
   parameters?: Record<string, unknown>;
   max_output_tokens?: number;
+  /** Checked against the model's reasoning declaration by the wire (an undeclared effort is 400). */
+  reasoning?: { effort: string };
   stream: boolean;
 }
 
 export interface EmbeddingsRequest {
   workload: 'embeddings';
   input: string[];
+  /** Embeddings parameters by their platform names (`dimensions`, `output_dimensionality`); checked as for text. */
+  parameters?: Record<string, unknown>;
+  /**
+   * The OpenAI surface's `dimensions`: the vector size under whichever name the model declares for it (`dimensions`
+   * or `output_dimensionality`), which the surface cannot know before the model is chosen.
+   */
+  dimensions?: number;
 }
 
 export interface InferenceRequest {

@@ -176,8 +176,13 @@ export const geminiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
   probe: () => ({ ok: true, input: { input: ['ok'] } }),
   build({ baseUrl, model, credential }, input) {
     const name = modelPath(model);
+    const size = resolveParameters(model, input.parameters).output_dimensionality;
     return jsonRequest(joinUrl(baseUrl, `${name}:batchEmbedContents`), headers(credential), {
-      requests: input.input.map((text) => ({ model: name, content: { parts: [{ text }] } })),
+      requests: input.input.map((text) => ({
+        model: name,
+        content: { parts: [{ text }] },
+        ...(size !== undefined ? { outputDimensionality: size } : {}),
+      })),
     });
   },
   parse: parseBatchEmbeddings,

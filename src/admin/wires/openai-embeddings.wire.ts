@@ -1,6 +1,6 @@
 import { answerObject, listAt, objectAt, tokenCount, type Answer } from './answer.helpers.ts';
 import type { EmbeddingsOutput, EndpointAdapter } from './wire.types.ts';
-import { bearer, joinUrl, jsonRequest, openAiDirectory, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
+import { bearer, joinUrl, jsonRequest, openAiDirectory, resolveParameters, WITHOUT_TEXT_FEATURES } from './wire.helpers.ts';
 
 /** `{data:[{index, embedding}], usage:{prompt_tokens}}`; the vectors are returned in the order of `index` (the inputs' order). */
 function parseEmbeddings(answer: Answer): EmbeddingsOutput {
@@ -25,7 +25,7 @@ function parseEmbeddings(answer: Answer): EmbeddingsOutput {
   };
 }
 
-/** OpenAI-compatible embeddings: `POST {base}/embeddings` with `{model, input}`. */
+/** OpenAI-compatible embeddings: `POST {base}/embeddings` with `{model, input}` and the declared parameters (`dimensions`) by name. */
 export const openAiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
   apiFormat: 'openai_chat',
   workload: 'embeddings',
@@ -34,7 +34,9 @@ export const openAiEmbeddingsWire: EndpointAdapter<'embeddings'> = {
   directory: openAiDirectory,
   probe: () => ({ ok: true, input: { input: ['ok'] } }),
   build({ baseUrl, model, credential }, input) {
+    const params = resolveParameters(model, input.parameters);
     return jsonRequest(joinUrl(baseUrl, 'embeddings'), bearer(credential), {
+      ...params,
       model: model.model_id,
       input: input.input,
       encoding_format: 'float',

@@ -107,6 +107,8 @@ export interface TextGenerationInput {
 
 export interface EmbeddingsInput {
   input: string[];
+  /** Embeddings parameters by their platform names, checked against the model's table by the wire. */
+  parameters?: Record<string, unknown>;
 }
 
 export interface ImageInput {

@@ -26,7 +26,7 @@ function requestOf(body: InferenceRequestBody): InferenceRequest {
   const models = body.models ?? (body.model !== undefined ? [body.model] : []);
   if (body.workload === 'embeddings') {
     const texts = typeof body.input === 'string' ? [body.input] : (body.input ?? []);
-    return { models, input: { workload: 'embeddings', input: texts } };
+    return { models, input: { workload: 'embeddings', input: texts, ...(body.parameters ? { parameters: body.parameters } : {}) } };
   }
   return {
     models,
@@ -52,6 +52,7 @@ function requestOf(body: InferenceRequestBody): InferenceRequest {
       ...(body.tool_choice !== undefined ? { tool_choice: body.tool_choice } : {}),
       ...(body.parameters ? { parameters: body.parameters } : {}),
       ...(body.max_output_tokens !== undefined ? { max_output_tokens: body.max_output_tokens } : {}),
+      ...(body.reasoning ? { reasoning: body.reasoning } : {}),
       stream: body.stream,
     },
   };

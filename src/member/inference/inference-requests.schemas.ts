@@ -51,6 +51,10 @@ export const inferenceRequestBodySchema = z
     tools: z.array(toolSchema).max(128).optional(),
     tool_choice: toolChoiceSchema.optional(),
     parameters: z.record(z.string(), z.unknown()).optional(),
+    reasoning: z
+      .strictObject({ effort: z.string().min(1).max(40) })
+      .optional()
+      .describe("One of the efforts the model's reasoning declaration lists"),
     max_output_tokens: z.number().int().min(1).optional(),
     stream: z.boolean().default(false),
     input: z
@@ -65,7 +69,7 @@ export const inferenceRequestBodySchema = z
       ctx.addIssue({ code: 'custom', path: ['messages'], message: 'text generation needs messages' });
     if (body.workload === 'embeddings') {
       if (body.input === undefined) ctx.addIssue({ code: 'custom', path: ['input'], message: 'embeddings need input' });
-      for (const field of ['messages', 'tools', 'tool_choice', 'parameters', 'max_output_tokens'] as const)
+      for (const field of ['messages', 'tools', 'tool_choice', 'max_output_tokens', 'reasoning'] as const)
         if (body[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'not used by embeddings' });
       if (body.stream) ctx.addIssue({ code: 'custom', path: ['stream'], message: 'embeddings do not stream' });
     }

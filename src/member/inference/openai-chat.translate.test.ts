@@ -160,7 +160,7 @@ describe('parseChatRequest', () => {
       [{ ...user('hi'), logit_bias: { 1: 2 } }, 'logit_bias'],
       [{ ...user('hi'), audio: { voice: 'x' } }, 'audio'],
       [{ ...user('hi'), functions: [] }, 'functions'],
-      [{ ...user('hi'), reasoning_effort: 'low' }, 'reasoning_effort'],
+      [{ ...user('hi'), reasoning_effort: 3 }, 'reasoning_effort'],
       [{ ...user('hi'), response_format: { type: 'json_object' } }, 'response_format.type'],
       [{ ...user('hi'), parallel_tool_calls: false }, 'parallel_tool_calls'],
       [{ ...user('hi'), logprobs: true }, 'logprobs'],

@@ -86,6 +86,8 @@ export const chatCompletionSchema = z.object({
     .nullable()
     .optional(),
   verbosity: z.enum(['low', 'medium', 'high']).nullable().optional(),
+  // The neutral `reasoning.effort`: the wire checks it against the efforts the model declares.
+  reasoning_effort: z.string().min(1).max(40).nullable().optional(),
   max_tokens: tokenCount,
   max_completion_tokens: tokenCount,
   n: z.literal(1, { error: 'only one choice is generated' }).nullable().optional(),
@@ -218,6 +220,9 @@ export function parseChatRequest(body: unknown): ParsedChatRequest {
         ...(choice !== undefined ? { tool_choice: choice } : {}),
         ...(Object.keys(params).length > 0 ? { parameters: params } : {}),
         ...(maxOutput !== null && maxOutput !== undefined ? { max_output_tokens: maxOutput } : {}),
+        ...(parsed.reasoning_effort !== null && parsed.reasoning_effort !== undefined
+          ? { reasoning: { effort: parsed.reasoning_effort } }
+          : {}),
         stream,
       },
     },

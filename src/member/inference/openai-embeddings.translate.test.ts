@@ -26,9 +26,9 @@ describe('parseEmbeddingsRequest', () => {
     });
   });
 
-  it('refuses dimensions, token arrays, empty input and unknown encodings, naming the field', () => {
+  it('refuses non-integer dimensions, token arrays, empty input and unknown encodings, naming the field', () => {
     const cases: [unknown, string][] = [
-      [{ model: 'm', input: 'x', dimensions: 256 }, 'dimensions'],
+      [{ model: 'm', input: 'x', dimensions: 2.5 }, 'dimensions'],
       [{ model: 'm', input: [1, 2, 3] }, 'input'],
       [{ model: 'm', input: '' }, 'input'],
       [{ model: 'm', input: [] }, 'input'],

@@ -18,6 +18,7 @@ export const embeddingsSchema = z.object({
       .min(1),
   ]),
   encoding_format: z.enum(['float', 'base64']).optional(),
+  dimensions: z.number().int().min(1).optional(),
 });
 
 export type EmbeddingEncoding = 'float' | 'base64';
@@ -32,9 +33,9 @@ function invalid(message: string): AppError {
 }
 
 /**
- * Parses an Embeddings body: `{model, input: string | string[], encoding_format?}`. `dimensions` is refused (the
- * platform has no truncation of its own to offer), as is any field but `user` (ignored); 400 `parameter_invalid`
- * names the field.
+ * Parses an Embeddings body: `{model, input: string | string[], encoding_format?, dimensions?}`. `dimensions` goes
+ * to the engine, which sends it under the name the model declares for the vector size and refuses it (400) when the
+ * model declares none. Any other field but `user` (ignored) is 400 `parameter_invalid` naming the field.
  */
 export function parseEmbeddingsRequest(body: unknown): ParsedEmbeddingsRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('body: expected a JSON object');
@@ -46,9 +47,16 @@ export function parseEmbeddingsRequest(body: unknown): ParsedEmbeddingsRequest {
   }
   const checked = checkInput(embeddingsSchema, body, 'body');
   if (!checked.ok) throw invalid(checked.message);
-  const { model, input, encoding_format } = checked.value;
+  const { model, input, encoding_format, dimensions } = checked.value;
   return {
-    request: { models: [model], input: { workload: 'embeddings', input: typeof input === 'string' ? [input] : input } },
+    request: {
+      models: [model],
+      input: {
+        workload: 'embeddings',
+        input: typeof input === 'string' ? [input] : input,
+        ...(dimensions !== undefined ? { dimensions } : {}),
+      },
+    },
     encoding: encoding_format ?? 'float',
   };
 }
