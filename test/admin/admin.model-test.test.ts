@@ -32,6 +32,16 @@ interface Row {
   unavailable_reason: string | null;
 }
 
+/**
+ * Waits until the stand-in has received a request beyond the first `received` (the probe, whose answer the test holds
+ * back), so that an edit made next lands during the probe. A fixed sleep lost that race on a loaded machine: the
+ * edit then came before the model test read the policy, and the test saw another outcome.
+ */
+async function probeArrived(standin: { requests: readonly unknown[] }, received: number): Promise<void> {
+  for (let i = 0; i < 500 && standin.requests.length === received; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(standin.requests.length, 'the probe reached the provider').toBeGreaterThan(received);
+}
+
 describe.each(dialects)('model test on %s', (dialect) => {
   let f: ProviderStandins;
   beforeAll(async () => {
@@ -384,9 +394,10 @@ describe.each(dialects)('model test on %s', (dialect) => {
     const ref = CHAT.openai;
     await setAvailable(ref, false);
     const version = await f.version('openai');
-    f.standins.openai.delay(400);
+    f.standins.openai.delay(1_000);
+    const received = f.standins.openai.requests.length;
     const pending = test(ref, { version });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await probeArrived(f.standins.openai, received);
     const hide = await f.h.call('PUT', P('openai', '/model_visibility'), {
       token: f.h.token,
       body: { command: { model: 'openai/gpt-4.1-mini', visible: false, expected_lock_version: version } },
@@ -407,9 +418,10 @@ describe.each(dialects)('model test on %s', (dialect) => {
     // The model is already valid, so success calls for no change; the version is still checked after the probe.
     const ref = CHAT.openai;
     const version = await f.version('openai');
-    f.standins.openai.delay(400);
+    f.standins.openai.delay(1_000);
+    const received = f.standins.openai.requests.length;
     const pending = test(ref, { version });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await probeArrived(f.standins.openai, received);
     const hide = await f.h.call('PUT', P('openai', '/model_visibility'), {
       token: f.h.token,
       body: { command: { model: 'openai/gpt-4.1-mini', visible: false, expected_lock_version: version } },
@@ -446,9 +458,11 @@ describe.each(dialects)('model test on %s', (dialect) => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', message: 'gone', details: [{ reason: 'model_decommissioned' }] } }),
     });
-    f.standins.gemini.delay(300);
+    f.standins.gemini.delay(1_000);
+    const received = f.standins.gemini.requests.length;
     const pending = test(CHAT.gemini, { version });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The policy goes once the probe is at the provider (its answer held back), never before the test read it.
+    await probeArrived(f.standins.gemini, received);
     const db = f.h.platform.ctx.database.db;
     const saved = await db.selectFrom('model_provider_policies').selectAll().where('provider_id', '=', 'google').executeTakeFirstOrThrow();
     await db.deleteFrom('model_provider_policies').where('provider_id', '=', 'google').execute();
