@@ -9,7 +9,7 @@ import { fakeClock, systemClock } from '../core/clock.ts';
 import { createLogger } from '../core/logger.ts';
 import { createMcpGuard, parseAllowedOrigins } from './mcp.guard.ts';
 import { createMemoryMcpLimiter, createRedisMcpLimiter, MCP_RATE_WINDOW_MS, type McpRequestLimiter } from './mcp.limits.ts';
-import { INITIALIZE, REDIS_URL, redisAvailable, startStack, startTestForge, type Stack } from './mcp.testkit.ts';
+import { INITIALIZE, REDIS_URL, redisAvailable, startStack, startTokenStack, startTestForge, type Stack } from './mcp.testkit.ts';
 
 /** POST /mcp with `initialize` and the given headers. */
 async function post(url: string, headers: Record<string, string>, body: string = JSON.stringify(INITIALIZE)): Promise<Response> {
@@ -51,8 +51,7 @@ describe('Origin and Host', () => {
   let stack: Stack;
   let pat = '';
   beforeAll(async () => {
-    stack = await startStack({ mode: 'none', allowedOrigins: ['https://app.example'], bindHost: '127.0.0.1' });
-    pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+    ({ stack, pat } = await startTokenStack({ allowedOrigins: ['https://app.example'], bindHost: '127.0.0.1' }));
   });
   afterAll(async () => {
     await stack.close();

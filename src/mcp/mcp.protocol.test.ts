@@ -8,7 +8,7 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from './mcp.testkit.ts';
+import { startTokenStack, type Stack } from './mcp.testkit.ts';
 
 const MODERN = '2026-07-28';
 const envelope = {
@@ -21,8 +21,7 @@ let stack: Stack;
 let pat = '';
 
 beforeAll(async () => {
-  stack = await startStack({ mode: 'none' });
-  pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+  ({ stack, pat } = await startTokenStack({}));
 });
 afterAll(async () => {
   await stack.close();

@@ -227,6 +227,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
 }
 
+/** A stack with no OAuth in front (mode `none`, unless given) and a personal access token (`api`) of its forge user. */
+export async function startTokenStack(options: Partial<StackOptions> = {}): Promise<{ stack: Stack; pat: string }> {
+  const stack = await startStack({ mode: 'none', ...options });
+  return { stack, pat: stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']) };
+}
+
 /** POST /register with a JSON body; returns status, body and headers. */
 export async function register(
   base: string,
@@ -519,6 +525,22 @@ export async function callTool(serverUrl: string, bearer: string, name: string, 
   } finally {
     await client.close();
   }
+}
+
+/** The v1 and v2 SDK clients, each connected to `serverUrl`'s `/mcp` with a bearer token; the caller closes both. */
+export async function connectSdkClients(serverUrl: string, bearer: string) {
+  const [{ Client }, { StreamableHTTPClientTransport }, v2] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/client'),
+  ]);
+  const url = new URL(`${serverUrl}/mcp`);
+  const requestInit = { headers: { authorization: `Bearer ${bearer}` } };
+  const v1Client = new Client({ name: 'mcp-test-v1', version: '1.0.0' });
+  await v1Client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+  const v2Client = new v2.Client({ name: 'mcp-test-v2', version: '1.0.0' });
+  await v2Client.connect(new v2.StreamableHTTPClientTransport(url, { requestInit }));
+  return [v1Client, v2Client] as const;
 }
 
 /**

@@ -4,11 +4,9 @@
  * page they offer: through the v1 and v2 SDK clients over Streamable HTTP against the dev forge.
  */
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DevForgeUser } from '../../devforge/index.ts';
-import { startStack, type Stack } from '../mcp.testkit.ts';
+import { connectSdkClients, startStack, type Stack } from '../mcp.testkit.ts';
 
 type Json = Record<string, unknown>;
 interface ToolResult {
@@ -161,16 +159,6 @@ describe('add_commit edits by old/new text', () => {
 });
 
 describe('resources and completions', () => {
-  async function bothClients() {
-    const url = new URL(`${stack.url}/mcp`);
-    const requestInit = { headers: { authorization: `Bearer ${pat}` } };
-    const v1 = new Client({ name: 'res-v1', version: '1' });
-    await v1.connect(new StreamableHTTPClientTransport(url, { requestInit }));
-    const v2 = new V2Client({ name: 'res-v2', version: '1' });
-    await v2.connect(new V2Transport(url, { requestInit }));
-    return [v1, v2] as const;
-  }
-
   it('[TOOL-UNTRUSTED] a file read as a resource comes without bidirectional controls and zero-width characters', async () => {
     const hidden = 'safe\u202Etxt.exe\u200B and\u2066 more\u2069\u200D';
     await ok('add_commit', {
@@ -181,7 +169,7 @@ describe('resources and completions', () => {
       actions: [{ action: 'create', file_path: 'hidden.md', content: `${hidden}\nline two\r\n` }],
     });
     expect(await forgeFile('hidden.md', 'hidden-text')).toContain('\u202E');
-    for (const c of await bothClients()) {
+    for (const c of await connectSdkClients(stack.url, pat)) {
       try {
         const read = await c.readResource({ uri: `forge://projects/${encodeURIComponent(project)}/files/hidden-text/hidden.md` });
         expect((read.contents[0] as { text?: string }).text).toBe('safetxt.exe and more\nline two\r\n');
@@ -204,7 +192,7 @@ describe('resources and completions', () => {
       }
     }
     const ref = { type: 'ref/resource' as const, uri: 'forge://projects/{project}/files/{ref}/{+path}' };
-    for (const c of await bothClients()) {
+    for (const c of await connectSdkClients(stack.url, pat)) {
       try {
         const all = await c.complete({ ref, argument: { name: 'project', value: '' } });
         expect(all.completion.values).toHaveLength(20);

@@ -4,7 +4,7 @@
  * retry whose arguments changed is refused. Raw JSON-RPC, since the exchange itself is what is pinned.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postModernToolCall, startStack, type Stack } from '../mcp.testkit.ts';
+import { postModernToolCall, startTokenStack, type Stack } from '../mcp.testkit.ts';
 
 type Json = Record<string, unknown>;
 
@@ -12,8 +12,7 @@ describe('confirmation by multi-round-trip input (2026-07-28)', () => {
   let stack: Stack;
   let pat = '';
   beforeAll(async () => {
-    stack = await startStack({ mode: 'none' });
-    pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+    ({ stack, pat } = await startTokenStack({}));
   });
   afterAll(async () => {
     await stack.close();

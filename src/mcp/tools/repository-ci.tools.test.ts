@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from '../mcp.testkit.ts';
+import { connectSdkClients, startTokenStack, type Stack } from '../mcp.testkit.ts';
 
 type Json = Record<string, unknown>;
 interface ToolResult {
@@ -34,8 +34,7 @@ let pat = '';
 let project = '';
 
 beforeAll(async () => {
-  stack = await startStack({ mode: 'none', toolSurface: { toolsets: ALL_TOOLSETS, denied: [], readOnly: false } });
-  pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+  ({ stack, pat } = await startTokenStack({ toolSurface: { toolsets: ALL_TOOLSETS, denied: [], readOnly: false } }));
   project = `${stack.forge.user.username}/hello-forge`;
 });
 afterAll(async () => {
@@ -410,18 +409,8 @@ describe('read-only', () => {
 });
 
 describe('resources, prompts and completions', () => {
-  async function clients() {
-    const url = new URL(`${stack.url}/mcp`);
-    const requestInit = { headers: { authorization: `Bearer ${pat}` } };
-    const v1 = new Client({ name: 'res-v1', version: '1' });
-    await v1.connect(new StreamableHTTPClientTransport(url, { requestInit }));
-    const v2 = new V2Client({ name: 'res-v2', version: '1' });
-    await v2.connect(new V2Transport(url, { requestInit }));
-    return [v1, v2] as const;
-  }
-
   it('[MCP-RESOURCES] files at a ref and job logs are resource templates; a tool’s resource link reads back; a missing file is not found', async () => {
-    for (const client of await clients()) {
+    for (const client of await connectSdkClients(stack.url, pat)) {
       try {
         const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
         expect(templates).toEqual(['forge://projects/{project}/files/{ref}/{+path}', 'forge://projects/{project}/jobs/{job_id}/log']);
@@ -453,7 +442,7 @@ describe('resources, prompts and completions', () => {
   });
 
   it('[MCP-PROMPTS] review_merge_request and triage_issue are listed and expand to plans naming the tools', async () => {
-    for (const client of await clients()) {
+    for (const client of await connectSdkClients(stack.url, pat)) {
       try {
         expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['review_merge_request', 'triage_issue']);
         const review = await client.getPrompt({
@@ -473,7 +462,7 @@ describe('resources, prompts and completions', () => {
   });
 
   it('[MCP-COMPLETIONS] completes project paths and, for a project, its branches and tags', async () => {
-    for (const client of await clients()) {
+    for (const client of await connectSdkClients(stack.url, pat)) {
       try {
         const ref = { type: 'ref/resource' as const, uri: 'forge://projects/{project}/files/{ref}/{+path}' };
         const projects = await client.complete({ ref, argument: { name: 'project', value: 'hello' } });

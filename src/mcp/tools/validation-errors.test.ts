@@ -9,7 +9,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paginate } from '../../devforge/devforge.api.routes.ts';
-import { captureLogger, postRpc, startStack, type Stack } from '../mcp.testkit.ts';
+import { captureLogger, postRpc, startTokenStack, type Stack } from '../mcp.testkit.ts';
 import { createForgeApi } from './forge.client.ts';
 import { pageResult } from './forge.paging.ts';
 import { createForgeMcpServer } from './forge.tools.ts';
@@ -27,8 +27,7 @@ let stack: Stack;
 let pat = '';
 
 beforeAll(async () => {
-  stack = await startStack({ mode: 'none' });
-  pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+  ({ stack, pat } = await startTokenStack({}));
 });
 afterAll(async () => {
   await stack.close();

@@ -12,7 +12,16 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, type ServerContext } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, captureLogger, postModernToolCall, REDIS_URL, redisAvailable, startStack, type Stack } from '../mcp.testkit.ts';
+import {
+  callTool,
+  captureLogger,
+  postModernToolCall,
+  REDIS_URL,
+  redisAvailable,
+  startStack,
+  startTokenStack,
+  type Stack,
+} from '../mcp.testkit.ts';
 import { fileTarget, parseProjectRef, requiredTarget } from './forge.ids.ts';
 import { createMemoryReplayCache } from '../oauth/oauth.replay.ts';
 import { createForgeMcpServer } from './forge.tools.ts';
@@ -32,8 +41,7 @@ let pat = '';
 let project = '';
 
 beforeAll(async () => {
-  stack = await startStack({ mode: 'none' });
-  pat = stack.forge.forge.createPersonalAccessToken(stack.forge.user.username, ['api']);
+  ({ stack, pat } = await startTokenStack({}));
   project = `${stack.forge.user.username}/hello-forge`;
 });
 afterAll(async () => {
