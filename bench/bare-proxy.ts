@@ -38,3 +38,39 @@ export async function startBareProxy(upstreamPort: number, path: string): Promis
     },
   };
 }
+
+/**
+ * The floor under an MCP server answering one tool call, for bench:mcp: a Fastify server whose `/mcp` route parses
+ * the JSON-RPC body, makes `paths`' GETs to the forge at once with an undici pool (keep-alive, as the server's forge
+ * client), parses each answer and returns them as a tool result: the JSON as text and as `structuredContent`, as
+ * every read tool does. No authentication, rate limit, log line, MCP SDK, argument validation, untrusted-text
+ * handling or slimming: the HTTP and JSON work every such call costs, on the same machine and load generator.
+ */
+export async function startBareMcpProxy(
+  forgeOrigin: string,
+  headers: Record<string, string>,
+  paths: readonly string[],
+): Promise<BareProxy> {
+  const agent = new Agent();
+  const app = Fastify({ logger: false });
+  const get = async (path: string): Promise<unknown> => {
+    const answer = await agent.request({ origin: forgeOrigin, path, method: 'GET', headers });
+    return answer.body.json();
+  };
+  app.post('/mcp', async (req, reply) => {
+    const { id } = req.body as { id: unknown };
+    const parts = await Promise.all(paths.map(get));
+    const value = parts.length === 1 && !Array.isArray(parts[0]) ? parts[0] : { parts };
+    const result = { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+    return reply.header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', id, result }));
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    async close() {
+      await app.close();
+      await agent.close();
+    },
+  };
+}

@@ -15,12 +15,14 @@
  *    dev forge for the same data in the same run; and `tools/list`. The load comes from a worker thread
  *    (post-load.ts); forge, server and client share this process's two cores. Targets (issue 17): added p50 under
  *    0.5 ms at concurrency 1, at least 35% of the direct rate at concurrency 16, `tools/list` p50 under 0.5 ms.
+ *    `get_project` also runs through a bare proxy (bare-proxy.ts): the floor for any server of this shape, no target.
  *
  * 5. The toolsets (issue 18): `tools/list` bytes per toolset and for the default set (target: under 32 KB); calls/s
  *    and p50 of `get_merge_request` with all its includes and of `get_merge_request_diffs` on a 200-file change (a
  *    window of 100 files), each beside direct forge calls for the same data in the same run: the same requests the
  *    tool makes, sent concurrently as the tool sends them. Target: added p50 under 1 ms over that direct baseline
  *    (which already pays for the extra forge calls of the includes, made at the same time, not one after another).
+ *    Both also run through a bare proxy making the same forge calls, as their floor.
  *
  *    With BENCH_REDIS_URL, `get_project` at concurrency 16 once more with the `/mcp` rate limits in that Redis (what
  *    replicas sharing their limits pay per call).
@@ -43,6 +45,7 @@ import { createForgeMcpServer, declaredTools } from '../src/mcp/tools/forge.tool
 import { TOOLSETS } from '../src/mcp/tools/toolsets.ts';
 import { createSealer } from '../src/mcp/oauth/oauth.seal.ts';
 import { PROXY_CODE_TTL_MS } from '../src/mcp/oauth/oauth.stores.ts';
+import { startBareMcpProxy } from './bare-proxy.ts';
 import { postLoad, summariseLoad, type LoadSummary, type PostTarget } from './post-load.ts';
 import { timeCalls, type CallTimings } from './stats.ts';
 
@@ -268,13 +271,20 @@ async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
     lines.push(`tool calls over Streamable HTTP (2025-11-25, JSON), beside direct forge calls; load average ${load()}`);
     for (const c of cases) {
       const viaMcp = mcpTarget(mcpPort, pat, 'tools/call', { name: c.tool ?? c.name, arguments: c.args });
+      // get_project's floor: the same call through a bare proxy (bare-proxy.ts), what any server of this shape pays.
+      const bare =
+        c.name === 'get_project'
+          ? await startBareMcpProxy(`http://127.0.0.1:${forgePort}`, { 'private-token': pat }, [`/api/v4${c.path}`])
+          : undefined;
       for (const connections of [1, 16]) {
-        // Direct and MCP alternate in two rounds each, so a load change on the machine hits both alike.
+        // Direct, MCP (and the bare proxy) alternate in two rounds each, so a load change on the machine hits all alike.
         const d: LoadSummary[] = [];
         const m: LoadSummary[] = [];
+        const b: LoadSummary[] = [];
         for (let round = 0; round < 2; round += 1) {
           d.push(await series(direct(c.path), connections));
           m.push(await series(viaMcp, connections));
+          if (bare) b.push(await series({ ...viaMcp, port: bare.port }, connections));
         }
         const best = (xs: LoadSummary[]) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
         const dr = best(d);
@@ -285,7 +295,15 @@ async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
         lines.push(
           `  ${''.padEnd(18)}      mcp    ${fmt(mr)}   added p50 ${added.toFixed(2)} ms   ${(ratio * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / mr.cpuUs) * 100).toFixed(0)}%)`,
         );
-        if (mr.errors > 0 || dr.errors > 0) lines.push(`  errors: mcp ${mr.errors}, direct ${dr.errors}`);
+        if (b.length > 0) {
+          const br = best(b);
+          lines.push(
+            `  ${''.padEnd(18)}      bare   ${fmt(br)}   added p50 ${(br.p50 - dr.p50).toFixed(2)} ms   ${((br.rps / dr.rps) * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / br.cpuUs) * 100).toFixed(0)}%): the floor, no target`,
+          );
+        }
+        const bareErrors = b.reduce((sum, r) => sum + r.errors, 0);
+        if (mr.errors > 0 || dr.errors > 0 || bareErrors > 0)
+          lines.push(`  errors: mcp ${mr.errors}, direct ${dr.errors}, bare ${bareErrors}`);
         if (c.name === 'get_project' && connections === 1) {
           const ok = added < 0.5;
           pass &&= ok;
@@ -297,6 +315,7 @@ async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
           lines.push(`  ${''.padEnd(18)}      target >= 35% of direct at c=16: ${ok ? 'PASS' : 'FAIL'}`);
         }
       }
+      await bare?.close();
     }
     const list = await series(mcpTarget(mcpPort, pat, 'tools/list', {}), 1, 2);
     const listOk = list.p50 < 0.5;
@@ -468,17 +487,25 @@ async function mergeRequestCalls(): Promise<{ lines: string[]; pass: boolean }> 
     const best = (xs: LoadSummary[]) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
     for (const c of cases) {
       const viaMcp = mcpTarget(mcpPort, pat, 'tools/call', { name: c.tool, arguments: c.args });
+      // The floor: the same forge calls, at once, through a bare proxy (bare-proxy.ts).
+      const bare = await startBareMcpProxy(`http://127.0.0.1:${forgePort}`, { 'private-token': pat }, [
+        c.bundle.path,
+        ...(c.bundle.also ?? []),
+      ]);
       lines.push(`  ${c.name}`);
       for (const connections of [1, 16]) {
-        // Direct and MCP alternate in two rounds each, so a load change on the machine hits both alike.
+        // Direct, MCP and the bare proxy alternate in two rounds each, so a load change on the machine hits all alike.
         const d: LoadSummary[] = [];
         const m: LoadSummary[] = [];
         const a: LoadSummary[] = [];
+        const b: LoadSummary[] = [];
         for (let round = 0; round < 2; round += 1) {
           if (c.alone && connections === 1) a.push(await series(c.alone, connections));
           d.push(await series(c.bundle, connections));
           m.push(await series(viaMcp, connections));
+          b.push(await series({ ...viaMcp, port: bare.port }, connections));
         }
+        const br = best(b);
         const dr = best(d);
         const mr2 = best(m);
         const added = mr2.p50 - dr.p50;
@@ -492,7 +519,11 @@ async function mergeRequestCalls(): Promise<{ lines: string[]; pass: boolean }> 
         lines.push(
           `         ${'mcp'.padEnd(36)} ${fmt(mr2)}   added p50 ${added.toFixed(2)} ms   ${((mr2.rps / dr.rps) * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / mr2.cpuUs) * 100).toFixed(0)}%)`,
         );
-        if (mr2.errors > 0 || dr.errors > 0) lines.push(`    errors: mcp ${mr2.errors}, direct ${dr.errors}`);
+        lines.push(
+          `         ${'bare proxy (the floor, no target)'.padEnd(36)} ${fmt(br)}   added p50 ${(br.p50 - dr.p50).toFixed(2)} ms   ${((br.rps / dr.rps) * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / br.cpuUs) * 100).toFixed(0)}%)`,
+        );
+        if (mr2.errors > 0 || dr.errors > 0 || br.errors > 0)
+          lines.push(`    errors: mcp ${mr2.errors}, direct ${dr.errors}, bare ${br.errors}`);
         if (connections === 1) {
           const ok = added < 1;
           pass &&= ok;
@@ -501,6 +532,7 @@ async function mergeRequestCalls(): Promise<{ lines: string[]; pass: boolean }> 
           );
         }
       }
+      await bare.close();
     }
     lines.push(`load average after: ${load()}`);
   } finally {
