@@ -86,6 +86,8 @@ export function mcpSettingsFromConfig(
 ): McpSettings {
   const forgeUrl = forge?.forgeUrl ?? config.FORGE_URL;
   if (forgeUrl === undefined) throw new Error('no forge: set FORGE_URL or run the dev forge');
+  // Replicas in stateless mode must share the used codes; the platform's Redis is that place unless one is named.
+  const replayCacheUrl = config.OAUTH_REPLAY_CACHE_URL ?? config.PLATFORM_REDIS_URL;
   const mode: McpSettings['mode'] = forge
     ? 'callback_proxy'
     : !config.FORGE_MCP_OAUTH
@@ -107,7 +109,7 @@ export function mcpSettingsFromConfig(
         ? {
             secret: config.OAUTH_STATELESS_SECRET,
             ...(config.OAUTH_STATELESS_PREVIOUS_SECRET ? { previous: config.OAUTH_STATELESS_PREVIOUS_SECRET } : {}),
-            ...(config.OAUTH_REPLAY_CACHE_URL ? { replayCacheUrl: config.OAUTH_REPLAY_CACHE_URL } : {}),
+            ...(replayCacheUrl ? { replayCacheUrl } : {}),
           }
         : undefined,
     localSecret,
@@ -263,8 +265,8 @@ export async function buildMcpApp(deps: McpAppDeps): Promise<McpApp> {
       ? createRedisMcpLimiter({ url: settings.redisUrl, clock, log, settings: rateLimits })
       : createMemoryMcpLimiter({ clock, settings: rateLimits }));
   // Nonces of confirmation tokens must be shared by every replica, or a token is redeemed once per replica: the
-  // replay cache of stateless mode when it is shared (OAUTH_REPLAY_CACHE_URL, or one a caller passed in), else the
-  // Redis of PLATFORM_REDIS_URL (replicas share it for the rate limits already, with or without stateless mode),
+  // replay cache of stateless mode when it is shared (OAUTH_REPLAY_CACHE_URL or PLATFORM_REDIS_URL, or one a caller
+  // passed in), else the Redis of PLATFORM_REDIS_URL (replicas share it for the rate limits already, in any mode),
   // else an in-process record (a single replica).
   const sharedReplay = replay && (deps.replay || settings.stateless?.replayCacheUrl) ? replay : undefined;
   const ownConfirmReplay =

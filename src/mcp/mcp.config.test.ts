@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/config.ts';
+import { mcpSettingsFromConfig } from './mcp.app.ts';
 import { parseMcpConfig } from './mcp.config.ts';
 import { resolveLocalSettings } from './local/mcp-local.settings.ts';
 
@@ -100,5 +101,24 @@ describe('MCP configuration', () => {
     expect(resolveLocalSettings(parseMcpConfig(env), { HOME: '/home/u' }).tokenPath).toBe(
       join('/home/u', '.config', 'platform', 'forge-token.json'),
     );
+  });
+
+  it('[REPLAY-REDIS] stateless replicas share their replay cache in PLATFORM_REDIS_URL unless OAUTH_REPLAY_CACHE_URL names another', () => {
+    const stateless = {
+      FORGE_MCP_OAUTH: 'true',
+      MCP_SERVER_URL: 'https://mcp.example/',
+      FORGE_OAUTH_APP_ID: 'abc',
+      FORGE_URL: 'https://gitlab.example',
+      OAUTH_STATELESS_MODE: 'true',
+      OAUTH_STATELESS_SECRET: SECRET,
+    };
+    const core = { TRUST_PROXY: false, PLATFORM_BODY_LIMIT_BYTES: 1_000_000, PLATFORM_HOST: '127.0.0.1' };
+    const settings = (env: Record<string, string>) => mcpSettingsFromConfig(parseMcpConfig(env), core, Buffer.alloc(32));
+    expect(settings(stateless).stateless?.replayCacheUrl).toBeUndefined();
+    expect(settings({ ...stateless, PLATFORM_REDIS_URL: 'redis://shared:6379' }).stateless?.replayCacheUrl).toBe('redis://shared:6379');
+    expect(
+      settings({ ...stateless, PLATFORM_REDIS_URL: 'redis://shared:6379', OAUTH_REPLAY_CACHE_URL: 'redis://replay:6379' }).stateless
+        ?.replayCacheUrl,
+    ).toBe('redis://replay:6379');
   });
 });

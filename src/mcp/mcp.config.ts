@@ -71,7 +71,7 @@ export const mcpEnvSpec = {
   OAUTH_STATELESS_SECRET: env.base64Key(32),
   /** The secret being rotated out: still opens values sealed with it, never seals. */
   OAUTH_STATELESS_PREVIOUS_SECRET: env.base64Key(32),
-  /** `redis://…`: consumed sealed codes and states are remembered across replicas. */
+  /** `redis://…`: consumed sealed codes and states are remembered across replicas (unset: PLATFORM_REDIS_URL's). */
   OAUTH_REPLAY_CACHE_URL: env.custom<string | undefined>(
     'a redis:// or rediss:// URL',
     (raw) => (/^rediss?:\/\/.+/.test(raw) ? raw : invalid),
@@ -120,7 +120,7 @@ export const mcpEnvSpec = {
   MCP_ADDRESS_RATE_LIMIT_PER_MINUTE: env.integer(6000, 0, 10_000_000),
   /**
    * Where replicas share the `/mcp` rate limits (the same Redis the model plane's limits use) and, unless
-   * OAUTH_REPLAY_CACHE_URL is shared, the used confirmation tokens; unset: per process.
+   * OAUTH_REPLAY_CACHE_URL names another, the used sealed codes and confirmation tokens; unset: per process.
    */
   PLATFORM_REDIS_URL: env.custom<string | undefined>(
     'a redis:// or rediss:// URL',
