@@ -648,11 +648,12 @@ export class CorpusIndex {
         item += n;
       }
     }
+    // Lists keep their order and length and rows their items, so what is kept by list position (the string-mode
+    // lookups of osv.paging.ts, by their list's stamp) stays right: the stamps stay, and warmed lookups with them.
     for (let list = 0; list < this.listCount; list++) {
       if (this.listKey[list] === COMMIT_KEY) continue;
       const start = this.listStart[list]!;
       for (let i = start; i < start + this.listLen[list]!; i++) this.pool[i] = renumber[this.pool[i]!]!;
-      this.listStamp[list]!++;
     }
     Object.assign(this, next);
     this.rowCount = row;

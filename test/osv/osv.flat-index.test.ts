@@ -14,6 +14,7 @@ import { rng, SyntheticCorpus } from '../../bench/osv-corpus.ts';
 import { ecosystemBase } from '../../src/osv/ecosystems/index.ts';
 import { compareIds, CorpusIndex } from '../../src/osv/osv.index.ts';
 import { plainRow, RowMatcher, type PlainRow } from '../../src/osv/osv.matcher.ts';
+import { warmLookups } from '../../src/osv/osv.paging.ts';
 import { matchQuery, parseQuery, type ParsedQuery } from '../../src/osv/osv.query.ts';
 import { computeIndexRows, type IndexRowData } from '../../src/osv/osv.rows.ts';
 import { ByteArena, encodeBatchItem, encodeBatchResult } from '../../src/osv/osv.batch-answer.ts';
@@ -288,5 +289,38 @@ describe('[OSV-API-SHAPES] QueryBatch items written from the index', () => {
             `${form} ${id} ${time}`,
           ).toBe(true);
       }
+  });
+});
+
+describe('[OSV-MATCH-STRING] [OSV-REFRESH] row compaction', () => {
+  it('renumbers rows without making warmed string-mode lookups stale, and they answer as before', async () => {
+    const index = new CorpusIndex();
+    const npm = (i: number): IndexRowData[] => [
+      { seq: 0, kind: 'V', ecosystem: 'npm', name: `pkg-${i % 50}`, coarseMin: null, coarseMax: null, versions: ['1.0.0'] },
+    ];
+    // Records applied first get the low row numbers, so withdrawing them moves every later row when rows are compacted.
+    for (let i = 0; i < 10_000; i++) index.applyVuln(`NPM-${String(i).padStart(5, '0')}`, '2024-01-01T00:00:00Z', npm(i));
+    const repo = 'github.com/acme/tool';
+    for (let i = 0; i < 200; i++)
+      index.applyVuln(`GIT-${String(i).padStart(4, '0')}`, '2024-01-01T00:00:00Z', [
+        { seq: 0, kind: 'V', ecosystem: 'GIT', name: repo, coarseMin: null, coarseMax: null, versions: [`v1.${i % 20}.0`] },
+      ]);
+    index.seal();
+    expect((await warmLookups(index)).lookups).toBeGreaterThanOrEqual(1);
+    const git = index.packageRows('GIT', repo)!;
+    const stamp = index.listStamp[git.list];
+    const rowsBefore = Array.from(git.rows);
+    const query = parseQuery({ package: { ecosystem: 'GIT', name: `https://${repo}` }, version: 'v1.7.0' });
+    const before = matchQuery(index, query, UNLIMITED).vulns.map((v) => v.id);
+    expect(before).toHaveLength(10);
+
+    // 8,000 of 10,200 rows withdrawn: more than 4,096 and a quarter of all rows, so seal() compacts them away.
+    for (let i = 0; i < 8_000; i++) index.applyVuln(`NPM-${String(i).padStart(5, '0')}`, '2025-01-01T00:00:00Z', null);
+    index.seal();
+    const after = index.packageRows('GIT', repo)!;
+    expect(Array.from(after.rows)).not.toEqual(rowsBefore);
+    expect(index.listStamp[git.list]).toBe(stamp);
+    expect((await warmLookups(index)).lookups).toBe(0);
+    expect(matchQuery(index, query, UNLIMITED).vulns.map((v) => v.id)).toEqual(before);
   });
 });
