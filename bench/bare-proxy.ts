@@ -1,10 +1,23 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { Agent } from 'undici';
 
 /** A listening bare proxy: where it listens, and how to stop it. */
 export interface BareProxy {
   port: number;
   close(): Promise<void>;
+}
+
+/** Starts `app` on a free loopback port; closing it closes `agent` too. */
+async function listen(app: FastifyInstance, agent: Agent): Promise<BareProxy> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    async close() {
+      await app.close();
+      await agent.close();
+    },
+  };
 }
 
 /**
@@ -28,15 +41,7 @@ export async function startBareProxy(upstreamPort: number, path: string): Promis
     const body = Buffer.from(await answer.body.arrayBuffer());
     return reply.code(answer.statusCode).header('content-type', 'application/json').send(body);
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    async close() {
-      await app.close();
-      await agent.close();
-    },
-  };
+  return listen(app, agent);
 }
 
 /**
@@ -64,13 +69,5 @@ export async function startBareMcpProxy(
     const result = { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
     return reply.header('content-type', 'application/json').send(JSON.stringify({ jsonrpc: '2.0', id, result }));
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    async close() {
-      await app.close();
-      await agent.close();
-    },
-  };
+  return listen(app, agent);
 }
