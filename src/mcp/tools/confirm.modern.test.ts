@@ -12,7 +12,7 @@ describe('confirmation by multi-round-trip input (2026-07-28)', () => {
   let stack: Stack;
   let pat = '';
   beforeAll(async () => {
-    ({ stack, pat } = await startTokenStack({}));
+    ({ stack, pat } = await startTokenStack());
   });
   afterAll(async () => {
     await stack.close();

@@ -27,7 +27,7 @@ let stack: Stack;
 let pat = '';
 
 beforeAll(async () => {
-  ({ stack, pat } = await startTokenStack({}));
+  ({ stack, pat } = await startTokenStack());
 });
 afterAll(async () => {
   await stack.close();

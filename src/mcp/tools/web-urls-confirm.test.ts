@@ -41,7 +41,7 @@ let pat = '';
 let project = '';
 
 beforeAll(async () => {
-  ({ stack, pat } = await startTokenStack({}));
+  ({ stack, pat } = await startTokenStack());
   project = `${stack.forge.user.username}/hello-forge`;
 });
 afterAll(async () => {
