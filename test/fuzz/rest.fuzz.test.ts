@@ -214,11 +214,12 @@ describe.each(dialects)('REST fuzz on %s', (dialect) => {
         expect(Object.keys(body)).toEqual(['error']);
         // The OpenAI-compatible surface answers OpenAI's error shape, which adds `type` and `param` to the same two:
         // its POST routes, and the model list when asked for OpenAI's shape. A method it does not serve gets the
-        // platform's "no such route" envelope like any other path.
+        // platform's "no such route" envelope like any other path. A repeated `format` is read as the router reads
+        // it: its first value decides, so `format=text_generation&format=openai` is a member request.
         const path = request.operation.path;
         const openAiShape =
           (request.method === 'POST' && /^\/agent_api\/v1\/(chat\/completions|embeddings)$/.test(path)) ||
-          (request.method === 'GET' && path === '/agent_api/v1/models' && /(^|&)format=openai(&|$)/.test(request.query));
+          (request.method === 'GET' && path === '/agent_api/v1/models' && new URLSearchParams(request.query).get('format') === 'openai');
         expect(Object.keys(body.error ?? {}).sort()).toEqual(openAiShape ? ['code', 'message', 'param', 'type'] : ['code', 'message']);
         expect(typeof body.error?.message).toBe('string');
         const code = body.error?.code as keyof typeof ERROR_CODES;

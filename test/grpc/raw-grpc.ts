@@ -72,7 +72,9 @@ export function rawGrpcOn(
 
 /**
  * An HTTP/1.1 request with raw headers (`['name', 'value', ...]`, names may repeat, which fetch cannot send);
- * answers the status and the parsed JSON body.
+ * answers the status and the parsed JSON body. A body goes with its `content-length`: given raw headers, Node's
+ * client frames a DELETE's body with neither length nor chunking, so the server rightly reads it as the start of
+ * the next request on the kept-alive connection.
  */
 export function rawHttp(
   url: string,
@@ -82,7 +84,8 @@ export function rawHttp(
 ): Promise<{ status: number; body: unknown; text: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const req = httpRequest(url, { method, headers: ['host', target.host, ...headers] }, (res) => {
+    const framing = body === undefined ? [] : ['content-length', String(Buffer.byteLength(body))];
+    const req = httpRequest(url, { method, headers: ['host', target.host, ...framing, ...headers] }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
