@@ -13,7 +13,8 @@
 // Targets (issue 20), each on an idle machine and while a second process keeps one core busy (a CPU loop, `node -e
 // 'for(;;);'`, started by this benchmark; "busy" below): Query p99 < 5 ms over HTTP and gRPC; popular packages p99
 // < 20 ms; QueryBatch(1000) p50 < 30 ms; the replica's longest GC pause during the latency runs < 10 ms (perf_hooks
-// 'gc' entries, observed inside `platform serve` through a `--import` preload); import ≥ 10,000 records/s into SQLite
+// 'gc' entries, observed inside `platform serve` through a `--import` preload, counted from the client's first request
+// to its last; those before or after, while the client starts, are printed apart); import ≥ 10,000 records/s into SQLite
 // while busy; replica RSS < 600 MiB at 500,000 records and < 2 GiB at 2,000,000 (`--records 2000000`). Every figure
 // line carries the load average. `--skip-scan` leaves out the naive scan, `--skip-serve` the served latency runs.
 // Not part of `npm test`. Prints the figures only.
@@ -203,7 +204,7 @@ function queryMix(samples: SampleQuery[]): Record<string, unknown>[] {
  */
 const LATENCY_CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { transport, target, token, queries, heavy, singles, batches, modules, serverPid } = workerData;
+const { transport, target, token, queries, heavy, singles, batches, modules, serverPid, bursts } = workerData;
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 // The server's CPU time (user + system, ms) from /proc: per request it does not depend on how busy the machine is.
 const serverCpu = () => {
@@ -251,7 +252,25 @@ async function timed(list, fn) {
   }
   return out;
 }
+// Wall-clock milliseconds (the replica's GC log uses the same clock), so its collections can be placed against
+// the span in which requests were in flight.
+const wall = () => performance.timeOrigin + performance.now();
+async function inBursts({ count, queriesEach, gapMs }) {
+  for (const q of queries.slice(0, 50)) await query(q);
+  const out = [];
+  for (let b = 0; b < count; b++) {
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+    const from = wall();
+    const offset = (b * 1000) % Math.max(1, queries.length - 1000);
+    await batch(queries.slice(offset, offset + 1000));
+    const single = await timed(Array.from({ length: queriesEach }, (_, i) => queries[(offset + i) % queries.length]), query);
+    out.push({ from, to: wall(), single });
+  }
+  return out;
+}
 (async () => {
+  if (bursts) return parentPort.postMessage({ bursts: await inBursts(bursts) });
+  const from = wall();
   for (const q of queries.slice(0, 200)) await query(q);
   const cpu0 = serverCpu();
   const single = await timed(Array.from({ length: singles }, (_, i) => queries[i % queries.length]), query);
@@ -265,7 +284,8 @@ async function timed(list, fn) {
   const cpu3 = serverCpu();
   const batchTimes = (await timed(sets, batch)).slice(2);
   const cpu4 = serverCpu();
-  parentPort.postMessage({ single, popular, batch: batchTimes, cpu: { single: cpu1 - cpu0, popular: cpu2 - cpu1, batch: cpu4 - cpu3 } });
+  const window = { from, to: wall() };
+  parentPort.postMessage({ single, popular, batch: batchTimes, window, cpu: { single: cpu1 - cpu0, popular: cpu2 - cpu1, batch: cpu4 - cpu3 } });
 })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
 `;
 
@@ -295,6 +315,7 @@ async function latency(
     single: number[];
     popular: number[];
     batch: number[];
+    window: RequestWindow;
     cpu: { single: number; popular: number; batch: number };
     error?: string;
   }>((resolve, reject) => {
@@ -303,11 +324,13 @@ async function latency(
   });
   await worker.terminate();
   if (result.error) throw new Error(`${label} client: ${result.error}`);
-  const pauses = platform.gcSince(gcFrom);
+  const pauses = platform.gcSince(gcFrom, [result.window]);
+  const apart = pauses.outside;
   report(
     `replica GC during the ${label} runs: longest pause ${fmt(pauses.longest)} ms (${pauses.longestKind}), ${pauses.major} full collections ` +
       `(longest ${fmt(pauses.longestMajor)} ms), ${pauses.minor.length} scavenges (p50 ${fmt(pauses.minor.p50)} ms, longest ` +
-      `${fmt(pauses.minor.longest)} ms), ${pauses.count} collections in all, ${fmt(pauses.total, 0)} ms together`,
+      `${fmt(pauses.minor.longest)} ms), ${pauses.count} collections in all, ${fmt(pauses.total, 0)} ms together; before the first ` +
+      `request or after the last: ${apart.count} collections (${apart.major} full, longest ${fmt(apart.longest)} ms)`,
   );
   const s = stats(result.single);
   report(`Query over ${label}: p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms, mean ${fmt(s.mean)} ms (${SINGLE_QUERIES} mixed queries)`);
@@ -322,6 +345,50 @@ async function latency(
   );
   const b = stats(result.batch);
   report(`QueryBatch(1000) over ${label}: p50 ${fmt(b.p50)} ms, p99 ${fmt(b.p99)} ms (${BATCHES} batches)`);
+}
+
+/**
+ * Bursts with idle time between them, over gRPC: one QueryBatch(1000) and `queriesEach` Query each, `gapMs` apart,
+ * as scans of a client come. Prints the replica's collections inside the bursts and between them (where it
+ * collects once idle, src/osv/osv.idle-collection.ts) and the Query latency inside the bursts.
+ */
+async function inBursts(platform: PlatformProcess, queries: Record<string, unknown>[]): Promise<void> {
+  const plan = { count: 8, queriesEach: 500, gapMs: 1_500 };
+  if (process.env.OSV_BENCH_REPLICA_LOG) appendFileSync(process.env.OSV_BENCH_REPLICA_LOG, `=== bench: bursts start\n`);
+  const gcFrom = platform.gcMark();
+  const require = createRequire(import.meta.url);
+  const modules = {
+    grpc: require.resolve('@grpc/grpc-js'),
+    protoLoader: require.resolve('@grpc/proto-loader'),
+    protoFiles: [...PLATFORM_PROTO_FILES],
+    protoRoot: PROTO_ROOT,
+  };
+  const worker = new Worker(LATENCY_CLIENT, {
+    eval: true,
+    workerData: {
+      transport: 'grpc',
+      target: platform.grpc,
+      token: platform.token,
+      queries,
+      heavy: [],
+      modules,
+      serverPid: platform.pid,
+      bursts: plan,
+    },
+  });
+  const result = await new Promise<{ bursts?: (RequestWindow & { single: number[] })[]; error?: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  if (result.error !== undefined || result.bursts === undefined) throw new Error(`bursts client: ${result.error ?? 'no answer'}`);
+  const pauses = platform.gcSince(gcFrom, result.bursts);
+  const s = stats(result.bursts.flatMap((burst) => burst.single));
+  report(
+    `bursts over gRPC, idle (${plan.count} of one QueryBatch(1000) and ${plan.queriesEach} Query, ${fmt(plan.gapMs / 1000, 1)} s apart): inside them ` +
+      `${pauses.major} full collections, longest pause ${fmt(pauses.longest)} ms (${pauses.longestKind}), Query p99 ${fmt(s.p99)} ms; between them ` +
+      `${pauses.outside.major} full collections (longest pause ${fmt(pauses.outside.longest)} ms)`,
+  );
 }
 
 interface PlatformProcess {
@@ -341,9 +408,19 @@ interface PlatformProcess {
   memory(): string;
   /** A position in the replica's GC log. */
   gcMark(): number;
-  /** The replica's collections since `mark` (perf_hooks 'gc' entries). */
-  gcSince(mark: number): GcSummary;
+  /**
+   * The replica's collections since `mark` (perf_hooks 'gc' entries) that paused it while the client's requests
+   * were in flight (any of `windows`), and, apart, those outside them (while the client started, or the replica
+   * collected while idle).
+   */
+  gcSince(mark: number, windows: readonly RequestWindow[]): GcSummary & { outside: { count: number; major: number; longest: number } };
   stop(): Promise<void>;
+}
+
+/** When a latency client's first request started and its last ended, wall-clock ms (`performance.timeOrigin` based). */
+interface RequestWindow {
+  from: number;
+  to: number;
 }
 
 interface GcSummary {
@@ -359,8 +436,9 @@ interface GcSummary {
 
 /**
  * Loaded into `platform serve` with `--import` (a data: URL, so it is no file of the platform): every collection's
- * perf_hooks 'gc' entry, appended to the file named by OSV_BENCH_GC_LOG as `kind duration` lines. The duration is
- * the pause of the main thread from the GC's prologue to its epilogue (for a full collection, its final atomic pause).
+ * perf_hooks 'gc' entry, appended to the file named by OSV_BENCH_GC_LOG as `kind duration flags at` lines, `at` in
+ * wall-clock ms. The duration is the pause of the main thread from the GC's prologue to its epilogue (for a full
+ * collection, its final atomic pause).
  */
 const GC_OBSERVER = `data:text/javascript,${encodeURIComponent(`
 import { PerformanceObserver, constants } from 'node:perf_hooks';
@@ -377,7 +455,7 @@ const kinds = {
 new PerformanceObserver((list) => {
   let text = '';
   for (const entry of list.getEntries())
-    text += (kinds[entry.detail?.kind] ?? 'other') + ' ' + entry.duration + ' flags=' + (entry.detail?.flags ?? 0) + ' at=' + Math.round(entry.startTime) + '\\n';
+    text += (kinds[entry.detail?.kind] ?? 'other') + ' ' + entry.duration + ' flags=' + (entry.detail?.flags ?? 0) + ' at=' + (performance.timeOrigin + entry.startTime).toFixed(3) + '\\n';
   appendFileSync(path, text);
 }).observe({ entryTypes: ['gc'] });
 // What the replica's memory is made of, every 2 s: the bench prints the last one beside the RSS from /proc.
@@ -484,8 +562,9 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
         .join(', ');
     },
     gcMark: () => readFileSync(gcLog, 'utf8').length,
-    gcSince(mark) {
+    gcSince(mark, windows) {
       const minor: number[] = [];
+      const outside = { count: 0, major: 0, longest: 0 };
       const summary: GcSummary = {
         minor: { length: 0, p50: NaN, longest: NaN },
         count: 0,
@@ -496,9 +575,16 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
         total: 0,
       };
       for (const line of readFileSync(gcLog, 'utf8').slice(mark).split('\n')) {
-        const [kind, duration] = line.split(' ');
+        const [kind, duration, , at] = line.split(' ');
         const ms = Number(duration);
         if (kind === undefined || !Number.isFinite(ms)) continue;
+        const startedAt = Number(at?.slice('at='.length));
+        if (!windows.some((window) => startedAt + ms >= window.from && startedAt <= window.to)) {
+          outside.count++;
+          if (kind === 'major') outside.major++;
+          outside.longest = Math.max(outside.longest, ms);
+          continue;
+        }
         summary.count++;
         summary.total += ms;
         if (kind === 'minor') minor.push(ms);
@@ -517,7 +603,7 @@ async function startPlatformProcess(dir: string, sqliteUrl: string): Promise<Pla
         const sorted = minor.sort((a, b) => a - b);
         summary.minor = { length: sorted.length, p50: percentile(sorted, 50), longest: sorted[sorted.length - 1] as number };
       }
-      return summary;
+      return { ...summary, outside };
     },
     async stop() {
       const exited = once(child, 'exit');
@@ -984,6 +1070,7 @@ async function main(): Promise<void> {
         });
         report(`server RSS after the ${condition} latency runs: ${fmt(platform.rss() / MiB, 0)} MiB (${platform.memory()} MiB)`);
       }
+      await inBursts(platform, queries);
     } finally {
       await platform.stop();
     }

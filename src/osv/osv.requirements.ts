@@ -175,6 +175,11 @@ export const OSV_REQUIREMENTS = defineRequirements([
     rule: 'once the work after a build or a refresh is done, a replica runs one full collection, without exposing gc to any context',
   },
   {
+    id: 'OSV-HEAP-IDLE',
+    source: 'issue 20',
+    rule: 'a replica whose old generation grew by a set amount runs one full collection once its event loop has been quiet for a moment, never while busy and at most once per interval',
+  },
+  {
     id: 'OSV-HEAP-PRETENURING',
     source: 'issue 20',
     rule: "a replica turns V8's allocation-site pretenuring off when PlatformOSV starts, so objects of calls are allocated in the young generation and die there",

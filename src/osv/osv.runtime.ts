@@ -4,6 +4,7 @@ import type { Logger } from '../core/logger.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createAnswerEncoder, type AnswerEncoder } from './osv.answer.ts';
 import { createHeapSettler, tuneReplicaHeap } from './osv.heap.ts';
+import { startIdleCollection } from './osv.idle-collection.ts';
 import type { OsvConfig } from './osv.config.ts';
 import { createIndexKeeper, type IndexKeeper } from './osv.loader.ts';
 import { createOsvService, type OsvService } from './osv.service.ts';
@@ -22,7 +23,7 @@ export interface OsvRuntime {
   keeper: IndexKeeper;
   /** Computes the stored answers of records that have none (osv.answer.ts). */
   answers: AnswerEncoder;
-  /** Stops the index refresh and the answer encoder. */
+  /** Stops the index refresh, the answer encoder and the idle collections. */
   close(): Promise<void>;
 }
 
@@ -39,6 +40,8 @@ export function createOsvRuntime(deps: OsvRuntimeDeps): OsvRuntime {
   log.debug({ flags: tuneReplicaHeap() }, 'OSV heap tuned');
   const answers = createAnswerEncoder({ db, log });
   const settleHeap = createHeapSettler();
+  // Between bursts of queries: the collection V8 would otherwise run inside the next burst (osv.idle-collection.ts).
+  const stopIdleCollection = startIdleCollection(log);
   let closing: Promise<void> | undefined;
   // After a build or refresh with changes, once the lookups are warmed and the answers stored: one full collection
   // (osv.heap.ts), so the garbage of that work neither stays resident nor is collected later on a query's thread.
@@ -76,6 +79,7 @@ export function createOsvRuntime(deps: OsvRuntimeDeps): OsvRuntime {
     answers,
     close() {
       closing ??= (async () => {
+        stopIdleCollection();
         await keeper.close();
         await answers.close();
         await compaction;
