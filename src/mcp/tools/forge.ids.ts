@@ -212,3 +212,8 @@ export function fileTarget(
 export function projectLabel(projectId: string): string {
   return decodeURIComponent(projectId);
 }
+
+/** A project reference as the tool's caller gave it, as a person reads it: the label of a confirmation's summary. */
+export function projectRefLabel(ref: string | number, forgeUrl: string): string {
+  return projectLabel(projectPathId(ref, forgeUrl));
+}

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ForgeApiError } from './forge.client.ts';
 import { READ, text, usernameOf, type Json } from './forge.entities.ts';
-import { projectLabel, projectPathId, projectRef } from './forge.ids.ts';
+import { projectPathId, projectRef, projectRefLabel } from './forge.ids.ts';
 import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { milestoneTools } from './milestones.tools.ts';
@@ -192,7 +192,7 @@ function releaseTools() {
         const url = `${repo(ctx, args.project_id)}/tags/${encodeURIComponent(args.tag_name)}`;
         const tag = tagOut(await ctx.api.get(url, ctx.token));
         await ctx.confirm(
-          `Delete tag ${quoted(args.tag_name)} of ${projectLabel(projectPathId(args.project_id, ctx.forgeUrl))}, at ${tag.commit.id.slice(0, 8)} ${quoted(tag.commit.title)}.`,
+          `Delete tag ${quoted(args.tag_name)} of ${projectRefLabel(args.project_id, ctx.forgeUrl)}, at ${tag.commit.id.slice(0, 8)} ${quoted(tag.commit.title)}.`,
         );
         await ctx.api.send('DELETE', url, ctx.token);
         return { deleted: true, tag_name: args.tag_name, commit_id: tag.commit.id };

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { checkActions, resolveActions } from './commit.actions.ts';
 import type { QueryValue } from './forge.client.ts';
 import { READ, text, type Json } from './forge.entities.ts';
-import { commitTarget, fileTarget, projectLabel, projectPathId, projectRef } from './forge.ids.ts';
+import { commitTarget, fileTarget, projectLabel, projectPathId, projectRef, projectRefLabel } from './forge.ids.ts';
 import { decodePageNumber, DEFAULT_PER_PAGE, encodeCursor, forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { fileUri } from './forge.uris.ts';
 import { confirmationInput } from './tool.confirm.ts';
@@ -457,7 +457,7 @@ function fileAndHistoryTools() {
         // Deleting files asks first (issue 18 item 2); other actions are ordinary, reviewable commits.
         if (deleted.length > 0)
           await ctx.confirm(
-            `Commit to ${quoted(args.branch)} of ${projectLabel(projectPathId(args.project_id, ctx.forgeUrl))} deleting ${deleted.length} file(s): ${deleted
+            `Commit to ${quoted(args.branch)} of ${projectRefLabel(args.project_id, ctx.forgeUrl)} deleting ${deleted.length} file(s): ${deleted
               .slice(0, 10)
               .map((path) => quoted(path))
               .join(', ')}${deleted.length > 10 ? ', …' : ''}.`,
@@ -539,7 +539,7 @@ function branchTools() {
             throw new ToolInputError('delete takes only project_id and branch');
           const branch = branchOut(await ctx.api.get(`${base}/branches/${name}`, ctx.token));
           await ctx.confirm(
-            `Delete branch ${quoted(args.branch)}${branch.protected ? ' (protected)' : ''} of ${projectLabel(projectPathId(args.project_id, ctx.forgeUrl))}, at ${branch.commit.id.slice(0, 8)} ${quoted(branch.commit.title)}.`,
+            `Delete branch ${quoted(args.branch)}${branch.protected ? ' (protected)' : ''} of ${projectRefLabel(args.project_id, ctx.forgeUrl)}, at ${branch.commit.id.slice(0, 8)} ${quoted(branch.commit.title)}.`,
           );
           await ctx.api.send('DELETE', `${base}/branches/${name}`, ctx.token);
           return { ...branch, deleted: true };

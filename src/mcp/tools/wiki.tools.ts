@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { READ, text, type Json } from './forge.entities.ts';
-import { projectLabel, projectPathId, projectRef } from './forge.ids.ts';
+import { projectPathId, projectRef, projectRefLabel } from './forge.ids.ts';
 import { forgePaging, pageOutput, pageResult, pagingInput } from './forge.paging.ts';
 import { confirmationInput } from './tool.confirm.ts';
 import { defineTool, ToolInputError, type ToolContext, type ToolsetDefinition } from './tool.contract.ts';
@@ -105,7 +105,7 @@ function wikiTools() {
         const page = pageOut(await ctx.api.get(path, ctx.token));
         const lines = (page.content ?? '').split('\n').length;
         await ctx.confirm(
-          `Delete wiki page ${quoted(page.title)} (${quoted(args.slug)}, ${lines} lines) of ${projectLabel(projectPathId(args.project_id, ctx.forgeUrl))}.`,
+          `Delete wiki page ${quoted(page.title)} (${quoted(args.slug)}, ${lines} lines) of ${projectRefLabel(args.project_id, ctx.forgeUrl)}.`,
         );
         await ctx.api.send('DELETE', path, ctx.token);
         return { deleted: true, slug: args.slug, title: page.title };
