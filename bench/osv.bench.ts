@@ -6,6 +6,8 @@
 //  4. Query and QueryBatch(1000) latency over gRPC and over HTTP against `platform serve` in a process of its own
 //     (as `npm start` runs it), once it has settled (lookups of large packages warmed, answers stored), measured by a
 //     client in a worker thread of this process;
+//     then eight bursts of gRPC calls 1.5 s apart (the replica's collections inside and between them), and the floor:
+//     the same client against servers answering fixed bytes (bench/osv-floor.ts), idle and busy;
 //  5. the codec figures (`--only codec` runs just these, in a minute): a record's stored answers written by the
 //     generated codec (@bufbuild/protobuf) with the runtime's text encoding and with Node's; a Query answer's cost per
 //     record converted by the generated codec and spliced from stored forms (src/grpc/spliced-answers.ts); a
@@ -26,6 +28,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
+import { startFloorServers } from './osv-floor.ts';
 import pg from 'pg';
 import { loadPlatformConfig } from '../src/app/config.ts';
 import { narrowTables, openDatabase } from '../src/core/db/database.ts';
@@ -289,6 +292,42 @@ async function inBursts({ count, queriesEach, gapMs }) {
 })().catch((error) => parentPort.postMessage({ error: String(error && error.stack || error) }));
 `;
 
+/** What a latency client measured: per-call times (ms), its requests' window, and the server's CPU per phase. */
+interface LatencyResult {
+  single: number[];
+  popular: number[];
+  batch: number[];
+  window: RequestWindow;
+  cpu: { single: number; popular: number; batch: number };
+}
+
+/** Where a latency client sends its requests: the server's address for the transport, its token and its pid. */
+interface LatencyTarget {
+  transport: 'http' | 'grpc';
+  target: string;
+  token: string;
+  serverPid: number;
+}
+
+/** Runs LATENCY_CLIENT in a worker thread against `to` with `data` (queries, the plan); resolves with its answer. */
+async function runLatencyClient<T>(label: string, to: LatencyTarget, data: Record<string, unknown>): Promise<T> {
+  const require = createRequire(import.meta.url);
+  const modules = {
+    grpc: require.resolve('@grpc/grpc-js'),
+    protoLoader: require.resolve('@grpc/proto-loader'),
+    protoFiles: [...PLATFORM_PROTO_FILES],
+    protoRoot: PROTO_ROOT,
+  };
+  const worker = new Worker(LATENCY_CLIENT, { eval: true, workerData: { ...to, ...data, modules } });
+  const result = await new Promise<T & { error?: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  if (result.error !== undefined) throw new Error(`${label} client: ${result.error}`);
+  return result;
+}
+
 async function latency(
   label: string,
   transport: 'http' | 'grpc',
@@ -297,33 +336,13 @@ async function latency(
   heavy: Record<string, unknown>[],
 ): Promise<void> {
   const target = transport === 'http' ? platform.http : platform.grpc;
-  const token = platform.token;
   if (process.env.OSV_BENCH_REPLICA_LOG) appendFileSync(process.env.OSV_BENCH_REPLICA_LOG, `=== bench: ${label} latency runs start\n`);
   const gcFrom = platform.gcMark();
-  const require = createRequire(import.meta.url);
-  const modules = {
-    grpc: require.resolve('@grpc/grpc-js'),
-    protoLoader: require.resolve('@grpc/proto-loader'),
-    protoFiles: [...PLATFORM_PROTO_FILES],
-    protoRoot: PROTO_ROOT,
-  };
-  const worker = new Worker(LATENCY_CLIENT, {
-    eval: true,
-    workerData: { transport, target, token, queries, heavy, singles: SINGLE_QUERIES, batches: BATCHES, modules, serverPid: platform.pid },
-  });
-  const result = await new Promise<{
-    single: number[];
-    popular: number[];
-    batch: number[];
-    window: RequestWindow;
-    cpu: { single: number; popular: number; batch: number };
-    error?: string;
-  }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  await worker.terminate();
-  if (result.error) throw new Error(`${label} client: ${result.error}`);
+  const result = await runLatencyClient<LatencyResult>(
+    label,
+    { transport, target, token: platform.token, serverPid: platform.pid },
+    { queries, heavy, singles: SINGLE_QUERIES, batches: BATCHES },
+  );
   const pauses = platform.gcSince(gcFrom, [result.window]);
   const apart = pauses.outside;
   report(
@@ -356,32 +375,11 @@ async function inBursts(platform: PlatformProcess, queries: Record<string, unkno
   const plan = { count: 8, queriesEach: 500, gapMs: 1_500 };
   if (process.env.OSV_BENCH_REPLICA_LOG) appendFileSync(process.env.OSV_BENCH_REPLICA_LOG, `=== bench: bursts start\n`);
   const gcFrom = platform.gcMark();
-  const require = createRequire(import.meta.url);
-  const modules = {
-    grpc: require.resolve('@grpc/grpc-js'),
-    protoLoader: require.resolve('@grpc/proto-loader'),
-    protoFiles: [...PLATFORM_PROTO_FILES],
-    protoRoot: PROTO_ROOT,
-  };
-  const worker = new Worker(LATENCY_CLIENT, {
-    eval: true,
-    workerData: {
-      transport: 'grpc',
-      target: platform.grpc,
-      token: platform.token,
-      queries,
-      heavy: [],
-      modules,
-      serverPid: platform.pid,
-      bursts: plan,
-    },
-  });
-  const result = await new Promise<{ bursts?: (RequestWindow & { single: number[] })[]; error?: string }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  await worker.terminate();
-  if (result.error !== undefined || result.bursts === undefined) throw new Error(`bursts client: ${result.error ?? 'no answer'}`);
+  const result = await runLatencyClient<{ bursts: (RequestWindow & { single: number[] })[] }>(
+    'bursts',
+    { transport: 'grpc', target: platform.grpc, token: platform.token, serverPid: platform.pid },
+    { queries, heavy: [], bursts: plan },
+  );
   const pauses = platform.gcSince(gcFrom, result.bursts);
   const s = stats(result.bursts.flatMap((burst) => burst.single));
   report(
@@ -389,6 +387,35 @@ async function inBursts(platform: PlatformProcess, queries: Record<string, unkno
       `${pauses.major} full collections, longest pause ${fmt(pauses.longest)} ms (${pauses.longestKind}), Query p99 ${fmt(s.p99)} ms; between them ` +
       `${pauses.outside.major} full collections (longest pause ${fmt(pauses.outside.longest)} ms)`,
   );
+}
+
+/**
+ * The floor (bench/osv-floor.ts): the same client and series against servers that answer fixed bytes, idle and busy.
+ * Prints `Query` p50 / p99 and the server's CPU per call beside the replica's.
+ */
+async function floorLatency(queries: Record<string, unknown>[], heavy: Record<string, unknown>[]): Promise<void> {
+  const floor = await startFloorServers();
+  try {
+    for (const condition of CONDITIONS) {
+      await inCondition(condition, async () => {
+        for (const transport of ['http', 'grpc'] as const) {
+          const label = `${transport === 'http' ? 'HTTP' : 'gRPC'}, ${condition}`;
+          const result = await runLatencyClient<LatencyResult>(
+            `floor ${label}`,
+            { transport, target: transport === 'http' ? floor.http : floor.grpc, token: 'none', serverPid: floor.pid },
+            { queries, heavy, singles: SINGLE_QUERIES, batches: BATCHES },
+          );
+          const s = stats(result.single);
+          report(
+            `floor over ${label} (a bare ${transport === 'http' ? 'node:http' : 'grpc-js'} server answering fixed bytes): Query p50 ${fmt(s.p50)} ms, ` +
+              `p99 ${fmt(s.p99)} ms; server CPU per Query ${fmt(result.cpu.single / result.single.length, 3)} ms`,
+          );
+        }
+      });
+    }
+  } finally {
+    await floor.stop();
+  }
 }
 
 interface PlatformProcess {
@@ -1074,6 +1101,8 @@ async function main(): Promise<void> {
     } finally {
       await platform.stop();
     }
+    // With the replica stopped, so the floor's server has the machine the replica had.
+    await floorLatency(queries, queryMix(corpus.heavy));
   } finally {
     if (KEEP === undefined) rmSync(dir, { recursive: true, force: true });
   }
