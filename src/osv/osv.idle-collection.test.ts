@@ -23,7 +23,7 @@ const quiet = (mib: number) => ({ utilization: 0.001, mib });
 
 describe('idle collection', () => {
   it('[OSV-HEAP-IDLE] collects once the loop has been quiet for quietMs after the old generation grew by growthBytes', () => {
-    // 60 MiB live, a burst promotes 30 MiB, then quiet: three quiet ticks make 300 ms.
+    // 60 MiB live, a burst promotes 30 MiB, then quiet: the last three ticks (300 ms) quiet on average.
     const due = run([busy(60), busy(75), busy(90), quiet(90), quiet(90), quiet(90), quiet(90), quiet(90)]);
     expect(due).toEqual([5]);
   });
@@ -31,16 +31,16 @@ describe('idle collection', () => {
   it('[OSV-HEAP-IDLE] does not collect while busy, when the growth is small, or when activity breaks the quiet', () => {
     expect(run([busy(60), ...Array.from({ length: 20 }, () => busy(200))])).toEqual([]);
     expect(run([busy(60), busy(80), ...Array.from({ length: 20 }, () => quiet(80))])).toEqual([]);
-    // A request every other tick: never 300 ms of quiet.
+    // A request every third tick: no 300 ms without one.
     expect(run([busy(60), ...Array.from({ length: 20 }, (_v, i) => (i % 3 === 2 ? busy(100) : quiet(100)))])).toEqual([]);
   });
 
   it("[OSV-HEAP-IDLE] counts growth from V8's own last full collection, and waits minIntervalMs between its own", () => {
-    // V8 collected during the burst (100 → 62 MiB): 10 MiB of growth since is not worth a pause.
+    // V8 collected during the burst (100 → 62 MiB): 12 MiB over the lowest size seen is below growthBytes.
     expect(run([busy(60), busy(100), busy(62), busy(72), quiet(72), quiet(72), quiet(72), quiet(72)])).toEqual([]);
     // Garbage from before V8's collection (100 → 60 MiB) does not count, the 30 MiB promoted after it does.
     expect(run([busy(100), busy(60), busy(90), quiet(90), quiet(90), quiet(90), quiet(90)])).toEqual([5]);
-    // Two bursts 1.2 s apart: the second waits out the 5 s interval, then collects.
+    // Two bursts half a second apart: the second waits out the 5 s interval, then collects.
     const bursts = [
       busy(60),
       busy(90),
