@@ -216,6 +216,30 @@ async function startBenchStack(limiter?: McpRequestLimiter) {
   return { stack, forge, pat, forgePort: Number(new URL(forge.url).port), mcpPort: Number(new URL(stack.url).port), forgeApi };
 }
 
+/**
+ * One series of calls as a line: calls/s, p50, p99 and main-thread CPU per call. The CPU (forge and server share
+ * that thread) is the steadier figure on a loaded machine, and direct/MCP CPU is the rate ratio the two would reach
+ * with the core to themselves.
+ */
+function fmt(r: LoadSummary): string {
+  return `${r.rps.toFixed(0).padStart(6)} calls/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  cpu ${r.cpuUs.toFixed(0).padStart(5)} µs/call`;
+}
+
+/** The round with the most calls/s. */
+function best(runs: LoadSummary[]): LoadSummary {
+  return runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+}
+
+/** `run`'s rate as a share of the direct forge calls', and by main-thread CPU per call. */
+function shareOfDirect(run: LoadSummary, direct: LoadSummary): string {
+  return `${((run.rps / direct.rps) * 100).toFixed(0)}% of direct (by CPU: ${((direct.cpuUs / run.cpuUs) * 100).toFixed(0)}%)`;
+}
+
+/** What `run` adds to the direct forge calls of the same case: p50 on top, and its share of their rate and CPU. */
+function againstDirect(run: LoadSummary, direct: LoadSummary): string {
+  return `added p50 ${(run.p50 - direct.p50).toFixed(2)} ms   ${shareOfDirect(run, direct)}`;
+}
+
 async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
   const { stack, pat, forgePort, mcpPort, forgeApi } = await startBenchStack();
   const lines: string[] = [];
@@ -264,10 +288,6 @@ async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
       )
         throw new Error('list_issues did not answer 100 items');
     }
-    // Main-thread CPU per call (forge and server share that thread) is printed too: on a loaded machine it is the
-    // steadier figure, and direct/MCP CPU is the rate ratio the two would reach with the core to themselves.
-    const fmt = (r: LoadSummary) =>
-      `${r.rps.toFixed(0).padStart(6)} calls/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  cpu ${r.cpuUs.toFixed(0).padStart(5)} µs/call`;
     lines.push(`tool calls over Streamable HTTP (2025-11-25, JSON), beside direct forge calls; load average ${load()}`);
     for (const c of cases) {
       const viaMcp = mcpTarget(mcpPort, pat, 'tools/call', { name: c.tool ?? c.name, arguments: c.args });
@@ -286,20 +306,15 @@ async function toolCalls(): Promise<{ lines: string[]; pass: boolean }> {
           m.push(await series(viaMcp, connections));
           if (bare) b.push(await series({ ...viaMcp, port: bare.port }, connections));
         }
-        const best = (xs: LoadSummary[]) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
         const dr = best(d);
         const mr = best(m);
         const added = mr.p50 - dr.p50;
         const ratio = mr.rps / dr.rps;
         lines.push(`  ${c.name.padEnd(18)} c=${String(connections).padEnd(2)} direct ${fmt(dr)}`);
-        lines.push(
-          `  ${''.padEnd(18)}      mcp    ${fmt(mr)}   added p50 ${added.toFixed(2)} ms   ${(ratio * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / mr.cpuUs) * 100).toFixed(0)}%)`,
-        );
+        lines.push(`  ${''.padEnd(18)}      mcp    ${fmt(mr)}   ${againstDirect(mr, dr)}`);
         if (b.length > 0) {
           const br = best(b);
-          lines.push(
-            `  ${''.padEnd(18)}      bare   ${fmt(br)}   added p50 ${(br.p50 - dr.p50).toFixed(2)} ms   ${((br.rps / dr.rps) * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / br.cpuUs) * 100).toFixed(0)}%): the floor, no target`,
-          );
+          lines.push(`  ${''.padEnd(18)}      bare   ${fmt(br)}   ${againstDirect(br, dr)}: the floor, no target`);
         }
         const bareErrors = b.reduce((sum, r) => sum + r.errors, 0);
         if (mr.errors > 0 || dr.errors > 0 || bareErrors > 0)
@@ -359,7 +374,7 @@ async function redisLimitedCalls(url: string): Promise<string[]> {
     return [
       `  get_project c=16 with the /mcp rate limits in Redis; load average ${load()}`,
       `    direct ${d.rps.toFixed(0).padStart(6)} calls/s  cpu ${d.cpuUs.toFixed(0).padStart(5)} µs/call`,
-      `    mcp    ${m.rps.toFixed(0).padStart(6)} calls/s  cpu ${m.cpuUs.toFixed(0).padStart(5)} µs/call   ${((m.rps / d.rps) * 100).toFixed(0)}% of direct (by CPU: ${((d.cpuUs / m.cpuUs) * 100).toFixed(0)}%)${m.errors > 0 ? `   errors: ${m.errors}` : ''}`,
+      `    mcp    ${m.rps.toFixed(0).padStart(6)} calls/s  cpu ${m.cpuUs.toFixed(0).padStart(5)} µs/call   ${shareOfDirect(m, d)}${m.errors > 0 ? `   errors: ${m.errors}` : ''}`,
     ];
   } finally {
     await stack.close();
@@ -481,10 +496,7 @@ async function mergeRequestCalls(): Promise<{ lines: string[]; pass: boolean }> 
       const value = (JSON.parse(text) as { result: { structuredContent: Record<string, unknown> } }).result.structuredContent;
       if (!c.check(value)) throw new Error(`${c.name}: unexpected answer ${text.slice(0, 300)}`);
     }
-    const fmt = (r: LoadSummary) =>
-      `${r.rps.toFixed(0).padStart(6)} calls/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms  cpu ${r.cpuUs.toFixed(0).padStart(5)} µs/call`;
     lines.push(`merge requests over Streamable HTTP (2025-11-25, JSON), beside the same forge calls made directly; load average ${load()}`);
-    const best = (xs: LoadSummary[]) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
     for (const c of cases) {
       const viaMcp = mcpTarget(mcpPort, pat, 'tools/call', { name: c.tool, arguments: c.args });
       // The floor: the same forge calls, at once, through a bare proxy (bare-proxy.ts).
@@ -516,12 +528,8 @@ async function mergeRequestCalls(): Promise<{ lines: string[]; pass: boolean }> 
           lines.push(`         the includes' extra forge calls, concurrent: +${(dr.p50 - ar.p50).toFixed(2)} ms p50`);
         }
         lines.push(`    c=${String(connections).padEnd(2)} ${label.padEnd(36)} ${fmt(dr)}`);
-        lines.push(
-          `         ${'mcp'.padEnd(36)} ${fmt(mr2)}   added p50 ${added.toFixed(2)} ms   ${((mr2.rps / dr.rps) * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / mr2.cpuUs) * 100).toFixed(0)}%)`,
-        );
-        lines.push(
-          `         ${'bare proxy (the floor, no target)'.padEnd(36)} ${fmt(br)}   added p50 ${(br.p50 - dr.p50).toFixed(2)} ms   ${((br.rps / dr.rps) * 100).toFixed(0)}% of direct (by CPU: ${((dr.cpuUs / br.cpuUs) * 100).toFixed(0)}%)`,
-        );
+        lines.push(`         ${'mcp'.padEnd(36)} ${fmt(mr2)}   ${againstDirect(mr2, dr)}`);
+        lines.push(`         ${'bare proxy (the floor, no target)'.padEnd(36)} ${fmt(br)}   ${againstDirect(br, dr)}`);
         if (mr2.errors > 0 || dr.errors > 0 || br.errors > 0)
           lines.push(`    errors: mcp ${mr2.errors}, direct ${dr.errors}, bare ${br.errors}`);
         if (connections === 1) {
